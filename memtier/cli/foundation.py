@@ -1,0 +1,60 @@
+"""Commands of the foundation: `init` and `atomic-write`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memtier.cli._app import (
+    JsonOption,
+    NowOption,
+    RootOption,
+    app,
+    global_options,
+    open_workspace,
+    resolve_moment,
+    show,
+)
+
+
+@app.command("init")
+def init_command(
+    ctx: typer.Context,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Create a workspace, or complete one: every missing file and folder, never overwriting.
+
+    Uses --root or the current directory (it does not walk up, and it ignores
+    $MEMTIER_ROOT). Prints what it created; a second run creates nothing.
+    """
+    from memtier.init import init_workspace
+
+    chosen = root or global_options(ctx).root
+    folder = Path.cwd() / Path(chosen).expanduser() if chosen else Path.cwd()
+    show(init_workspace(folder, resolve_moment(ctx, now)), as_json)
+
+
+@app.command("atomic-write")
+def atomic_write_command(
+    ctx: typer.Context,
+    path: Annotated[
+        Path, typer.Argument(help="File to replace; must resolve inside the workspace.")
+    ],
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Write standard input to PATH atomically (temp file, fsync, rename), secrets redacted."""
+    from memtier.atomic_write import atomic_write
+    from memtier.render import notice
+
+    ws = open_workspace(ctx, root, now)
+    result = atomic_write(ws, Path.cwd() / path, sys.stdin.buffer.read())
+    for rule, count in sorted(result.redacted.items()):
+        notice(f"redacted {count} secret(s): {rule}")
+    show(result, as_json)

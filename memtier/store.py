@@ -1,0 +1,382 @@
+"""The store: the only code in memtier that writes to disk (PROTOCOL §3).
+
+- `write_text` / `write_bytes`: atomic replace. The new content goes whole into a
+  temporary file in the target's folder, is flushed and fsynced, renamed over the
+  target with `os.replace`, and the folder is fsynced. The target's permission
+  bits are kept. A failed write removes its temporary file.
+- `workspace_lock`: the OS-level lock on ``memory/.memtier.lock`` that every
+  command holds for its whole read-modify-write. Re-entrant within a process.
+- `confine`: a path that resolves (symlinks followed) outside the root is refused.
+- `move_file`: a rename that never overwrites (archive moves).
+- `remove_residue`: deletes only the protocol's own residue (rotation marker,
+  ``.pending`` snapshot, our temporary files). There is no function that deletes a
+  memory file.
+- `read_document`: reads text the way every writer must, so that a file's line
+  endings (CRLF) and byte-order mark survive a rewrite.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets as _random
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memtier.errors import ConfinementError, InputError, LockTimeout, MemtierError
+from memtier.faults import checkpoint
+
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
+
+TEMP_SUFFIX = ".memtier-tmp"
+LOCK_TIMEOUT_SECONDS = 60.0
+_BOM = "\ufeff"
+
+
+class WriteFailed(MemtierError):
+    """The operating system refused a write (full disk, read-only, permissions): exit 1."""
+
+    exit_code = 1
+
+
+# ---------------------------------------------------------------------------
+# paths
+
+
+def _display(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def confine(root: Path, path: Path) -> Path:
+    """The real path of *path* (relative paths are taken from *root*) if it stays inside.
+
+    Symlinks are followed, so a link pointing outside is refused like ``../x``.
+    Raises `ConfinementError` (exit 2) otherwise.
+    """
+    real_root = Path(os.path.realpath(root))
+    candidate = path if path.is_absolute() else root / path
+    try:
+        real = Path(os.path.realpath(candidate, strict=False))
+        # realpath gives up silently on a loop; resolve(strict) names it.
+        if candidate.is_symlink() or any(p.is_symlink() for p in candidate.parents):
+            candidate.resolve(strict=False)
+    except (RuntimeError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
+            raise InputError(f"{path}: cannot be resolved ({exc.strerror})") from None
+        raise InputError(f"{path}: symlink loop") from None
+    if real != real_root and real_root not in real.parents:
+        raise ConfinementError(
+            f"{path}: resolves outside the workspace root {real_root}; refusing to write",
+            path=path,
+        )
+    return real
+
+
+def is_temp_file(path: Path) -> bool:
+    """True for a temporary file left by an interrupted atomic write."""
+    return path.name.startswith(".") and path.name.endswith(TEMP_SUFFIX)
+
+
+# ---------------------------------------------------------------------------
+# reading
+
+
+@dataclass(frozen=True)
+class Document:
+    """A text file as read: newline-normalised text plus how to write it back."""
+
+    text: str
+    crlf: bool = False
+    bom: bool = False
+
+    def encode(self, text: str) -> bytes:
+        """*text* (with ``\\n`` newlines) in this document's on-disk conventions."""
+        if self.crlf:
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        if self.bom:
+            text = _BOM + text
+        return text.encode("utf-8")
+
+
+def read_document(path: Path, *, root: Path | None = None) -> Document:
+    """Read a UTF-8 text file; bad input becomes an `InputError` naming the file."""
+    shown = _display(path, root)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{shown}: no such file", path=path) from None
+    except IsADirectoryError:
+        raise InputError(f"{shown}: is a directory, expected a file", path=path) from None
+    except PermissionError:
+        raise InputError(f"{shown}: permission denied", path=path) from None
+    except OSError as exc:
+        raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
+    return decode_document(data, shown, path)
+
+
+def decode_document(data: bytes, shown: str, path: Path | None = None) -> Document:
+    if b"\x00" in data:
+        raise InputError(f"{shown}: binary file (contains NUL bytes)", path=path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{shown}: not UTF-8 text (invalid byte at offset {exc.start})", path=path
+        ) from None
+    bom = text.startswith(_BOM)
+    if bom:
+        text = text[1:]
+    crlf = "\r\n" in text
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    return Document(text=text, crlf=crlf, bom=bom)
+
+
+def read_text(path: Path, *, root: Path | None = None) -> str:
+    """The newline-normalised text of a UTF-8 file (see `read_document`)."""
+    return read_document(path, root=root).text
+
+
+def read_text_or_none(path: Path, *, root: Path | None = None) -> str | None:
+    """Like `read_text`, but None when the file does not exist."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    return read_text(path, root=root)
+
+
+# ---------------------------------------------------------------------------
+# atomic writes
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return  # not every filesystem lets a folder be opened; the rename is done
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _failed(action: str, shown: str, exc: OSError) -> WriteFailed:
+    reason = exc.strerror or str(exc)
+    return WriteFailed(f"cannot {action} {shown}: {reason}")
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
+    """Atomically replace *path* (confined to *root*) with *data*; returns the real path."""
+    target = confine(root, path)
+    shown = _display(target, Path(os.path.realpath(root)))
+    if target.is_dir():
+        raise InputError(f"{shown}: is a directory, expected a file", path=target)
+    folder = target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _failed("create folder for", shown, exc) from None
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = _new_file_mode()
+    except OSError as exc:
+        raise _failed("write", shown, exc) from None
+    temp = folder / f".{target.name}.{_random.token_hex(4)}{TEMP_SUFFIX}"
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise _failed("write", shown, exc) from None
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        checkpoint("store.temp-written")
+        os.replace(temp, target)
+    except OSError as exc:
+        _discard(temp)
+        raise _failed("write", shown, exc) from None
+    except BaseException:
+        _discard(temp)
+        raise
+    checkpoint("store.replaced")
+    _fsync_dir(folder)
+    return target
+
+
+def _discard(temp: Path) -> None:
+    with suppress(OSError):
+        temp.unlink()
+
+
+def write_text(path: Path, text: str, *, root: Path, like: Document | None = None) -> Path:
+    """Atomically write *text*, ending it with a newline (PROTOCOL §2).
+
+    *like* is the document as read before the change: its CRLF line endings and
+    byte-order mark are kept, so a person's file conventions survive.
+    """
+    if text and not text.endswith("\n"):
+        text += "\n"
+    data = (like or Document(text="")).encode(text)
+    return write_bytes(path, data, root=root)
+
+
+def create_exclusive(path: Path, text: str, *, root: Path) -> bool:
+    """Create *path* only if it does not exist (the rotation marker); False if it did."""
+    target = confine(root, path)
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _new_file_mode())
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        raise _failed("create", _display(target, root), exc) from None
+    try:
+        os.write(fd, text.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _fsync_dir(target.parent)
+    return True
+
+
+def make_dirs(path: Path, *, root: Path) -> bool:
+    """Create a folder (and its parents) inside *root*; True if it was created."""
+    target = confine(root, path)
+    if target.is_dir():
+        return False
+    try:
+        target.mkdir(parents=True, exist_ok=False)
+    except FileExistsError:
+        if target.is_dir():
+            return False
+        raise InputError(f"{_display(target, root)}: exists and is not a folder") from None
+    except OSError as exc:
+        raise _failed("create folder", _display(target, root), exc) from None
+    _fsync_dir(target.parent)
+    return True
+
+
+# ---------------------------------------------------------------------------
+# moving and removing
+
+
+def free_destination(folder: Path, name: str) -> Path:
+    """*folder*/*name*, or ``<stem>.1<suffix>``, ``<stem>.2<suffix>`` … if taken."""
+    candidate = folder / name
+    stem, suffix = os.path.splitext(name)
+    n = 0
+    while candidate.exists() or candidate.is_symlink():
+        n += 1
+        candidate = folder / f"{stem}.{n}{suffix}"
+    return candidate
+
+
+def move_file(source: Path, folder: Path, *, root: Path) -> Path:
+    """Move *source* into *folder* under a free name; never overwrites.
+
+    A single ``rename`` on one filesystem: after a crash the file is either
+    still at its old place or already at its new one, never in both or neither.
+    Callers hold the workspace lock, so the free name cannot be taken meanwhile.
+    """
+    src = confine(root, source)
+    make_dirs(folder, root=root)
+    dest = free_destination(confine(root, folder), source.name)
+    checkpoint("store.before-move")
+    try:
+        os.rename(src, dest)
+    except OSError as exc:
+        raise _failed("move", _display(src, root), exc) from None
+    checkpoint("store.moved")
+    _fsync_dir(dest.parent)
+    _fsync_dir(src.parent)
+    return dest
+
+
+_RESIDUE_SUFFIXES = (".md.lock", ".md.pending")
+
+
+def remove_residue(path: Path, *, root: Path) -> bool:
+    """Delete the protocol's own residue; True if something was removed.
+
+    Only the rotation marker (``*.md.lock``), a ``*.md.pending`` snapshot and our
+    temporary files qualify; anything else is a programming error.
+    """
+    target = confine(root, path)
+    if not (target.name.endswith(_RESIDUE_SUFFIXES) or is_temp_file(target)):
+        raise ValueError(f"refusing to delete {target}: not protocol residue")
+    try:
+        target.unlink()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise _failed("remove", _display(target, root), exc) from None
+    _fsync_dir(target.parent)
+    return True
+
+
+# ---------------------------------------------------------------------------
+# the workspace lock
+
+_held: dict[str, tuple[BaseFileLock, int]] = {}
+
+
+@contextmanager
+def workspace_lock(lock_path: Path, *, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
+    """Hold the OS-level lock on *lock_path* (``memory/.memtier.lock``).
+
+    Re-entrant within one process, so a command that calls another core
+    function (session-start calling rotate) keeps the one lock it already has.
+    """
+    key = str(lock_path.absolute())
+    if key in _held:
+        held, depth = _held[key]
+        _held[key] = (held, depth + 1)
+        try:
+            yield
+        finally:
+            _held[key] = (held, _held[key][1] - 1)
+        return
+    from filelock import FileLock, Timeout
+
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _failed("create", str(lock_path.parent), exc) from None
+    lock = FileLock(str(lock_path), timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise LockTimeout(
+            f"the workspace is locked by another memtier process (waited {timeout:g} s)"
+        ) from None
+    except OSError as exc:
+        raise _failed("lock", str(lock_path), exc) from None
+    _held[key] = (lock, 1)
+    try:
+        yield
+    finally:
+        del _held[key]
+        lock.release()

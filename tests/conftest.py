@@ -1,0 +1,126 @@
+"""Shared fixtures: a guard against touching the real home, a fixed clock, a
+fresh workspace, and two ways to run the CLI (in-process and as a real process)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from memtier.init import init_workspace
+from memtier.workspace import Workspace
+
+NOW_TEXT = "2026-11-30T10:00:00+01:00"
+NOW = datetime.fromisoformat(NOW_TEXT)
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _guard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may touch the real home folder or inherit a memtier setting."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("NO_COLOR", "1")
+    for name in ("MEMTIER_ROOT", "MEMTIER_NOW", "MEMTIER_FAULT", "MEMTIER_FAULT_TRACE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A freshly initialised workspace folder (clock fixed at NOW)."""
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    init_workspace(folder, NOW)
+    return folder
+
+
+@pytest.fixture
+def ws(root: Path) -> Workspace:
+    return Workspace.open(root, NOW)
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+CliRunner = Callable[..., CliResult]
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """Run memtier in-process: ``cli("health-check", "--json", input=b"...", cwd=path)``."""
+    from memtier.cli import run
+
+    def invoke(*args: str, input: bytes | str = b"", cwd: Path | None = None) -> CliResult:
+        data = input.encode("utf-8") if isinstance(input, str) else input
+        out, err = io.StringIO(), io.StringIO()
+        stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+        monkeypatch.setattr(sys, "stdin", stdin)
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        with redirect_stdout(out), redirect_stderr(err):
+            code = run(list(args))
+        return CliResult(code, out.getvalue(), err.getvalue())
+
+    return invoke
+
+
+def memtier_command() -> list[str]:
+    """The command line that starts a real memtier process."""
+    return [sys.executable, "-m", "memtier"]
+
+
+def run_memtier(
+    *args: str,
+    input: bytes | str = b"",
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[str]:
+    """Run memtier as a separate process (for locks, crashes and shims)."""
+    data = input.encode("utf-8") if isinstance(input, str) else input
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.run(
+        [*memtier_command(), *args],
+        input=data,
+        capture_output=True,
+        cwd=cwd,
+        env=full_env,
+        timeout=timeout,
+    )
+    return subprocess.CompletedProcess(
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+    )
+
+
+@pytest.fixture
+def snapshot() -> Callable[[Path], dict[str, bytes]]:
+    """Every file under a folder (relative path → bytes), to prove nothing changed."""
+
+    def take(folder: Path) -> dict[str, bytes]:
+        return {
+            p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*"))
+            if p.is_file() and not p.is_symlink() and p.name != ".memtier.lock"
+        }
+
+    return take
+
+
+@pytest.fixture
+def now() -> Iterator[datetime]:
+    yield NOW
