@@ -7,7 +7,6 @@ the key (exit 2). The tag vocabulary lives here and only here.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -97,6 +96,8 @@ def _check_value(key: str, raw: object, where: Path) -> Any:
 
 def parse_config(text: str, where: Path) -> Config:
     """Validate the text of a memtier.toml and build a `Config`."""
+    import tomllib  # only when a file exists: most workspaces run on defaults
+
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

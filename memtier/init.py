@@ -15,6 +15,7 @@ from typing import Any
 
 from memtier import store
 from memtier.config import Config, load_config
+from memtier.errors import InputError
 from memtier.faults import checkpoint
 from memtier.templates import render_template, template_paths
 from memtier.workspace import Workspace
@@ -56,6 +57,8 @@ class InitResult:
 def init_workspace(root: Path, now: datetime, config: Config | None = None) -> InitResult:
     """Create whatever part of the layout is missing under *root*."""
     root = root.absolute()
+    if root.exists() and not root.is_dir():
+        raise InputError(f"{root}: exists and is not a folder; cannot initialise a workspace there")
     created: list[str] = []
     existing: list[str] = []
     if store.make_dirs(root / "memory", root=root):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets as _random
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -199,7 +198,7 @@ def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
         mode = _new_file_mode()
     except OSError as exc:
         raise _failed("write", shown, exc) from None
-    temp = folder / f".{target.name}.{_random.token_hex(4)}{TEMP_SUFFIX}"
+    temp = folder / f".{target.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:

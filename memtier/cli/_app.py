@@ -135,6 +135,10 @@ def run(argv: list[str] | None = None) -> int:
     except MemtierError as exc:
         _error(exc.message)
         return exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # `memtier` or `memtier buffer` alone: show the help, which is what was asked for.
+        sys.stdout.write(exc.format_message() + "\n")
+        return 0
     except click.UsageError as exc:
         hint = ""
         if exc.ctx is not None:

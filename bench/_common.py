@@ -1,0 +1,59 @@
+"""Helpers shared by the benchmark scripts: timing real commands, finding memtier."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+
+def memtier_argv() -> list[str]:
+    """The installed `memtier` script beside this interpreter, else `python -m memtier`."""
+    script = Path(sys.executable).with_name("memtier")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("memtier")
+    return [found] if found else [sys.executable, "-m", "memtier"]
+
+
+def median_seconds(
+    argv: Sequence[str],
+    runs: int = 11,
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    before_each: Callable[[], None] | None = None,
+    warmup: int = 1,
+) -> float:
+    """Median wall time of running *argv* to completion (output discarded)."""
+    full_env = {**os.environ, **(env or {})}
+    times: list[float] = []
+    for i in range(warmup + runs):
+        if before_each is not None:
+            before_each()
+        start = time.perf_counter()
+        subprocess.run(
+            list(argv), cwd=cwd, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        elapsed = time.perf_counter() - start
+        if i >= warmup:
+            times.append(elapsed)
+    return statistics.median(times)
+
+
+def python_baseline(runs: int = 21) -> float:
+    """Median wall time of `python -c pass`: the floor every ratio is measured against."""
+    return median_seconds([sys.executable, "-c", "pass"], runs)
+
+
+def row(label: str, seconds: float, baseline: float, target: float | None = None) -> str:
+    ratio = seconds / baseline if baseline else float("nan")
+    verdict = ""
+    if target is not None:
+        verdict = "  within target" if ratio <= target else f"  over the {target:g}x target"
+    return f"{label:<44} {seconds * 1000:8.1f} ms  {ratio:5.1f}x{verdict}"

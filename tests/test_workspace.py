@@ -1,0 +1,123 @@
+"""Root discovery (PROTOCOL §1) and the clock."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memtier.clock import format_timestamp, parse_day, parse_now, parse_timestamp, resolve_now
+from memtier.errors import InputError, WorkspaceNotFound
+from memtier.workspace import Workspace, find_root, resolve_root
+
+from .conftest import NOW, CliRunner
+
+NOT_FOUND = (
+    "memtier: error: workspace root not found "
+    "(expected MEMORY.md and memory/ in an ancestor directory)\n"
+)
+
+
+def test_walks_up_to_the_nearest_workspace(root: Path) -> None:
+    deep = root / "memory" / "semantic"
+    assert find_root(deep) == root
+    assert find_root(root) == root
+
+
+def test_needs_both_memory_md_and_memory_folder(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_text("# Agent Memory\n")
+    with pytest.raises(WorkspaceNotFound):
+        find_root(tmp_path)
+    (tmp_path / "memory").mkdir()
+    assert find_root(tmp_path) == tmp_path
+
+
+def test_memory_md_as_folder_is_not_a_workspace(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").mkdir()
+    (tmp_path / "memory").mkdir()
+    with pytest.raises(WorkspaceNotFound):
+        find_root(tmp_path)
+
+
+def test_explicit_root_must_be_a_workspace(tmp_path: Path, root: Path) -> None:
+    assert resolve_root(str(root), tmp_path) == root
+    with pytest.raises(WorkspaceNotFound):
+        resolve_root(str(tmp_path), tmp_path)
+    with pytest.raises(InputError, match="not a directory"):
+        resolve_root(str(tmp_path / "missing"), tmp_path)
+
+
+def test_exact_error_text_when_no_root(tmp_path: Path, cli: CliRunner) -> None:
+    result = cli("atomic-write", "x.md", input="x", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr == NOT_FOUND
+
+
+def test_root_precedence_option_env_cwd(
+    tmp_path: Path, root: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    monkeypatch.setenv("MEMTIER_ROOT", str(root))
+    assert cli("atomic-write", str(root / "a.md"), input="a", cwd=other).exit_code == 0
+    assert (root / "a.md").read_text() == "a\n"
+    # --root beats $MEMTIER_ROOT
+    monkeypatch.setenv("MEMTIER_ROOT", str(other))
+    result = cli("--root", str(root), "atomic-write", str(root / "b.md"), input="b", cwd=other)
+    assert result.exit_code == 0, result.stderr
+    # the option also works after the command name
+    result = cli("atomic-write", "--root", str(root), str(root / "c.md"), input="c", cwd=other)
+    assert result.exit_code == 0, result.stderr
+
+
+def test_clock_override_and_today_in_its_own_offset() -> None:
+    late = parse_now("2026-11-30T23:30:00-05:00")
+    ws = Workspace(root=Path("/nonexistent"), now=late)
+    assert ws.today == date(2026, 11, 30)  # already Dec 1 in UTC, still Nov 30 there
+    assert ws.yesterday == date(2026, 11, 29)
+    assert resolve_now("2026-01-02T03:04:05Z", "2020-01-01T00:00:00Z") == datetime(
+        2026, 1, 2, 3, 4, 5, tzinfo=UTC
+    )
+    assert resolve_now(None, "2020-01-01T00:00:00+02:00").utcoffset() == timedelta(hours=2)
+    assert resolve_now(None, None).tzinfo is not None
+
+
+@pytest.mark.parametrize("bad", ["yesterday", "2026-13-01T00:00:00Z", "", "12:00"])
+def test_garbage_clock_is_an_input_error(bad: str) -> None:
+    with pytest.raises(InputError, match="ISO 8601"):
+        parse_now(bad, source="MEMTIER_NOW")
+
+
+def test_garbage_memtier_now_on_the_cli(
+    root: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMTIER_NOW", "next tuesday")
+    result = cli("--root", str(root), "atomic-write", "x.md", input="x")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("memtier: error: MEMTIER_NOW: not an ISO 8601")
+    assert not (root / "x.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "valid"),
+    [
+        ("2026-11-30T10:02:41+01:00", True),
+        ("2026-11-30T10:02:41Z", True),
+        ("2026-11-30T10:02:41+05:30", True),
+        ("2026-11-30T10:02:41.123+05:30", True),
+        ("2026-11-30T10:02:41+0530", False),
+        ("2026-11-30T10:02+01:00", False),
+        ("2026-11-30 10:02:41+01:00", False),
+        ("2026-02-30T10:02:41+01:00", False),
+        ("2026-11-30T10:02:41", False),
+    ],
+)
+def test_buffer_timestamp_grammar(text: str, valid: bool) -> None:
+    assert (parse_timestamp(text) is not None) is valid
+
+
+def test_timestamps_are_written_to_the_second_with_offset() -> None:
+    assert format_timestamp(NOW.replace(microsecond=123456)) == "2026-11-30T10:00:00+01:00"
+    assert format_timestamp(datetime(2026, 1, 1, tzinfo=UTC)).endswith("+00:00")
+    assert parse_day("2026-02-29") is None and parse_day("2028-02-29") == date(2028, 2, 29)
