@@ -1,3 +1,194 @@
-"""Commands registered by this module: see its functions."""
+"""Maintenance commands: `archive`, `weekly-review`, `cron`, `learn`, `candidates`, `promote`."""
 
 from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show
+
+
+def _notice_redactions(counts: dict[str, int]) -> None:
+    from memtier.render import notice
+
+    for rule, count in sorted(counts.items()):
+        notice(f"redacted {count} secret(s): {rule}")
+
+
+@app.command("archive")
+def archive_command(
+    ctx: typer.Context,
+    kind: Annotated[
+        str,
+        typer.Argument(help="What to archive: episodic, learnings or all.", show_default=True),
+    ] = "all",
+    days: Annotated[
+        int | None,
+        typer.Option(
+            "--days",
+            help="Age limit in days (default: episodic_ttl_days / learnings_ttl_days, 30).",
+            show_default=False,
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print what would move; change nothing.")
+    ] = False,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Move old daily notes and stray .learnings files to memory/archive/ (never deletes).
+
+    Episodic notes age by the date in their name, learnings files by their
+    modification time; a learnings file with a line ending in #pinned stays, and
+    ERRORS.md, LEARNINGS.md and FEATURE_REQUESTS.md never move. A taken name in
+    the archive is kept and the newcomer stored as <name>.1.md.
+    """
+    from memtier.archive import archive
+    from memtier.render import notice, warn
+
+    ws = open_workspace(ctx, root, now)
+    result = archive(ws, kind.lower(), days, dry_run)
+    for message in result.warnings:
+        warn(message)
+    for move in result.moved:
+        if move.renamed:
+            notice(f"{move.name}: name taken in the archive, stored as {move.destination}")
+    if dry_run:
+        notice("dry run: nothing was moved")
+    show(result, as_json)
+
+
+@app.command("learn")
+def learn_command(
+    ctx: typer.Context,
+    kind: Annotated[str, typer.Argument(help="error, learning or feature.")],
+    text: Annotated[
+        list[str], typer.Argument(help="The lesson (several words are joined by spaces).")
+    ],
+    pin: Annotated[
+        bool, typer.Option("--pin", help="End the line with #pinned (exempt from archival).")
+    ] = False,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Append '- YYYY-MM-DD TEXT' to ERRORS.md, LEARNINGS.md or FEATURE_REQUESTS.md.
+
+    Newlines in TEXT are folded into spaces (an entry is one line) and secrets are
+    redacted. A lesson already standing in another SCRATCH file is refused (exit 1);
+    repeating it in the same file is allowed: that is how recurrence is counted.
+    """
+    from memtier.learnings import learn
+
+    ws = open_workspace(ctx, root, now)
+    result = learn(ws, kind.lower(), " ".join(text), pin)
+    _notice_redactions(result.redacted)
+    show(result, as_json)
+
+
+@app.command("candidates")
+def candidates_command(
+    ctx: typer.Context,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List every [PROMOTE-CANDIDATE] line of .learnings/ with its file and line number."""
+    from memtier.learnings import find_candidates
+    from memtier.render import warn
+
+    ws = open_workspace(ctx, root, now)
+    result = find_candidates(ws)
+    for message in result.warnings:
+        warn(message)
+    show(result, as_json)
+
+
+def _target_path(ws_root: Path, given: Path) -> Path:
+    """--to if absolute; else from the working folder when inside the workspace, else the root."""
+    if given.is_absolute():
+        return given
+    cwd = Path.cwd()
+    inside = cwd == ws_root or ws_root in cwd.parents
+    return (cwd if inside else ws_root) / given
+
+
+@app.command("promote")
+def promote_command(
+    ctx: typer.Context,
+    text: Annotated[
+        list[str], typer.Argument(help="The lesson, matched against .learnings/ lines.")
+    ],
+    to: Annotated[
+        Path,
+        typer.Option(
+            "--to",
+            help="WARM file to copy it into: memory/semantic/<name>.md or "
+            "memory/procedural/<topic>.md (a new procedural file is created).",
+            show_default=False,
+        ),
+    ],
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Apply; without it only the plan is shown.")
+    ] = False,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Copy an approved lesson into its one WARM home and clear its [PROMOTE-CANDIDATE] flag.
+
+    TEXT is compared after normalisation (date, case, spacing and flags ignored).
+    With --yes the lesson is appended to the target, the target's last_verified
+    becomes today and the flag leaves the source line. Refused (exit 1) when the
+    same fact already stands in another WARM file.
+    """
+    from memtier.learnings import promote
+
+    ws = open_workspace(ctx, root, now)
+    show(promote(ws, " ".join(text), _target_path(ws.root, to), yes), as_json)
+
+
+def _memtier_command() -> str:
+    """The absolute command that starts this memtier, for a schedule to run."""
+    beside = Path(sys.executable).parent / "memtier"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return shlex.quote(str(beside))
+    found = shutil.which("memtier")
+    if found:
+        return shlex.quote(str(Path(found).absolute()))
+    return f"{shlex.quote(sys.executable)} -m memtier"
+
+
+@app.command("cron")
+def cron_command(
+    ctx: typer.Context,
+    install: Annotated[
+        bool,
+        typer.Option(
+            "--install", help="Add the line to your crontab (once; reruns change nothing)."
+        ),
+    ] = False,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Print the crontab line that runs the weekly review every Monday at 09:00.
+
+    Output goes to memory/weekly-review.log. Without a crontab program, prints
+    the line and an equivalent systemd user timer and service instead.
+    """
+    from memtier.cron import schedule_review
+    from memtier.render import notice
+
+    ws = open_workspace(ctx, root, now)
+    result = schedule_review(ws, _memtier_command(), shutil.which("crontab"), install)
+    for message in result.notes:
+        notice(message)
+    show(result, as_json)

@@ -1,0 +1,251 @@
+"""TTL archival: old daily notes and stray SCRATCH files move to the archive (PROTOCOL §7).
+
+- episodic: ``memory/episodic/YYYY-MM-DD.md`` whose *name* date is more than N days
+  before today moves to ``memory/archive/YYYY/MM/``. The name rules, not the
+  modification time: a note edited yesterday about a day last year is still last
+  year's note. A ``.md`` name that is not a date stays where it is, with a warning.
+- learnings: every ``.learnings/*.md`` except the three canonical SCRATCH files,
+  older than N×24 h by modification time and with no line ending in ``#pinned``,
+  moves to ``memory/archive/learnings/YYYY/MM/`` (month of its modification time).
+
+Moves go through `store.move_file`: a single rename that never overwrites (a taken
+name becomes ``<stem>.1.md``), so the content is byte-identical and nothing is
+ever deleted. The whole pass runs under the workspace lock and re-lists the
+folders under it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from memtier import store
+from memtier.clock import parse_day
+from memtier.errors import InputError
+from memtier.faults import checkpoint
+from memtier.workspace import SCRATCH_FILES, Workspace
+
+ArchiveKind = Literal["episodic", "learnings", "all"]
+ARCHIVE_KINDS: tuple[str, ...] = ("episodic", "learnings", "all")
+PIN_MARK = b"#pinned"
+
+
+@dataclass(frozen=True)
+class ArchiveMove:
+    """One file that moved (or, in a dry run, would move)."""
+
+    kind: str
+    source: str  # relative to the root
+    destination: str  # relative to the root, the final (possibly renamed) file
+    month: str  # ``YYYY/MM/`` as the compat output shows it
+
+    @property
+    def name(self) -> str:
+        return self.source.rsplit("/", 1)[-1]
+
+    @property
+    def renamed(self) -> bool:
+        return self.destination.rsplit("/", 1)[-1] != self.name
+
+    def to_json(self) -> dict[str, Any]:
+        return {"from": self.source, "to": self.destination}
+
+
+@dataclass(frozen=True)
+class ArchiveResult:
+    """What an archive pass moved, left alone and warned about."""
+
+    moved: tuple[ArchiveMove, ...] = ()
+    skipped: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    days: dict[str, int] = field(default_factory=dict)
+    dry_run: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.moved) and not self.dry_run
+
+    def moved_of(self, kind: str) -> tuple[ArchiveMove, ...]:
+        return tuple(m for m in self.moved if m.kind == kind)
+
+    def merge(self, other: ArchiveResult) -> ArchiveResult:
+        return ArchiveResult(
+            moved=self.moved + other.moved,
+            skipped=self.skipped + other.skipped,
+            warnings=self.warnings + other.warnings,
+            days={**self.days, **other.days},
+            dry_run=self.dry_run or other.dry_run,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        values = set(self.days.values())
+        return {
+            "moved": [m.to_json() for m in self.moved],
+            "skipped": list(self.skipped),
+            "warnings": list(self.warnings),
+            # One number when every kind used the same age (the usual case).
+            "days": values.pop() if len(values) == 1 else None,
+            "days_by_kind": dict(self.days),
+            "dry_run": self.dry_run,
+        }
+
+    def text_lines(self) -> Iterable[str]:
+        # PROTOCOL §7 (compat): the original scripts' lines, one summary per age.
+        values = set(self.days.values())
+        if len(values) <= 1:
+            for move in self.moved:
+                yield f"  Archive: {move.name} → {move.month}"
+            days = values.pop() if values else 0
+            yield f"✅ Archived: {len(self.moved)} files (> {days} days old)"
+            return
+        for kind, days in self.days.items():
+            moves = self.moved_of(kind)
+            for move in moves:
+                yield f"  Archive: {move.name} → {move.month}"
+            yield f"✅ Archived: {len(moves)} files (> {days} days old)"
+
+
+# ---------------------------------------------------------------------------
+# planning: which files qualify
+
+
+@dataclass(frozen=True)
+class _Planned:
+    source: Path
+    folder: Path
+    month: str
+
+
+def _check_days(days: int | None, default: int) -> int:
+    chosen = default if days is None else days
+    if chosen < 0:
+        raise InputError(f"--days must be 0 or more, got {chosen}")
+    return chosen
+
+
+def _plan_episodic(ws: Workspace, days: int) -> tuple[list[_Planned], list[str], list[str]]:
+    planned: list[_Planned] = []
+    skipped: list[str] = []
+    warnings: list[str] = []
+    folder = ws.episodic_dir
+    if not folder.is_dir():
+        return planned, skipped, warnings
+    for path in sorted(folder.iterdir()):
+        if path.suffix != ".md" or store.is_temp_file(path) or not path.is_file():
+            continue
+        shown = ws.relative(path)
+        if path.is_symlink():
+            warnings.append(f"{shown}: is a symlink; left in place")
+            skipped.append(shown)
+            continue
+        day = parse_day(path.stem)
+        if day is None:
+            # PROTOCOL §7: the original script archived such names into a nonsense folder.
+            warnings.append(f"{shown}: name is not a YYYY-MM-DD date; left in place")
+            skipped.append(shown)
+            continue
+        # "More than N days before today": exactly N days stays, N+1 moves.
+        if (ws.today - day).days > days:
+            month = f"{day.year:04d}/{day.month:02d}/"
+            planned.append(_Planned(path, ws.archive_dir / month, month))
+    return planned, skipped, warnings
+
+
+def has_pin(path: Path) -> bool:
+    """True when a line of *path* ends in ``#pinned`` (bytes, so any encoding works)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return True  # unreadable: never move what we cannot inspect
+    return any(line.rstrip().endswith(PIN_MARK) for line in data.splitlines())
+
+
+def _plan_learnings(ws: Workspace, days: int) -> tuple[list[_Planned], list[str], list[str]]:
+    planned: list[_Planned] = []
+    skipped: list[str] = []
+    warnings: list[str] = []
+    folder = ws.learnings_dir
+    if not folder.is_dir():
+        return planned, skipped, warnings
+    cutoff = ws.now.timestamp() - days * 86400
+    for path in sorted(folder.iterdir()):
+        if path.suffix != ".md" or path.name in SCRATCH_FILES or store.is_temp_file(path):
+            continue
+        if not path.is_file():
+            continue
+        shown = ws.relative(path)
+        if path.is_symlink():
+            warnings.append(f"{shown}: is a symlink; left in place")
+            skipped.append(shown)
+            continue
+        mtime = os.stat(path).st_mtime
+        # Older than N×24 h: exactly N×24 h stays.
+        if mtime >= cutoff:
+            continue
+        if has_pin(path):
+            skipped.append(shown)
+            continue
+        moment = datetime.fromtimestamp(mtime, tz=ws.now.tzinfo)
+        month = f"{moment.year:04d}/{moment.month:02d}/"
+        planned.append(_Planned(path, ws.learnings_archive_dir / month, month))
+    return planned, skipped, warnings
+
+
+# ---------------------------------------------------------------------------
+# doing
+
+
+def _run(
+    ws: Workspace, kind: str, planned: list[_Planned], dry_run: bool
+) -> tuple[ArchiveMove, ...]:
+    moves: list[ArchiveMove] = []
+    for item in planned:
+        if dry_run:
+            dest = store.free_destination(item.folder, item.source.name)
+        else:
+            checkpoint("archive.before-move")
+            dest = store.move_file(item.source, item.folder, root=ws.root)
+            checkpoint("archive.moved")
+        moves.append(ArchiveMove(kind, ws.relative(item.source), ws.relative(dest), item.month))
+    return tuple(moves)
+
+
+def archive_episodic(
+    ws: Workspace, days: int | None = None, dry_run: bool = False
+) -> ArchiveResult:
+    """Move daily notes older than *days* (default ``episodic_ttl_days``) to the archive."""
+    chosen = _check_days(days, ws.config.episodic_ttl_days)
+    with store.workspace_lock(ws.lock_file):
+        planned, skipped, warnings = _plan_episodic(ws, chosen)
+        moves = _run(ws, "episodic", planned, dry_run)
+    return ArchiveResult(moves, tuple(skipped), tuple(warnings), {"episodic": chosen}, dry_run)
+
+
+def archive_learnings(
+    ws: Workspace, days: int | None = None, dry_run: bool = False
+) -> ArchiveResult:
+    """Move stray ``.learnings/*.md`` files older than *days* to the archive."""
+    chosen = _check_days(days, ws.config.learnings_ttl_days)
+    with store.workspace_lock(ws.lock_file):
+        planned, skipped, warnings = _plan_learnings(ws, chosen)
+        moves = _run(ws, "learnings", planned, dry_run)
+    return ArchiveResult(moves, tuple(skipped), tuple(warnings), {"learnings": chosen}, dry_run)
+
+
+def archive(
+    ws: Workspace, kind: str = "all", days: int | None = None, dry_run: bool = False
+) -> ArchiveResult:
+    """`memtier archive`: episodic, learnings or both, under one workspace lock."""
+    if kind not in ARCHIVE_KINDS:
+        raise InputError(f"archive: unknown kind '{kind}' (expected episodic, learnings or all)")
+    result = ArchiveResult(dry_run=dry_run)
+    with store.workspace_lock(ws.lock_file):
+        if kind in ("episodic", "all"):
+            result = result.merge(archive_episodic(ws, days, dry_run))
+        if kind in ("learnings", "all"):
+            result = result.merge(archive_learnings(ws, days, dry_run))
+    return result
