@@ -1,0 +1,228 @@
+"""`memtier install-scripts`: shell shims for agents that call scripts (PROTOCOL §9).
+
+The original skill ran ``bash memory/scripts/health-check.sh`` and friends. The
+shims keep those entry points working: each is a small POSIX ``sh`` script that
+finds its workspace by walking up from its own folder (as the original scripts
+did), runs memtier on it with the script's arguments, and exits with memtier's
+exit code.
+
+Which memtier: ``$MEMTIER_BIN`` if set, else ``memtier`` on ``PATH``, else the
+memtier that installed the shim (its absolute path is written into the shim),
+so a shim works from cron and from agents whose ``PATH`` lacks the install.
+
+Each shim carries the version that wrote it (``# memtier-shim-version: X``);
+health-check warns (``shims.version``) when it differs from the running memtier.
+Reinstalling rewrites only the four shims, and only when their text changed;
+every other file in ``memory/scripts/`` (``*.local.sh`` variants, notes) is left
+alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import stat
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memtier import store
+from memtier.faults import checkpoint
+from memtier.workspace import Workspace
+
+VERSION_MARK = "# memtier-shim-version: "
+_VERSION_RE = re.compile(rb"^# memtier-shim-version: (\S+)[ \t]*\r?$", re.MULTILINE)
+
+# shim name -> (memtier subcommand words, first positional is the age in days, purpose)
+_SHIMS: dict[str, tuple[tuple[str, ...], bool, str]] = {
+    "health-check.sh": (("health-check",), False, "check every memory invariant"),
+    "atomic-write.sh": (("atomic-write",), False, "write standard input to FILE atomically"),
+    "archive-old-episodic.sh": (
+        ("archive", "episodic"),
+        True,
+        "move daily notes older than N days (default 30) to memory/archive/",
+    ),
+    "archive-old-learnings.sh": (
+        ("archive", "learnings"),
+        True,
+        "archive stray .learnings/ files older than N days (default 30)",
+    ),
+}
+SHIM_NAMES: tuple[str, ...] = tuple(_SHIMS)
+
+_TEMPLATE = """\
+#!/bin/sh
+@MARK@@VERSION@
+# @NAME@: @PURPOSE@.
+# Usage: @USAGE@
+#
+# Written by `memtier install-scripts`, which overwrites this file: keep local
+# changes in a script of your own (for example @STEM@.local.sh).
+# It finds the workspace by walking up from this file's folder to the first
+# folder holding MEMORY.md and memory/, runs memtier there with this script's
+# arguments, and exits with memtier's exit code. memtier is $MEMTIER_BIN if set,
+# else `memtier` on PATH, else the memtier that installed this file.
+set -u
+here=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd -P) || exit 2
+root=$here
+until [ -f "$root/MEMORY.md" ] && [ -d "$root/memory" ]; do
+  if [ "$root" = / ]; then
+    echo "@NAME@: no workspace (MEMORY.md and memory/) above $here" >&2
+    exit 2
+  fi
+  root=$(dirname -- "$root")
+done
+@DAYS@if [ -n "${MEMTIER_BIN:-}" ]; then
+  exec "$MEMTIER_BIN" --root "$root" @COMMAND@ "$@"
+elif command -v memtier >/dev/null 2>&1; then
+  exec memtier --root "$root" @COMMAND@ "$@"
+fi
+exec @FALLBACK@ --root "$root" @COMMAND@ "$@"
+"""
+
+_DAYS_BLOCK = """\
+# Like the original script, a first argument that is not an option is the age
+# in days: @NAME@ 45
+if [ $# -gt 0 ]; then
+  case $1 in
+    -*) ;;
+    *) days=$1; shift; set -- --days "$days" "$@" ;;
+  esac
+fi
+"""
+
+_USAGE = {
+    "health-check.sh": "health-check.sh [--verbose] [--json]",
+    "atomic-write.sh": "echo text | atomic-write.sh FILE",
+    "archive-old-episodic.sh": "archive-old-episodic.sh [DAYS] [--dry-run] [--json]",
+    "archive-old-learnings.sh": "archive-old-learnings.sh [DAYS] [--dry-run] [--json]",
+}
+
+
+def installer_command() -> tuple[str, ...]:
+    """The command line of the running memtier, written into shims as the last resort.
+
+    The ``memtier`` script next to the running Python when there is one (a venv,
+    pipx), else ``python -m memtier`` with this very interpreter.
+    """
+    beside = Path(sys.executable).parent / "memtier"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return (str(beside),)
+    return (sys.executable, "-m", "memtier")
+
+
+def render_shim(name: str, version: str, fallback: tuple[str, ...]) -> str:
+    """The text of one shim, stamped with *version*."""
+    command, takes_days, purpose = _SHIMS[name]
+    days = _DAYS_BLOCK.replace("@NAME@", name) if takes_days else ""
+    fields = {
+        "@MARK@": VERSION_MARK,
+        "@VERSION@": version,
+        "@PURPOSE@": purpose,
+        "@USAGE@": _USAGE[name],
+        "@STEM@": name.removesuffix(".sh"),
+        "@DAYS@": days,
+        "@COMMAND@": " ".join(command),
+        "@FALLBACK@": shlex.join(fallback),
+        "@NAME@": name,
+    }
+    text = _TEMPLATE
+    for key, value in fields.items():
+        text = text.replace(key, value)
+    return text
+
+
+def shim_version(data: bytes) -> str | None:
+    """The version stamped into a shim's first lines, or None for any other script."""
+    match = _VERSION_RE.search(data[:512])
+    return match.group(1).decode("utf-8", "replace") if match else None
+
+
+def _executable_mode(mode: int) -> int:
+    """*mode* plus execute permission wherever it grants read (what ``chmod +x`` gives)."""
+    return mode | ((mode & 0o444) >> 2)
+
+
+def _make_executable(path: Path) -> None:
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if _executable_mode(mode) != mode:
+        os.chmod(path, _executable_mode(mode))
+
+
+def _is_current(path: Path, data: bytes) -> bool:
+    try:
+        if path.read_bytes() != data:
+            return False
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return False
+    return _executable_mode(mode) == mode
+
+
+@dataclass(frozen=True)
+class ShimInstall:
+    """What `install_scripts` wrote and what it found already current."""
+
+    scripts_dir: str
+    version: str
+    written: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    replaced: tuple[str, ...]  # existing files that were not memtier shims
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scripts_dir": self.scripts_dir,
+            "version": self.version,
+            "written": list(self.written),
+            "unchanged": list(self.unchanged),
+        }
+
+    def text_lines(self) -> Iterator[str]:
+        for rel in self.written:
+            note = " (it was not a memtier shim)" if rel in self.replaced else ""
+            yield f"wrote {rel}{note}"
+        for rel in self.unchanged:
+            yield f"unchanged {rel}"
+        yield (
+            f"✅ Shims for memtier {self.version} in {self.scripts_dir}/ "
+            f"({len(self.written)} written, {len(self.unchanged)} unchanged)"
+        )
+
+
+def install_scripts(ws: Workspace, *, fallback: tuple[str, ...], version: str) -> ShimInstall:
+    """Write the four shims of PROTOCOL §9 into ``memory/scripts/``, executable."""
+    written: list[str] = []
+    unchanged: list[str] = []
+    replaced: list[str] = []
+    with store.workspace_lock(ws.lock_file):
+        store.make_dirs(ws.scripts_dir, root=ws.root)
+        for name in SHIM_NAMES:
+            path = ws.scripts_dir / name
+            rel = ws.relative(path)
+            data = render_shim(name, version, fallback).encode("utf-8")
+            if _is_current(path, data):
+                unchanged.append(rel)
+                continue
+            if path.is_file():
+                try:
+                    if shim_version(path.read_bytes()) is None:
+                        replaced.append(rel)
+                except OSError:
+                    pass
+            target = store.write_bytes(path, data, root=ws.root)
+            checkpoint("shims.written")
+            # Not atomic with the write; a crash here leaves a shim that
+            # `bash shim.sh` still runs, and the next install sets the bit.
+            _make_executable(target)
+            checkpoint("shims.executable")
+            written.append(rel)
+    return ShimInstall(
+        scripts_dir=ws.relative(ws.scripts_dir),
+        version=version,
+        written=tuple(written),
+        unchanged=tuple(unchanged),
+        replaced=tuple(replaced),
+    )
