@@ -74,9 +74,14 @@ def active_task_lines(text: str) -> list[str]:
             continue
         if line.startswith("## "):
             break
-        if _ACTIVE_LINE_RE.match(line):
+        if is_task_line(line):
             found.append(line)
     return found
+
+
+def is_task_line(line: str) -> bool:
+    """True for a line of the form ``^-\\s+\\S`` (an active task inside the section)."""
+    return _ACTIVE_LINE_RE.match(line) is not None
 
 
 def task_text(line: str) -> str:

@@ -126,3 +126,49 @@ def contains_lines(note: str, chunk: str) -> bool:
     if not chunk:
         return True
     return ("\n" + chunk) in ("\n" + _ensure_newline(note))
+
+
+def _block_at(lines: list[str], start: int) -> bool:
+    chunk = lines[start : start + CLOSURE_LINES]
+    return len(chunk) == CLOSURE_LINES and closure_problem("\n".join(chunk)) is None
+
+
+def locate_closure(text: str) -> tuple[str, str, str] | None:
+    """(text before, the last closure block as written, text after it), or None.
+
+    Unlike `split_closure` this also finds a block that text follows, which a
+    rotation must put back at the end (PROTOCOL §5 step 4, the rebuild path).
+    """
+    lines = _content_lines(text)
+    for start in range(len(lines) - CLOSURE_LINES, -1, -1):
+        if _block_at(lines, start):
+            before, after = lines[:start], lines[start + CLOSURE_LINES :]
+            block = lines[start : start + CLOSURE_LINES]
+            return (
+                "".join(line + "\n" for line in before),
+                "".join(line + "\n" for line in block),
+                "".join(line + "\n" for line in after),
+            )
+    return None
+
+
+def place_before_closure(note: str, addition: str) -> tuple[str, str]:
+    """Add *addition* so that a closure block stays the note's last four lines.
+
+    Returns the new text and how it was placed (PROTOCOL §5 step 4):
+    ``"inserted"`` before a final block; ``"rebuilt"`` when the note has a block
+    that text follows (the terminal ``Open:`` check fails), reassembled as the
+    other text + *addition* + the original block; ``"appended"`` at the end of
+    a note without any block. No line is lost or repeated in any case.
+    """
+    addition = _ensure_newline(addition)
+    if closure_problem(note) is None:
+        inserted = insert_before_closure(note, addition)
+        # The terminal check of PROTOCOL §5 step 4: the last line must be `Open:`.
+        if _content_lines(inserted)[-1].startswith("Open:"):
+            return inserted, "inserted"
+    found = locate_closure(note)
+    if found is None:
+        return _ensure_newline(note) + addition, "appended"
+    before, block, after = found
+    return before + after + addition + block, "rebuilt"

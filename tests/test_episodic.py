@@ -106,3 +106,25 @@ def test_insert_never_crashes_and_keeps_every_line(note: str, addition: str) -> 
     if closure_problem(note) is None:
         assert closure_problem(result) is None
         assert split_closure(result)[1] == split_closure(note)[1]
+
+
+def test_place_before_closure_three_paths() -> None:
+    from memtier.episodic import place_before_closure
+
+    assert place_before_closure("# day\n" + BLOCK, "- x") == ("# day\n- x\n" + BLOCK, "inserted")
+    assert place_before_closure("# day", "- x") == ("# day\n- x\n", "appended")
+    trailing = "# day\n" + BLOCK + "late line\n"
+    assert place_before_closure(trailing, "- x\n") == ("# day\nlate line\n- x\n" + BLOCK, "rebuilt")
+    assert place_before_closure(BLOCK + "\n", "- x\n") == ("\n- x\n" + BLOCK, "rebuilt")
+
+
+@given(_lines, _blocks, _lines, _lines)
+def test_place_before_closure_keeps_every_line(
+    before: list[str], block: ClosureBlock, after: list[str], addition: list[str]
+) -> None:
+    from memtier.episodic import place_before_closure
+
+    note = _text(before) + block.render() + _text(after)
+    result, _how = place_before_closure(note, _text(addition))
+    assert closure_problem(result) is None
+    assert sorted(result.split("\n")) == sorted((note + _text(addition)).split("\n"))
