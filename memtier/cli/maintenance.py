@@ -192,3 +192,29 @@ def cron_command(
     for message in result.notes:
         notice(message)
     show(result, as_json)
+
+
+@app.command("weekly-review")
+def weekly_review_command(
+    ctx: typer.Context,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run the weekly maintenance: gates, health check, archival, recurrence, closure block.
+
+    Non-interactive and safe beside a live session (it takes the workspace lock).
+    A live or oversized working buffer defers the review (a line in today's note,
+    exit 0); a failing health check stops it (exit 1, nothing changed). A week
+    with nothing to do prints 'No meaningful changes' and changes nothing.
+    """
+    from memtier.render import notice
+    from memtier.review import weekly_review
+
+    ws = open_workspace(ctx, root, now)
+    result = weekly_review(ws)
+    if result.lock_removed:
+        notice("removed a leftover rotation marker memory/working-buffer.md.lock")
+    show(result, as_json)
+    if result.exit_code:
+        raise typer.Exit(result.exit_code)
