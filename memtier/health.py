@@ -121,15 +121,18 @@ class HealthReport:
 def run_health_check(ws: Workspace) -> HealthReport:
     """Run every check of PROTOCOL §6 on *ws*; reads only, never writes."""
     from memtier import health_checks as hc
-    from memtier.health_secrets import secrets_checks
+    from memtier.health_secrets import SecretsScan
 
-    checks: list[Check] = []
-    checks.extend(hc.hot_checks(ws))
-    checks.extend(hc.warm_checks(ws))
-    checks.extend(hc.buffer_checks(ws))
-    checks.extend(hc.episodic_checks(ws))
-    checks.extend(hc.scratch_checks(ws))
-    checks.extend(secrets_checks(ws))
-    checks.extend(hc.residue_checks(ws))
-    checks.extend(hc.shim_checks(ws))
-    return HealthReport(checks=tuple(checks), checked_at=ws.now)
+    # rg (when the COLD tier is large) searches the notes while Python runs the
+    # other checks; the report keeps the section order regardless.
+    with SecretsScan(ws) as scan:
+        before = [
+            *hc.hot_checks(ws),
+            *hc.warm_checks(ws),
+            *hc.buffer_checks(ws),
+            *hc.episodic_checks(ws),
+            *hc.scratch_checks(ws),
+        ]
+        after = [*hc.residue_checks(ws), *hc.shim_checks(ws)]
+        secrets = scan.finish()
+    return HealthReport(checks=(*before, *secrets, *after), checked_at=ws.now)

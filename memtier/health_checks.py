@@ -249,21 +249,24 @@ def scratch_checks(ws: Workspace) -> list[Check]:
 
 def temp_files(root: Path) -> list[Path]:
     """Temporary files of interrupted writes anywhere under *root* (symlinks not followed)."""
-    found: list[Path] = []
+    found: list[str] = []
     pending = [str(root)]
+    suffix = store.TEMP_SUFFIX
     while pending:
         folder = pending.pop()
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name not in SKIP_DIRS:
-                            pending.append(entry.path)
-                    elif store.is_temp_file(Path(entry.name)):
-                        found.append(Path(entry.path))
+                    name = entry.name
+                    # The name test first: it is cheap, and this loop sees every file.
+                    if name.endswith(suffix) and name.startswith("."):
+                        if not entry.is_dir(follow_symlinks=False):
+                            found.append(entry.path)
+                    elif name not in SKIP_DIRS and entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
         except OSError:
             continue  # an unreadable folder holds nothing we could have written
-    return sorted(found)
+    return [Path(p) for p in sorted(found) if store.is_temp_file(Path(p))]
 
 
 def residue_checks(ws: Workspace) -> list[Check]:

@@ -40,21 +40,18 @@ def _ripgrep() -> str | None:
     return shutil.which("rg")
 
 
-def _notes(folder: Path) -> list[Path]:
-    """``*.md`` regular files directly in *folder* (symlinks followed), sorted."""
+def _note_names(folder: Path) -> list[str]:
+    """Names of the ``*.md`` entries directly in *folder*, sorted (not yet stat-ed)."""
     try:
-        with os.scandir(folder) as entries:
-            names = [e.name for e in entries if e.name.endswith(".md") and e.is_file()]
+        return sorted(name for name in os.listdir(folder) if name.endswith(".md"))
     except OSError:
         return []
-    return [folder / name for name in sorted(names)]
 
 
-def _rg_candidates(rg: str, folder: Path) -> set[Path] | None:
-    """Notes in *folder* with a prefilter hit, or None when rg could not answer."""
+def _rg_command(rg: str, folder: Path) -> list[str]:
     from memtier.secrets import prefilter_pattern
 
-    command = [
+    return [
         rg,
         "--no-config",
         "--files-with-matches",
@@ -72,16 +69,6 @@ def _rg_candidates(rg: str, folder: Path) -> set[Path] | None:
         "--",
         str(folder),
     ]
-    try:
-        done = subprocess.run(command, capture_output=True, timeout=RG_TIMEOUT_SECONDS, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode == 1:
-        return set()
-    if done.returncode != 0:
-        return None  # an error (e.g. an unreadable note): let Python look at every file
-    names = done.stdout.split(b"\0")
-    return {Path(os.fsdecode(name)) for name in names if name}
 
 
 def _decode(data: bytes) -> tuple[str, str | None]:
@@ -91,7 +78,7 @@ def _decode(data: bytes) -> tuple[str, str | None]:
     except UnicodeDecodeError:
         return data.decode("utf-8", errors="replace"), "not UTF-8 text"
     if "\x00" in text:
-        return text, "binary file (NUL bytes)"
+        return text, "binary file"
     return text, None
 
 
@@ -109,7 +96,7 @@ def _scan(ws: Workspace, paths: Iterable[Path]) -> list[Check]:
             continue
         text, oddity = _decode(data)
         if oddity is not None:
-            message = f"{rel} — {oddity}; scanned for credentials with bad bytes replaced"
+            message = f"{rel} — {oddity} (scanned for credentials anyway)"
             checks.append(Check("secrets", WARN, rel, message))
         for finding in detect(text):
             message = f"{rel}:{finding.line} — credential found ({finding.rule})"
@@ -124,23 +111,76 @@ def _scan(ws: Workspace, paths: Iterable[Path]) -> list[Check]:
 def _small_tiers(ws: Workspace) -> list[Path]:
     from memtier.health_checks import warm_paths
 
-    paths = [ws.hot, *warm_paths(ws), ws.buffer, *_notes(ws.learnings_dir)]
+    learnings = [ws.learnings_dir / name for name in _note_names(ws.learnings_dir)]
+    paths = [ws.hot, *warm_paths(ws), ws.buffer, *learnings]
     return [p for p in paths if p.is_file()]
 
 
+class SecretsScan:
+    """The ``secrets`` check of PROTOCOL §6, started early so rg runs alongside the rest.
+
+    Use as a context manager: `finish` gives the checks; leaving the block
+    stops an rg that is still running (when another check raised).
+    """
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.names = _note_names(ws.episodic_dir)
+        self.process: subprocess.Popen[bytes] | None = None
+        rg = _ripgrep() if len(self.names) >= RG_MIN_NOTES else None
+        if rg is not None:
+            try:
+                self.process = subprocess.Popen(
+                    _rg_command(rg, ws.episodic_dir),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
+            except OSError:
+                self.process = None
+
+    def __enter__(self) -> SecretsScan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def _rg_candidates(self) -> set[str] | None:
+        """Names of notes with a prefilter hit, or None when rg could not answer."""
+        if self.process is None:
+            return None
+        try:
+            out, _ = self.process.communicate(timeout=RG_TIMEOUT_SECONDS)
+        except subprocess.SubprocessError:
+            return None
+        if self.process.returncode == 1:
+            return set()
+        if self.process.returncode != 0:
+            return None  # an error (e.g. an unreadable note): Python looks at every file
+        return {os.path.basename(os.fsdecode(item)) for item in out.split(b"\0") if item}
+
+    def finish(self) -> list[Check]:
+        """One failure per credential found (never the credential), else one pass."""
+        folder = self.ws.episodic_dir
+        small = _small_tiers(self.ws)
+        found = self._rg_candidates()
+        if found is None:
+            notes = [p for p in (folder / name for name in self.names) if p.is_file()]
+            candidates = notes
+            scanned = len(small) + len(notes)
+        else:
+            candidates = [folder / name for name in self.names if name in found]
+            scanned = len(small) + len(self.names)
+        checks = _scan(self.ws, [*small, *candidates])
+        if not any(c.status == FAIL for c in checks):
+            message = f"no credentials found ({scanned} files scanned)"
+            checks.append(Check("secrets", PASS, None, message))
+        return checks
+
+
 def secrets_checks(ws: Workspace) -> list[Check]:
-    """PROTOCOL §6 ``secrets``: one failure per credential found, never the credential."""
-    small = _small_tiers(ws)
-    notes = _notes(ws.episodic_dir)
-    candidates: Iterable[Path] = notes
-    if len(notes) >= RG_MIN_NOTES:
-        rg = _ripgrep()
-        found = _rg_candidates(rg, ws.episodic_dir) if rg else None
-        if found is not None:
-            candidates = [p for p in notes if p in found]
-    checks = _scan(ws, [*small, *candidates])
-    if not any(c.status == FAIL for c in checks):
-        scanned = len(small) + len(notes)
-        message = f"no credentials found ({scanned} files scanned)"
-        checks.append(Check("secrets", PASS, None, message))
-    return checks
+    """PROTOCOL §6 ``secrets`` on its own (see `SecretsScan`)."""
+    with SecretsScan(ws) as scan:
+        return scan.finish()
