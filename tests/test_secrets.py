@@ -1,0 +1,455 @@
+"""Tests for memtier.secrets.
+
+Every example secret is glued together from pieces at run time, so this file
+holds no literal that a rule would flag (test_source_file_has_no_secrets
+checks that).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memtier import secrets
+from memtier.secrets import RULE_NAMES, Finding, Redaction, detect, prefilter_pattern, redact
+
+REPO = Path(__file__).resolve().parent.parent
+
+PEM_BODY = "\n".join(["MIIEowIBAAKCAQEA" + "q1W2e3R4t5Y6" * 4] * 3 + ["Zm9vYmFy=="])
+PEM = "-----" + "BEGIN RSA PRIVATE KEY-----\n" + PEM_BODY + "\n-----" + "END RSA PRIVATE KEY-----"
+JWT = "ey" + "JhbGciOiJIUzI1NiJ9" + "." + "ey" + "JzdWIiOiIxMjM0In0" + "." + "abcDEF123_-xyz456"
+GH_CLASSIC = "gh" + "p_" + "a1B2" * 9
+OPENAI_PROJ = "sk" + "-proj-" + "Xy9_" * 10
+PASSWORD_VALUE = "hunter2" + "hunter2"
+
+# rule -> (text as it would appear in a note, the secret part that must vanish,
+#          the expected redacted text)
+CASES: dict[str, tuple[str, str, str]] = {}
+
+
+def _case(rule: str, before: str, secret: str, after: str = "", kept: str | None = None) -> None:
+    """Register ``before + secret + after``; ``kept`` overrides the expected output."""
+    placeholder = f"[REDACTED:{rule}]"
+    CASES[rule] = (before + secret + after, secret, kept or before + placeholder + after)
+
+
+_case("PRIVATE_KEY", "", PEM)
+_case("ANTHROPIC_KEY", "key ", "sk" + "-ant-api03-" + "Ab1_" * 20)
+_case("OPENAI_KEY", "OPENAI_API_KEY=", OPENAI_PROJ)
+_case("STRIPE_KEY", "stripe ", "sk" + "_live_" + "4eC39HqLyjWDarjt")
+_case("GITHUB_TOKEN", "GH token ", GH_CLASSIC)
+_case("GOOGLE_API_KEY", "maps ", "AI" + "za" + ("a1B2c3D4e5" * 4)[:35])
+_case("AWS_ACCESS_KEY_ID", "id ", "AK" + "IA" + "IOSFODNN7EXAMPLQ")
+_case(
+    "AWS_SECRET_ACCESS_KEY",
+    "aws_secret_access_key" + " = ",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
+)
+_case(
+    "AZURE_STORAGE_KEY",
+    "DefaultEndpointsProtocol=https;AccountName=acct;Account" + "Key=",
+    "A1b2" * 21 + "xy" + "==",
+)
+_case("SLACK_TOKEN", "bot ", "xo" + "xb-" + "1234567890-" + "0987654321-" + "AbCdEfGh1234IjKl")
+_case(
+    "SLACK_WEBHOOK",
+    "hook https://hooks.slack.com/services/",
+    "T0123ABCD" + "/" + "B0123ABCD" + "/" + "x1Y2" * 6,
+)
+_case("SENDGRID_KEY", "mail ", "SG" + "." + "a1B2_" * 4 + "c3" + "." + "D4e5-" * 8 + "f6G")
+_case("TWILIO_API_KEY", "twilio ", "S" + "K" + "0123456789abcdef" * 2)
+_case("NPM_TOKEN", "//registry/:_authToken ", "np" + "m_" + "a1B2c3" * 6)
+_case("VAULT_TOKEN", "VAULT ", "hv" + "s." + "CAESI" + "a1B2c3" * 5)
+_case("HUGGINGFACE_TOKEN", "hub ", "h" + "f_" + "a1B2c3D4e5" * 3 + "Zz")
+_case("TELEGRAM_BOT_TOKEN", "bot ", "1234" + "56789" + ":" + "AAH" + "a1B2c3D4" * 4)
+_case("JWT", "session ", JWT)
+_case("DATABASE_URL", "db postgres" + "://app:", "s3cr3tPw", "@db.example.com:5432/app")
+_case("BEARER_TOKEN", "Authorization: Bear" + "er ", "abcDEF123456ghiJKL789")
+_case("PASSWORD_ASSIGNMENT", "pass" + "word=", PASSWORD_VALUE)
+
+# Extra positives: other shapes that the same rules must catch.
+EXTRA: list[tuple[str, str, str]] = [
+    ("OPENAI_KEY", "old " + "sk" + "-" + "A1b2C3d4" * 6, "sk" + "-" + "A1b2C3d4" * 6),
+    ("STRIPE_KEY", "rk" + "_live_" + "Zx9" * 8, "rk" + "_live_" + "Zx9" * 8),
+    ("STRIPE_KEY", "sk" + "_test_" + "Zx9" * 8, "sk" + "_test_" + "Zx9" * 8),
+    ("GITHUB_TOKEN", "gh" + "s_" + "Q7w8" * 9, "gh" + "s_" + "Q7w8" * 9),
+    (
+        "GITHUB_TOKEN",
+        "github" + "_pat_" + "11ABCDEFG0" + "a1B2c3" * 2 + "_" + "x1Y2" * 15,
+        "github" + "_pat_" + "11ABCDEFG0" + "a1B2c3" * 2 + "_" + "x1Y2" * 15,
+    ),
+    ("AWS_ACCESS_KEY_ID", "AS" + "IA" + "Q" * 4 + "7" * 12, "AS" + "IA" + "Q" * 4 + "7" * 12),
+    ("SLACK_WEBHOOK", "https://hooks.slack.com/services/" + "T12345/B76543/" + "z" * 24, "z" * 24),
+    ("VAULT_TOKEN", "hv" + "b." + "AAAAAQ" + "x9Y8" * 8, "hv" + "b." + "AAAAAQ" + "x9Y8" * 8),
+    ("DATABASE_URL", "mongodb" + "+srv://u:" + "Pw0rd99" + "@cluster0.x.net/db", "Pw0rd99"),
+    ("DATABASE_URL", "redis" + "://:" + "R3disPass" + "@cache:6379/0", "R3disPass"),
+    ("DATABASE_URL", "mysql" + "://root:" + "My5ql!pw" + "@localhost/app", "My5ql!pw"),
+    ("PASSWORD_ASSIGNMENT", "db_pass" + "word: " + "Tr0ub4dor&3", "Tr0ub4dor"),
+    ("PASSWORD_ASSIGNMENT", '"pass' + 'wd": "' + "c0rrecthorse" + '"', "c0rrecthorse"),
+    ("PASSWORD_ASSIGNMENT", "**Pass" + "word:** " + "S3cretValue", "S3cretValue"),
+    ("PASSWORD_ASSIGNMENT", "PW" + "D=" + "qwerty123", "qwerty123"),
+    ("PASSWORD_ASSIGNMENT", "client_sec" + "ret: " + "abc123XYZ", "abc123XYZ"),
+    ("PASSWORD_ASSIGNMENT", "SECRET" + "_KEY=" + "django-insecure-x1", "django-insecure-x1"),
+    ("PASSWORD_ASSIGNMENT", "api" + "_key=" + "Zm9vYmFyYmF6", "Zm9vYmFyYmF6"),
+    ("PASSWORD_ASSIGNMENT", "https://x.io/cb?tok" + "en=" + "abcdef123456&x=1", "abcdef123456"),
+]
+
+NEAR_MISSES = [
+    "we use sk-learn for the pipeline",
+    "see task-sk-foo and sk-short",
+    "request id 123e4567-e89b-12d3-a456-426614174000",
+    "fixed in 9fceb02d0ae598e95dc970b74767f19372d61af8",
+    "md5 d41d8cd98f00b204e9800998ecf8427e",
+    "connect to postgres://db.host:5432/app",
+    "connect to postgres://user@host/db",
+    "mysql://root@localhost/db and redis://localhost:6379/0",
+    "password: none",
+    "password=",
+    "password:",
+    "Password: see vault",
+    "passwordless login is enabled",
+    "passwordless: true",
+    "password = <your password>",
+    "PWD=/home/user/project",
+    "token: ${{ secrets.GITHUB_TOKEN }}",
+    "max_tokens=4096 and tokens: 12",
+    "secret: abc",
+    "api_key=",
+    "use a Bearer token here",
+    "AKIA is the prefix",
+    "SKU12345 is not a key",
+    "meeting at 12:30, deadline 2024-01-01T10:20:30",
+    "eyJhbGciOiJIUzI1NiJ9 alone is only a header",
+    "[REDACTED:OPENAI_KEY]",
+    "pass" + "word=[REDACTED:PASSWORD_ASSIGNMENT]",
+    "Authorization: Bearer [REDACTED:JWT]",
+    "postgres://app:[REDACTED:DATABASE_URL]@db/app",
+]
+
+
+def _wrap(text: str) -> str:
+    return "# Notes\n\nsee " + text + " done\nthe end\n"
+
+
+def test_every_rule_has_a_positive_case() -> None:
+    assert set(CASES) == set(RULE_NAMES)
+    assert len(set(RULE_NAMES)) == len(RULE_NAMES)
+    assert all(re.fullmatch(r"[A-Z][A-Z0-9_]*", name) for name in RULE_NAMES)
+
+
+@pytest.mark.parametrize("rule", list(CASES))
+def test_rule_detects_with_line_number(rule: str) -> None:
+    text, secret, _ = CASES[rule]
+    findings = detect(_wrap(text))
+    assert findings == [Finding(rule=rule, line=3)]
+    assert secret not in repr(findings)
+
+
+@pytest.mark.parametrize("rule", list(CASES))
+def test_rule_redacts(rule: str) -> None:
+    text, secret, expected = CASES[rule]
+    result = redact(_wrap(text))
+    assert result.text == _wrap(expected)
+    assert result.counts == {rule: 1}
+    assert result.changed
+    assert f"[REDACTED:{rule}]" in result.text
+    assert secret not in result.text
+    assert secret not in repr(result)
+
+
+@pytest.mark.parametrize(("rule", "text", "secret"), EXTRA)
+def test_other_shapes(rule: str, text: str, secret: str) -> None:
+    assert detect(text) == [Finding(rule=rule, line=1)]
+    result = redact(text)
+    assert result.counts == {rule: 1}
+    assert secret not in result.text
+
+
+@pytest.mark.parametrize("text", NEAR_MISSES)
+def test_near_misses_do_not_fire(text: str) -> None:
+    assert detect(text) == []
+    assert redact(text).counts == {}
+
+
+@pytest.mark.parametrize("name", RULE_NAMES)
+def test_placeholders_never_match(name: str) -> None:
+    placeholder = f"[REDACTED:{name}]"
+    for context in ("{}", "pass" + "word={}", "Bearer {}", "token: {}", "x{}y", "{}{}"):
+        text = context.format(placeholder, placeholder)
+        assert detect(text) == []
+        assert redact(text).text == text
+
+
+def test_pem_block_is_one_redaction() -> None:
+    text = "before\n" + PEM + "\nafter\n"
+    assert detect(text) == [Finding("PRIVATE_KEY", 2)]
+    result = redact(text)
+    assert result.text == "before\n[REDACTED:PRIVATE_KEY]\nafter\n"
+    assert result.counts == {"PRIVATE_KEY": 1}
+
+
+def test_pem_variants() -> None:
+    openssh = PEM.replace("RSA", "OPENSSH")
+    crlf = "x\r\n" + PEM.replace("\n", "\r\n") + "\r\ny\r\n"
+    assert redact(crlf).text == "x\r\n[REDACTED:PRIVATE_KEY]\r\ny\r\n"
+    assert redact(openssh).text == "[REDACTED:PRIVATE_KEY]"
+    # A block cut off before its END line still loses its body.
+    unterminated = "-----" + "BEGIN PRIVATE KEY-----\n" + PEM_BODY + "\n\nprose after"
+    assert redact(unterminated).text == "[REDACTED:PRIVATE_KEY]\n\nprose after"
+
+
+def test_several_secrets_on_one_line() -> None:
+    aws = CASES["AWS_ACCESS_KEY_ID"][1]
+    line = f"use {GH_CLASSIC} and {aws}, pass" + "word=" + PASSWORD_VALUE
+    findings = detect("intro\n" + line)
+    assert findings == [
+        Finding("AWS_ACCESS_KEY_ID", 2),
+        Finding("GITHUB_TOKEN", 2),
+        Finding("PASSWORD_ASSIGNMENT", 2),
+    ]
+    result = redact(line)
+    assert result.counts == {"AWS_ACCESS_KEY_ID": 1, "GITHUB_TOKEN": 1, "PASSWORD_ASSIGNMENT": 1}
+    assert result.text == (
+        "use [REDACTED:GITHUB_TOKEN] and [REDACTED:AWS_ACCESS_KEY_ID], pass"
+        "word=[REDACTED:PASSWORD_ASSIGNMENT]"
+    )
+
+
+def test_repeated_secret_is_counted_each_time() -> None:
+    text = f"{GH_CLASSIC}\n{GH_CLASSIC} {GH_CLASSIC}\n"
+    assert detect(text) == [Finding("GITHUB_TOKEN", 1)] + [Finding("GITHUB_TOKEN", 2)] * 2
+    assert redact(text).counts == {"GITHUB_TOKEN": 3}
+
+
+def test_overlap_prefers_the_specific_rule() -> None:
+    anthropic = CASES["ANTHROPIC_KEY"][1]
+    assert [f.rule for f in detect(anthropic)] == ["ANTHROPIC_KEY"]
+    bearer = "Authorization: Bear" + "er " + JWT
+    assert detect(bearer) == [Finding("JWT", 1)]
+    assert redact(bearer).text == "Authorization: Bearer [REDACTED:JWT]"
+    assert detect("tok" + "en=" + GH_CLASSIC) == [Finding("GITHUB_TOKEN", 1)]
+    # Partial overlap: the whole value goes, reported once under the provider rule.
+    text = "pass" + "word=abc-" + OPENAI_PROJ
+    result = redact(text)
+    assert result.text == "pass" + "word=[REDACTED:OPENAI_KEY]"
+    assert result.counts == {"OPENAI_KEY": 1}
+
+
+def test_secret_glued_to_another_is_still_removed() -> None:
+    # The second token only becomes visible (word boundary) once the first is gone.
+    text = CASES["GOOGLE_API_KEY"][1] + GH_CLASSIC
+    result = redact(text)
+    assert result.text == "[REDACTED:GOOGLE_API_KEY][REDACTED:GITHUB_TOKEN]"
+    assert result.counts == {"GOOGLE_API_KEY": 1, "GITHUB_TOKEN": 1}
+    assert redact(result.text).counts == {}
+
+
+def test_many_unclosed_pem_headers_stay_linear() -> None:
+    text = ("-----" + "BEGIN PRIVATE KEY-----\nnot base64 here\n") * 50_000
+    started = time.perf_counter()
+    assert len(detect(text)) == 50_000
+    assert time.perf_counter() - started < 2.0
+
+
+def test_pem_pieces_agree_with_the_single_pattern() -> None:
+    rule = secrets._RULES[RULE_NAMES.index("PRIVATE_KEY")]
+    whole = re.compile(rule.pattern)
+    for text in (PEM, PEM + "\n" + PEM, "-----" + "BEGIN EC PRIVATE KEY-----\nQUJD\nREVG\n\nx"):
+        expected = whole.sub("[REDACTED:PRIVATE_KEY]", text)
+        assert redact(text).text == expected
+
+
+def test_crlf_line_endings_survive() -> None:
+    text = "a\r\npass" + "word=" + PASSWORD_VALUE + "\r\n" + GH_CLASSIC + "\r\nend\r\n"
+    assert detect(text) == [Finding("PASSWORD_ASSIGNMENT", 2), Finding("GITHUB_TOKEN", 3)]
+    result = redact(text)
+    assert result.text == (
+        "a\r\npass" + "word=[REDACTED:PASSWORD_ASSIGNMENT]\r\n[REDACTED:GITHUB_TOKEN]\r\nend\r\n"
+    )
+    assert result.text.count("\r\n") == 4
+    assert "\n" not in result.text.replace("\r\n", "")
+
+
+def test_clean_text_is_unchanged() -> None:
+    text = "# Title\n\nJust notes about sk-learn, tokens and passwordless login.\r\n- item\n"
+    result = redact(text)
+    assert result == Redaction(text=text, counts={})
+    assert result.text == text
+    assert not result.changed
+    assert detect(text) == []
+    assert redact("") == Redaction("", {})
+
+
+def test_finding_carries_no_text() -> None:
+    assert [f.name for f in dataclasses.fields(Finding)] == ["rule", "line"]
+    assert [f.name for f in dataclasses.fields(Redaction)] == ["text", "counts"]
+
+
+def test_patterns_are_portable() -> None:
+    forbidden = ("(?=", "(?!", "(?<=", "(?<!", "\\1", "\\Z", "*+", "++", "?+", "}+")
+    patterns = [rule.pattern for rule in secrets._RULES] + [prefilter_pattern()]
+    patterns += [part for rule in secrets._RULES for part in rule.block or ()]
+    for pattern in patterns:
+        re.compile(pattern)
+        for bad in forbidden:
+            assert bad not in pattern, (bad, pattern)
+        assert "(?i)" not in pattern
+    for rule in secrets._RULES:
+        assert re.compile(rule.pattern).groups <= 1, rule.name
+
+
+def test_prefilter_matches_every_positive_line() -> None:
+    prefilter = re.compile(prefilter_pattern())
+    for text, _, _ in CASES.values():
+        assert prefilter.search(text.splitlines()[0])
+    for _, text, _ in EXTRA:
+        assert prefilter.search(text)
+
+
+def _rg() -> str | None:
+    beside = Path(sys.executable).with_name("rg")
+    return str(beside) if beside.exists() else shutil.which("rg")
+
+
+RG = _rg()
+
+
+@pytest.mark.skipif(RG is None, reason="ripgrep not installed")
+def test_patterns_work_in_ripgrep(tmp_path: Path) -> None:
+    sample = tmp_path / "notes.md"
+    lines = [text.splitlines()[0] for text, _, _ in CASES.values()]
+    lines += [text for _, text, _ in EXTRA]
+    sample.write_text("\n".join(["plain prose line", *lines, "more prose"]) + "\n")
+    run = subprocess.run(
+        [str(RG), "--count", "-e", prefilter_pattern(), str(sample)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert int(run.stdout.strip()) == len(lines)
+    for rule in secrets._RULES:
+        flags = ["-U"] if "\\n" in rule.pattern else []
+        one = subprocess.run(
+            [str(RG), "--count", *flags, "-e", rule.pattern, str(sample)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert one.returncode == 0, (rule.name, one.stderr)
+
+
+def test_source_file_has_no_secrets() -> None:
+    assert detect(Path(__file__).read_text(encoding="utf-8")) == []
+
+
+def test_import_compiles_nothing() -> None:
+    code = (
+        "import re, dataclasses, functools, memtier\n"
+        "calls = []\n"
+        "original = re.compile\n"
+        "re.compile = lambda *a, **k: calls.append(a) or original(*a, **k)\n"
+        "import memtier.secrets as s\n"
+        "assert s._compiled.cache_info().currsize == 0\n"
+        "print(len(calls))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "0"
+
+
+def test_two_megabytes_of_prose_is_fast() -> None:
+    paragraph = (
+        "## Session notes\n\n"
+        "The agent reviewed the task list, updated the project README.md and noted that "
+        "the password reset flow is passwordless now. Tokens: 4096 max; see https://example."
+        "com/docs for the API. We compared sk-learn with other options on 2024-05-01 at 10:30.\n"
+        "- [x] deploy the service to postgres://db.host:5432/app\n"
+        "- [ ] ask about the secret rotation policy; Bearer auth is handled by the gateway.\n\n"
+    )
+    text = paragraph * (2_000_000 // len(paragraph) + 1)
+    detect("warm up")
+    started = time.perf_counter()
+    assert detect(text) == []
+    assert time.perf_counter() - started < 1.0
+
+
+# --- property-based tests ---------------------------------------------------
+
+FRAGMENTS = [
+    *(case[0] for case in CASES.values()),
+    *(case[1] for case in EXTRA),
+    "\n",
+    "\r\n",
+    " ",
+    "\t",
+    ":",
+    "=",
+    "@",
+    "/",
+    "-",
+    "_",
+    ".",
+    '"',
+    "[",
+    "]",
+    "sk-",
+    "ghp",
+    "AKIA",
+    "pass" + "word",
+    "tok" + "en",
+    "Bearer ",
+    "postgres" + "://u:",
+    "[REDACTED:",
+    "[REDACTED:JWT]",
+    "[REDACTED:OPENAI_KEY]",
+    "123456789",
+    "abcdefgh",
+    "XYZ",
+    "-----" + "BEGIN PRIVATE KEY-----",
+    "-----" + "END PRIVATE KEY-----",
+    "\u0130",
+    "\u212a",
+]
+
+fragment_text = st.lists(
+    st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=8)), max_size=25
+).map("".join)
+any_text = st.one_of(st.text(), fragment_text)
+PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
+@given(any_text)
+def test_redact_is_total_and_idempotent(text: str) -> None:
+    first = redact(text)
+    second = redact(first.text)
+    assert second.text == first.text
+    assert second.counts == {}
+    assert detect(first.text) == []
+    assert first.changed == (first.text != text)
+
+
+@PROPERTY
+@given(any_text)
+def test_anchors_find_what_an_exhaustive_scan_finds(text: str) -> None:
+    assert secrets._scan(text) == secrets._scan(text, exhaustive=True)
+
+
+@PROPERTY
+@given(fragment_text)
+def test_prefilter_covers_every_finding(text: str) -> None:
+    prefilter = re.compile(prefilter_pattern())
+    lines = text.split("\n")
+    for finding in detect(text):
+        assert prefilter.search(lines[finding.line - 1]), finding
