@@ -1,0 +1,133 @@
+"""`memtier health-check` and `memtier install-scripts` through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import NOW_TEXT, CliRunner, run_memtier
+
+TODAY = NOW_TEXT[:10]
+
+
+def test_healthy_workspace_exits_0_with_the_original_shape(root: Path, cli: CliRunner) -> None:
+    result = cli("--root", str(root), "--now", NOW_TEXT, "health-check")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "=== Memory Health Check (2026-11-30 10:00) ==="
+    assert "✅ MEMORY.md header valid" in lines
+    assert lines[-1] == "✅ All required checks passed"
+    assert "\033[" not in result.stdout  # NO_COLOR is set by the test guard
+    assert result.stderr == ""
+
+
+def test_a_failure_exits_1_and_names_it(root: Path, cli: CliRunner) -> None:
+    (root / "memory" / "working-buffer.md.pending").write_text("x\n")
+    result = cli("health-check", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 1
+    assert "❌ pending rotation file present" in result.stdout.splitlines()
+    assert result.stdout.splitlines()[-1] == "⚠️  Some required checks failed — review above"
+    assert "memtier: error" not in result.stderr
+
+
+def test_warnings_never_change_the_exit_code(root: Path, cli: CliRunner) -> None:
+    (root / "memory" / "working-buffer.md").unlink()
+    (root / "memory" / ".x.md.0000.memtier-tmp").write_text("half")
+    result = cli("health-check", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 0
+    assert "⚠️  working-buffer.md not found" in result.stdout
+    assert "⚠️  memory/.x.md.0000.memtier-tmp — leftover temporary file" in result.stdout
+
+
+def test_json_is_one_object_and_nothing_else(root: Path, cli: CliRunner) -> None:
+    (root / "MEMORY.md").write_text("# Agent Memory\n#tags: Memory\n")
+    result = cli("health-check", "--json", "--verbose", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert set(data) == {"ok", "checks"}
+    assert data["ok"] is False
+    failed = [c for c in data["checks"] if c["status"] == "fail"]
+    assert failed == [
+        {"id": "hot.header", "status": "fail", "path": "MEMORY.md",
+         "message": "MEMORY.md header invalid"},
+        {"id": "tags", "status": "fail", "path": "MEMORY.md",
+         "message": "MEMORY.md — invalid tag(s): Memory"},
+    ]  # fmt: skip
+
+
+def test_verbose_shows_the_detail(root: Path, cli: CliRunner) -> None:
+    (root / "MEMORY.md").write_text("# Agent Memory\n#tags: memory\nlast_verified: soon\n")
+    plain = cli("health-check", "--root", str(root), "--now", NOW_TEXT)
+    verbose = cli("health-check", "--verbose", "--root", str(root), "--now", NOW_TEXT)
+    assert "line3=" not in plain.stdout
+    assert "line3=last_verified: soon" in verbose.stdout
+    assert "line4=" in verbose.stdout
+    short = cli("health-check", "-v", "--root", str(root), "--now", NOW_TEXT)
+    assert short.stdout == verbose.stdout
+
+
+def test_heading_uses_now(root: Path, cli: CliRunner) -> None:
+    result = cli("health-check", "--root", str(root), "--now", "2026-12-01T07:05:00+01:00")
+    assert result.stdout.startswith("=== Memory Health Check (2026-12-01 07:05) ===\n")
+
+
+def test_usage_error_exits_2(root: Path, cli: CliRunner) -> None:
+    result = cli("health-check", "--root", str(root), "--bogus")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("memtier: error:")
+    assert result.stdout == ""
+
+
+def test_no_workspace_exits_2(tmp_path: Path, cli: CliRunner) -> None:
+    result = cli("health-check", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "workspace root not found" in result.stderr
+
+
+def test_root_is_found_from_a_subfolder(root: Path, cli: CliRunner) -> None:
+    result = cli("health-check", "--now", NOW_TEXT, cwd=root / "memory" / "semantic")
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("command", ["health-check", "install-scripts"])
+def test_help(cli: CliRunner, command: str) -> None:
+    result = cli(command, "--help")
+    assert result.exit_code == 0
+    assert "--root" in result.stdout
+    assert "--json" in result.stdout
+    if command == "health-check":
+        assert "--verbose" in result.stdout
+
+
+def test_install_scripts_json(root: Path, cli: CliRunner) -> None:
+    first = cli("install-scripts", "--json", "--root", str(root))
+    assert first.exit_code == 0, first.stderr
+    data = json.loads(first.stdout)
+    assert set(data) == {"scripts_dir", "version", "written", "unchanged"}
+    assert data["scripts_dir"] == "memory/scripts"
+    assert len(data["written"]) == 4
+    again = json.loads(cli("install-scripts", "--json", "--root", str(root)).stdout)
+    assert again["written"] == []
+    assert again["unchanged"] == data["written"]
+
+
+def test_install_scripts_text(root: Path, cli: CliRunner) -> None:
+    result = cli("install-scripts", "--root", str(root))
+    assert result.exit_code == 0
+    assert "wrote memory/scripts/health-check.sh" in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("✅ Shims for memtier ")
+
+
+def test_real_process_exit_codes(root: Path) -> None:
+    ok = run_memtier("--root", str(root), "--now", NOW_TEXT, "health-check", "--json")
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["ok"] is True
+    (root / "memory" / "working-buffer.md.lock").write_text("")
+    bad = run_memtier("--root", str(root), "--now", NOW_TEXT, "health-check")
+    assert bad.returncode == 1
+    assert "❌ rotation lock file present" in bad.stdout
+    # Not a terminal: no colour even without NO_COLOR.
+    plain = run_memtier("--root", str(root), "health-check", env={"NO_COLOR": ""})
+    assert "\033[" not in plain.stdout
