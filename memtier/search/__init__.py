@@ -1,0 +1,152 @@
+"""`memtier search`: ranked search over the plain memory files, no index (PROTOCOL §9).
+
+The scan (`scanner`) finds every matching line with ripgrep, or with a pure
+Python scanner when no ``rg`` binary is found; the ranking (`rank`) cuts the
+matching files into sections and scores them with BM25 and the boosts
+documented there. Each search is then written to the search log (`memtier.searchlog`)
+unless the configuration turns it off. Searching takes no lock: readers never
+wait for a writer, and every writer replaces files atomically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memtier.errors import InputError
+from memtier.search.rank import Hit
+from memtier.search.scanner import TIER_ORDER, find_rg
+from memtier.workspace import Workspace
+
+__all__ = ["TIER_ORDER", "SearchReport", "SearchRequest", "find_rg", "resolve_tiers", "search"]
+
+DEFAULT_TIERS: tuple[str, ...] = ("hot", "warm", "buffer", "scratch", "cold")
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What to search for and where. *rg* is the ripgrep binary (None: Python scanner)."""
+
+    query: str
+    tiers: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    limit: int = 10
+    regex: bool = False
+    context: int = 1
+    all_tiers: bool = False
+    rg: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchReport:
+    query: str
+    tiers: tuple[str, ...]
+    total_matched: int
+    hits: tuple[Hit, ...]
+    warnings: tuple[str, ...] = ()
+    redacted: dict[str, int] = field(default_factory=dict)
+    colour: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "tiers": list(self.tiers),
+            "total_matched": self.total_matched,
+            "results": [hit.to_json() for hit in self.hits],
+            "warnings": list(self.warnings),
+        }
+
+    def text_lines(self) -> Iterable[str]:
+        from memtier.search.render import hit_lines
+
+        searched = ", ".join(t.upper() for t in self.tiers)
+        if not self.hits:
+            yield f"no matches for {self.query!r} in {searched}"
+            if "archive" not in self.tiers:
+                yield "hint: add --all to search the archive too"
+            return
+        for number, hit in enumerate(self.hits):
+            if number:
+                yield ""
+            yield from hit_lines(hit, self.colour)
+        shown = len(self.hits)
+        yield ""
+        yield f"{shown} of {self.total_matched} matching sections in {searched}"
+
+
+def resolve_tiers(names: Iterable[str], all_tiers: bool) -> tuple[str, ...]:
+    """Chosen tiers in protocol order; archive only when named or with --all."""
+    chosen: set[str] = set()
+    for name in names:
+        tier = name.strip().lower()
+        if tier not in TIER_ORDER:
+            raise InputError(
+                f"unknown tier {name!r} (expected hot, warm, buffer, scratch, cold or archive)"
+            )
+        chosen.add(tier)
+    if not chosen:
+        chosen = set(TIER_ORDER) if all_tiers else set(DEFAULT_TIERS)
+    elif all_tiers:
+        chosen.add("archive")
+    return tuple(t for t in TIER_ORDER if t in chosen)
+
+
+def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> SearchReport:
+    """Scan, rank, and record the search in the search log."""
+    from memtier.search.rank import rank
+    from memtier.search.scanner import scan, tier_of
+    from memtier.search.tokens import query_terms, scan_pattern
+
+    if request.limit < 1:
+        raise InputError("--limit must be at least 1")
+    if request.context < 0:
+        raise InputError("--context must be 0 or more")
+    tiers = resolve_tiers(request.tiers, request.all_tiers)
+    if request.regex:
+        if not request.query:
+            raise InputError("--regex needs a non-empty pattern")
+        terms: tuple[Any, ...] = ()
+        pattern, literals = request.query, []
+    else:
+        terms = query_terms(request.query)
+        if not terms:
+            raise InputError(f"nothing to search for in {request.query!r} (no words)")
+        pattern, literals = scan_pattern(terms), [t.text for t in terms]
+    scanned = scan(
+        ws.root,
+        tiers,
+        pattern,
+        ignore_case=not request.regex,
+        rg=request.rg,
+        literals=literals,
+    )
+    tiers_of = {rel: tier_of(rel) or "cold" for rel in scanned.matches}
+    ranked = rank(
+        ws.root,
+        scanned,
+        tiers_of,
+        terms=terms,
+        regex=request.regex,
+        today=ws.today,
+        limit=request.limit,
+        tags=request.tags,
+        context=request.context,
+    )
+    warnings = list(ranked.warnings)
+    redacted: dict[str, int] = {}
+    if ws.config.search_log:
+        from memtier.searchlog import record_search
+
+        logged = record_search(ws, request.query, tiers, ranked.total_matched)
+        warnings.extend(logged.warnings)
+        redacted = logged.redacted
+    return SearchReport(
+        query=request.query,
+        tiers=tiers,
+        total_matched=ranked.total_matched,
+        hits=ranked.hits,
+        warnings=tuple(warnings),
+        redacted=redacted,
+        colour=colour,
+    )

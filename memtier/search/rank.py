@@ -1,0 +1,394 @@
+"""Ranking: BM25 over sections, with the boosts PROTOCOL §9's `search` promises.
+
+score(section) = tier_weight × recency × cover × phrase × bm25
+bm25 = Σ_t idf(t) · w_t·(k1+1) / (w_t + k1·(1 − b + b·dl/avgdl))
+
+- ``w_t``: weighted count of term *t* in the section. A match on a heading line,
+  on a file's title (line 1) or on its ``#tags:`` line counts `TITLE_WEIGHT`; a
+  match in the heading the section sits under (outside it) adds
+  `HEADING_CONTEXT`; a match on the file's tags line outside the section adds
+  `TAGS_CONTEXT`. A longer word that merely starts with the term (``restarted``
+  for ``restart``) counts `tokens.exactness` (0.7) instead of 1.
+- ``idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))`` with N the number of files
+  searched and df the number of files where *t* matched. Approximation: N and df
+  are counted over files rather than sections, because the scan reports every
+  matching file for free while counting sections would mean reading the whole
+  corpus. It keeps idf's job (rare terms weigh more) exact in its ordering.
+- ``dl``: the section's length in words; ``avgdl``: the mean section length over
+  the files the ranking reads (the files with a match). Approximation, for the
+  same reason: a sample of the corpus instead of all of it.
+- ``tier_weight``: `TIER_WEIGHTS`, HOT and WARM above BUFFER and SCRATCH above
+  COLD above archive (PROTOCOL §1 order of trust).
+- ``recency`` for dated notes (COLD and archive, named ``YYYY-MM-DD``):
+  ``1 + RECENCY_BONUS · 0.5^(age_days / RECENCY_HALF_LIFE)``; 1 elsewhere. Kept
+  small enough that a note of today stays below BUFFER and SCRATCH.
+- ``cover = 1 + COVER_BONUS · (distinct query terms in the section / query terms)²``
+  rewards sections holding all the query's terms together.
+- ``phrase``: 1 + `PHRASE_BONUS` when the query's terms stand next to each other in
+  order on one line, 1 + `SAME_LINE_BONUS` when they all stand on one line.
+
+A query matching many files is ranked in two steps: a cheap per-file score from
+the scan alone (the same formula with file-level counts) picks the best
+`max(MIN_CANDIDATES, 5 × limit)` files, and only those are read and cut into
+sections. ``total_matched`` counts sections in the files read, plus an estimate
+for the files left unread (their matches times the sections-per-match ratio of
+the files read, at least one each): broad queries only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from datetime import date
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from memtier.errors import InputError
+from memtier.search.scanner import TIER_ORDER, FileHits, Match, ScanResult
+from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
+from memtier.search.tokens import Term, combined_pattern, exactness, length_in_words, term_of
+
+K1 = 1.2
+B = 0.75
+TITLE_WEIGHT = 2.0
+HEADING_CONTEXT = 0.5
+TAGS_CONTEXT = 0.5
+TIER_WEIGHTS: dict[str, float] = {
+    "hot": 1.6,
+    "warm": 1.6,
+    "buffer": 1.3,
+    "scratch": 1.3,
+    "cold": 1.0,
+    "archive": 0.7,
+}
+RECENCY_BONUS = 0.25
+RECENCY_HALF_LIFE = 30.0
+COVER_BONUS = 1.0
+PHRASE_BONUS = 0.5
+SAME_LINE_BONUS = 0.25
+MIN_CANDIDATES = 50
+MAX_EXCERPT_LINES = 12
+PHRASE_GAP = 3  # bytes allowed between two words of a phrase: a space, "-", ", "
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked section."""
+
+    path: str
+    tier: str
+    line_start: int
+    line_end: int
+    score: float
+    excerpt: str
+    excerpt_start: int
+    matched_terms: tuple[str, ...]
+    match_lines: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "tier": self.tier,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "score": round(self.score, 4),
+            "excerpt": self.excerpt,
+            "matched_terms": list(self.matched_terms),
+        }
+
+
+@dataclass(frozen=True)
+class Ranked:
+    hits: tuple[Hit, ...]
+    total_matched: int
+    warnings: tuple[str, ...]
+
+
+def recency(path: str, today: date) -> float:
+    """The boost of a dated note (file name ``YYYY-MM-DD…``), 1 for anything else."""
+    name = path[path.rfind("/") + 1 :]
+    try:
+        day = date.fromisoformat(name[:10])
+    except ValueError:
+        return 1.0
+    if len(name) < 10 or name[4] != "-" or name[7] != "-":
+        return 1.0  # fromisoformat also takes 20261130; a note name has dashes
+    age = max(0, (today - day).days)
+    return 1.0 + RECENCY_BONUS * math.pow(0.5, age / RECENCY_HALF_LIFE)
+
+
+def idf(df: int, n: int) -> float:
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def _saturate(weight: float, norm: float) -> float:
+    return weight * (K1 + 1.0) / (weight + K1 * norm)
+
+
+@dataclass
+class _Context:
+    terms: tuple[Term, ...]
+    regex: bool
+    today: date
+    tags: frozenset[str]
+    context: int
+    idf: dict[str, float] = field(default_factory=dict)
+    keys: dict[str, str | None] = field(default_factory=dict)
+    precise: re.Pattern[str] | None = None
+
+
+# A match as the ranking uses it: line, byte column, text, term, weight.
+_Scored = tuple[int, int, str, str, float]
+
+
+def _raw_key(text: str, ctx: _Context) -> str | None:
+    """The term a raw scan match counts for (cached: a broad query repeats a few texts)."""
+    key = ctx.keys.get(text, "")
+    if key == "":
+        if ctx.regex:
+            key = text.lower()
+        else:
+            term = term_of(text, ctx.terms)
+            key = term.text if term is not None else None
+        ctx.keys[text] = key
+    return key
+
+
+def _file_prescore(rel: str, tier: str, counted: dict[str, int], ctx: _Context) -> float:
+    """The file-level score that picks which files get read and ranked by section."""
+    base = 0.0
+    found = 0
+    for text, n in counted.items():
+        key = text if text in ctx.idf else _raw_key(text, ctx)
+        if key is not None:
+            base += ctx.idf[key] * n * (K1 + 1.0) / (n + K1)
+            found += 1
+    cover = 1.0
+    if not ctx.regex and len(ctx.terms) > 1:
+        cover += COVER_BONUS * (found / len(ctx.terms)) ** 2
+    return base * TIER_WEIGHTS[tier] * recency(rel, ctx.today) * cover
+
+
+def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[_Scored]:
+    """Matches that count: whole words (or a word plus a short ending) of the query.
+
+    The scan looks for the bare terms, which is what keeps it fast; word
+    boundaries are checked here, on the few lines of the files being ranked.
+    """
+    scored: list[_Scored] = []
+    found: list[Match] = hits.matches()
+    if ctx.regex or ctx.precise is None:
+        for line, column, text in found:
+            scored.append((line, column, text, text.lower(), 1.0))
+        return scored
+    for number in sorted({line for line, _, _ in found}):
+        if number > len(lines):
+            continue
+        text = lines[number - 1]
+        for m in ctx.precise.finditer(text):
+            term = term_of(m.group(), ctx.terms)
+            if term is None:
+                continue
+            column = len(text[: m.start()].encode("utf-8")) + 1
+            scored.append((number, column, m.group(), term.text, exactness(m.group(), term)))
+    return scored
+
+
+def rank(
+    root: Path,
+    scanned: ScanResult,
+    tiers_of: dict[str, str],
+    *,
+    terms: tuple[Term, ...],
+    regex: bool,
+    today: date,
+    limit: int,
+    tags: tuple[str, ...],
+    context: int,
+) -> Ranked:
+    """Rank the scan's matches; *tiers_of* maps each matched path to its tier."""
+    warnings = list(scanned.warnings)
+    wanted = frozenset(t.lower().lstrip("#") for t in tags)
+    ctx = _Context(terms, regex, today, wanted, context)
+    if not regex and terms:
+        ctx.precise = re.compile(combined_pattern(terms), re.IGNORECASE)
+    words: list[str] | None = None
+    if not regex and not any(t.text.isdigit() for t in terms):
+        words = [t.text for t in terms]
+    counted = {rel: hits.counts(words) for rel, hits in scanned.matches.items()}
+    df: dict[str, int] = {}
+    for texts in counted.values():
+        for key in {_raw_key(text, ctx) for text in texts}:
+            if key is not None:
+                df[key] = df.get(key, 0) + 1
+    n = max(scanned.files_searched, len(scanned.matches))
+    ctx.idf = {t: idf(count, n) for t, count in df.items()}
+
+    prescored = sorted(
+        (
+            (-_file_prescore(rel, tiers_of[rel], texts, ctx), TIER_ORDER.index(tiers_of[rel]), rel)
+            for rel, texts in counted.items()
+        ),
+    )
+    cap = len(prescored) if ctx.tags else max(MIN_CANDIDATES, 5 * limit)
+    chosen = [rel for _, _, rel in prescored[:cap]]
+    unread = [rel for _, _, rel in prescored[cap:]]
+
+    files: list[tuple[str, list[str], list[Section]]] = []
+    for rel in chosen:
+        lines = _read_lines(root, rel, warnings)
+        if lines is not None:
+            files.append((rel, lines, split_sections(lines)))
+    length = sum(length_in_words(line) for _, lines, _ in files for line in lines)
+    count = sum(len(sections) for _, _, sections in files)
+    avgdl = length / count if count and length else 1.0
+
+    hits: list[Hit] = []
+    for rel, lines, sections in files:
+        hits.extend(
+            _score_file(rel, tiers_of[rel], lines, sections, scanned.matches[rel], avgdl, ctx)
+        )
+    total = len(hits)
+    if unread:
+        # Estimate: sections per match in the files read, times matches in the rest.
+        read = sum(scanned.matches[rel].match_count() for rel, _, _ in files) or 1
+        rest = sum(scanned.matches[rel].match_count() for rel in unread)
+        total += max(len(unread), round(rest * len(hits) / read))
+    hits.sort(key=lambda h: (-h.score, TIER_ORDER.index(h.tier), h.path, h.line_start))
+    return Ranked(tuple(hits[:limit]), total, tuple(warnings))
+
+
+def _read_lines(root: Path, rel: str, warnings: list[str]) -> list[str] | None:
+    from memtier.store import read_document
+
+    try:
+        text = read_document(root / rel, root=root).text
+    except InputError as exc:
+        warnings.append(f"skipped {exc.message}")
+        return None
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n")
+
+
+def _line_weight(line_no: int, lines: list[str]) -> float:
+    if line_no == 1 or is_heading(lines[line_no - 1]):
+        return TITLE_WEIGHT
+    if line_no == 2 and lines[1].startswith("#tags:"):
+        return TITLE_WEIGHT
+    return 1.0
+
+
+def _score_file(
+    rel: str,
+    tier: str,
+    lines: list[str],
+    sections: list[Section],
+    found: FileHits,
+    avgdl: float,
+    ctx: _Context,
+) -> list[Hit]:
+    starts = [s.start for s in sections]
+    per_section: dict[int, list[_Scored]] = {}
+    per_line: dict[int, list[tuple[str, float]]] = {}
+    for match in _precise(lines, found, ctx):
+        line = match[0]
+        per_line.setdefault(line, []).append((match[3], match[4]))
+        index = bisect_right(starts, line) - 1
+        if index >= 0 and sections[index].end >= line:
+            per_section.setdefault(index, []).append(match)
+    file_tags = {t.lower() for t in tag_line_tags(lines[1])} if len(lines) > 1 else set()
+    tags_line = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else None
+    weight = TIER_WEIGHTS[tier] * recency(rel, ctx.today)
+    hits: list[Hit] = []
+    for index, matches in sorted(per_section.items()):
+        section = sections[index]
+        text = "\n".join(lines[section.start - 1 : section.end])
+        if ctx.tags and not (ctx.tags & (file_tags | inline_tags(text))):
+            continue
+        counts: dict[str, float] = {}
+        for line, _, _, term, exact in matches:
+            counts[term] = counts.get(term, 0.0) + exact * _line_weight(line, lines)
+        direct = set(counts)
+        outside = [(section.heading, HEADING_CONTEXT), (tags_line, TAGS_CONTEXT)]
+        for line_no, share in outside:
+            if line_no is None or section.start <= line_no <= section.end:
+                continue
+            for term, exact in per_line.get(line_no, []):
+                counts[term] = counts.get(term, 0.0) + share * exact
+        dl = max(1, length_in_words(text))
+        norm = 1.0 - B + B * dl / avgdl
+        base = sum(ctx.idf.get(t, 0.0) * _saturate(w, norm) for t, w in counts.items())
+        score = base * weight * _cover(direct, ctx) * _phrase(matches, ctx)
+        hits.append(_make_hit(rel, tier, lines, section, matches, score, ctx))
+    return hits
+
+
+def _cover(direct: set[str], ctx: _Context) -> float:
+    if ctx.regex or len(ctx.terms) < 2:
+        return 1.0
+    return 1.0 + COVER_BONUS * (len(direct) / len(ctx.terms)) ** 2
+
+
+def _phrase(matches: list[_Scored], ctx: _Context) -> float:
+    """PHRASE_BONUS when the terms stand in query order side by side on a line."""
+    if ctx.regex or len(ctx.terms) < 2:
+        return 1.0
+    order = {t.text: i for i, t in enumerate(ctx.terms)}
+    by_line: dict[int, list[tuple[int, int, int]]] = {}
+    for line, column, text, term, _ in matches:
+        width = len(text.encode("utf-8"))
+        by_line.setdefault(line, []).append((column, width, order[term]))
+    best = 1.0
+    for items in by_line.values():
+        items.sort()
+        if len({i for _, _, i in items}) == len(ctx.terms):
+            best = max(best, 1.0 + SAME_LINE_BONUS)
+        run = 1
+        for (col, width, i), (next_col, _, j) in pairwise(items):
+            adjacent = j == i + 1 and 0 <= next_col - (col + width) <= PHRASE_GAP
+            run = run + 1 if adjacent else 1
+            if run == len(ctx.terms):
+                return 1.0 + PHRASE_BONUS
+    return best
+
+
+def _make_hit(
+    rel: str,
+    tier: str,
+    lines: list[str],
+    section: Section,
+    matches: list[_Scored],
+    score: float,
+    ctx: _Context,
+) -> Hit:
+    matched_lines = sorted({m[0] for m in matches})
+    first = max(1, matched_lines[0] - ctx.context)
+    last = min(len(lines), matched_lines[-1] + ctx.context)
+    last = min(last, first + MAX_EXCERPT_LINES - 1)
+    while first < last and not lines[first - 1].strip():
+        first += 1
+    while last > first and not lines[last - 1].strip():
+        last -= 1
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for line, column, text, _, _ in matches:
+        spans.setdefault(line, []).append((column, len(text.encode("utf-8"))))
+    if ctx.regex:
+        names = sorted({m[3] for m in matches})
+    else:
+        present = {m[3] for m in matches}
+        names = [t.text for t in ctx.terms if t.text in present]
+    return Hit(
+        path=rel,
+        tier=tier,
+        line_start=section.start,
+        line_end=section.end,
+        score=score,
+        excerpt="\n".join(lines[first - 1 : last]),
+        excerpt_start=first,
+        matched_terms=tuple(names),
+        match_lines={line: tuple(sorted(s)) for line, s in spans.items()},
+    )

@@ -1,0 +1,374 @@
+"""Find the lines that match: ripgrep when it is there, pure Python otherwise.
+
+Both scanners search exactly the tier files of PROTOCOL §1 and report the same
+thing: for every file with a match, each match's line, byte column and matched
+text, plus how many files were searched (BM25's corpus size). A parity test
+runs both on one workspace.
+
+Rules shared by both:
+- Only ``*.md`` files of the chosen tiers, named by `tier_of`; nothing else under
+  the root is read (not ``memory/scripts``, not the search log, not temp files).
+- Hidden folders and ignore files do not hide memory (ripgrep: ``--hidden
+  --no-ignore``); no ripgrep configuration file is read (``--no-config``).
+- Symlinks are never followed inside tier folders (ripgrep without
+  ``--follow``). A tier file or folder that is itself a symlink is read only if
+  it resolves inside the root; otherwise it is skipped with a warning.
+- Binary files (a NUL byte) are skipped with a warning. A file that is not
+  UTF-8 is skipped by the ranking step, which reads it, with a warning too.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memtier.errors import InputError
+
+TIER_ORDER: tuple[str, ...] = ("hot", "warm", "buffer", "scratch", "cold", "archive")
+
+# PROTOCOL §1: what each tier searches, as paths relative to the root.
+_TIER_PATHS: dict[str, tuple[str, ...]] = {
+    "hot": ("MEMORY.md",),
+    "warm": ("memory/semantic", "memory/procedural"),
+    "buffer": ("memory/working-buffer.md",),
+    "scratch": (".learnings",),
+    "cold": ("memory/episodic",),
+    "archive": ("memory/archive",),
+}
+
+
+def find_rg(override: str | None = None) -> str | None:
+    """The ripgrep binary to use: *override*, else the one installed beside this
+    Python (the ``ripgrep`` wheel puts it there), else the first ``rg`` on PATH."""
+    if override:
+        found = shutil.which(override)
+        return found if found else None
+    beside = Path(sys.executable).with_name("rg")
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
+def tier_of(rel: str) -> str | None:
+    """The tier a root-relative path (forward slashes) belongs to, or None."""
+    if not rel.endswith(".md"):
+        return None
+    parts = rel.split("/")
+    if parts == ["MEMORY.md"]:
+        return "hot"
+    if len(parts) == 3 and parts[0] == "memory":
+        if parts[1] in ("semantic", "procedural"):
+            return "warm"
+        if parts[1] == "episodic":
+            return "cold"
+    if parts == ["memory", "working-buffer.md"]:
+        return "buffer"
+    if len(parts) == 2 and parts[0] == ".learnings":
+        return "scratch"
+    if len(parts) >= 3 and parts[0] == "memory" and parts[1] == "archive":
+        return "archive"
+    return None
+
+
+# One match: 1-based line, 1-based byte column, the matched text. A plain tuple,
+# not a dataclass: a broad query yields tens of thousands of them.
+Match = tuple[int, int, str]
+
+_TEXT_RE = re.compile(rb"^\d+:\d+:(.*)$", re.MULTILINE)
+_FULL_RE = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
+
+
+class FileHits:
+    """The matches in one file, kept as ripgrep printed them until someone asks.
+
+    Most matching files of a broad query are only counted, never read: for them
+    the per-text counts come from one C-level ``findall`` instead of a Python
+    loop over every match.
+    """
+
+    __slots__ = ("_list", "_raw")
+
+    def __init__(self, raw: bytes = b"", found: list[Match] | None = None) -> None:
+        self._raw = raw
+        self._list = found
+
+    def counts(self, words: list[str] | None = None) -> dict[str, int]:
+        """How many times each matched text occurs (lowercase).
+
+        With *words* (the query terms, none of them all digits), each is counted
+        with one ``bytes.count``: a term cannot straddle the ``line:column:``
+        prefix. A term inside a longer matched term is counted for both, an
+        approximation this file-level count accepts (see `rank`).
+        """
+        if self._list is not None:
+            return dict(Counter(text for _, _, text in self._list))
+        if words is not None:
+            raw = self._raw
+            found = ((w, raw.count(w.encode("utf-8"))) for w in words)
+            return {w: n for w, n in found if n}
+        counted = Counter(_TEXT_RE.findall(self._raw))
+        return {k.decode("utf-8", "replace"): n for k, n in counted.items()}
+
+    def match_count(self) -> int:
+        if self._list is not None:
+            return len(self._list)
+        return self._raw.count(b"\n") + 1
+
+    def matches(self) -> list[Match]:
+        if self._list is None:
+            self._list = [
+                (int(line), int(column), text.decode("utf-8", "replace"))
+                for line, column, text in _FULL_RE.findall(self._raw)
+            ]
+        return self._list
+
+
+@dataclass
+class ScanResult:
+    files_searched: int = 0
+    matches: dict[str, FileHits] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    scanner: str = "python"
+
+
+def _inside(real_root: str, path: str) -> bool:
+    return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def search_paths(root: Path, tiers: tuple[str, ...], warnings: list[str]) -> list[str]:
+    """The existing tier paths to scan; symlinks leading out of the root are dropped."""
+    real_root = os.path.realpath(root)
+    chosen: list[str] = []
+    for tier in TIER_ORDER:
+        if tier not in tiers:
+            continue
+        for rel in _TIER_PATHS[tier]:
+            full = root / rel
+            if not os.path.lexists(full):
+                continue
+            linked = any(os.path.islink(root / p) for p in _prefixes(rel))
+            if linked:
+                try:
+                    real = str(full.resolve(strict=True))
+                except (OSError, RuntimeError) as exc:
+                    loop = isinstance(exc, RuntimeError) or exc.errno == errno.ELOOP
+                    reason = "symlink loop" if loop else "broken symlink"
+                    warnings.append(f"skipped {rel}: {reason}")
+                    continue
+                if not _inside(real_root, real):
+                    warnings.append(f"skipped {rel}: symlink pointing outside the workspace")
+                    continue
+            chosen.append(rel)
+    return chosen
+
+
+def _prefixes(rel: str) -> Iterator[str]:
+    parts = rel.split("/")
+    for i in range(1, len(parts) + 1):
+        yield "/".join(parts[:i])
+
+
+# ---------------------------------------------------------------------------
+# ripgrep
+
+_STATS_RE = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
+_BINARY_RE = re.compile(rb"^(.*): binary file matches")
+
+
+def scan_with_rg(
+    rg: str, root: Path, tiers: tuple[str, ...], pattern: str, *, ignore_case: bool
+) -> ScanResult:
+    result = ScanResult(scanner="ripgrep")
+    paths = search_paths(root, tiers, result.warnings)
+    if not paths:
+        return result
+    symlink_warnings(root, paths, result.warnings)
+    argv = [
+        rg, "--no-config", "--hidden", "--no-ignore", "--binary", "--null",
+        "--heading", "--line-number", "--column",
+        "--only-matching", "--color", "never", "--stats", "--glob", "*.md",
+    ]  # fmt: skip
+    if ignore_case:
+        argv.append("--ignore-case")
+    if "archive" not in tiers:
+        argv += ["--max-depth", "1"]  # every other tier folder is flat (PROTOCOL §1)
+    argv += ["--regexp", pattern, "--", *paths]
+    try:
+        proc = subprocess.run(argv, cwd=root, capture_output=True, check=False)
+    except OSError as exc:
+        raise InputError(f"cannot run ripgrep ({rg}): {exc.strerror}") from None
+    if proc.returncode == 2 and not proc.stdout.strip():
+        message = proc.stderr.decode("utf-8", "replace").strip()
+        if "regex" in message:
+            first = next((ln for ln in message.splitlines() if "error" in ln), message)
+            raise InputError(f"invalid search pattern: {first.strip()}")
+        raise InputError(f"ripgrep failed: {message.splitlines()[0] if message else '?'}")
+    _parse_rg_output(proc.stdout, result)
+    for line in proc.stderr.decode("utf-8", "replace").splitlines():
+        if line.strip():
+            result.warnings.append(line.removeprefix("rg: ").strip())
+    return result
+
+
+def _parse_rg_output(output: bytes, result: ScanResult) -> None:
+    """Split ``--heading --null`` output: one block per file, ``path NUL`` then its
+    ``line:column:text`` lines, blocks separated by a blank line, stats last."""
+    for block in output.split(b"\n\n"):
+        path_bytes, sep, body = block.partition(b"\0")
+        if sep:
+            rel = path_bytes.decode("utf-8", "surrogateescape").removeprefix("./")
+            if tier_of(rel) is not None:
+                # Lowercased once here (ASCII only, byte lengths unchanged): the
+                # matched texts then are the query terms themselves.
+                result.matches[rel] = FileHits(body.lower())
+            continue
+        binary = _BINARY_RE.match(block)
+        if binary:
+            rel = binary.group(1).decode("utf-8", "surrogateescape").removeprefix("./")
+            result.warnings.append(f"skipped {rel}: binary file")
+            continue
+        stats = _STATS_RE.search(block)
+        if stats:
+            result.files_searched = int(stats.group(1))
+
+
+# ---------------------------------------------------------------------------
+# pure Python
+
+
+def _symlink_warning(rel: str) -> str:
+    return f"skipped {rel}: symlink (never followed inside a tier folder)"
+
+
+def _walk(root: Path, rel: str, warnings: list[str]) -> Iterator[str]:
+    """Files under *rel* without following symlinks below it (as ripgrep does)."""
+    full = root / rel
+    if not os.path.isdir(full):
+        yield rel
+        return
+    try:
+        entries = sorted(os.scandir(full), key=lambda e: e.name)
+    except OSError as exc:
+        warnings.append(f"skipped {rel}: cannot be read ({exc.strerror})")
+        return
+    for entry in entries:
+        child = f"{rel}/{entry.name}"
+        if entry.is_symlink():
+            if tier_of(child) is not None:
+                warnings.append(_symlink_warning(child))
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from _walk(root, child, warnings)
+        elif entry.is_file(follow_symlinks=False):
+            yield child
+
+
+def symlink_warnings(root: Path, paths: list[str], warnings: list[str]) -> None:
+    """Name the symlinks ripgrep will pass over silently, as the Python walk does.
+
+    Only the flat tier folders are listed (one ``scandir`` each, no ``stat``);
+    under the archive the recursive walk is left to `_walk`.
+    """
+    for rel in paths:
+        if rel == "memory/archive":
+            for _ in _walk(root, rel, warnings):
+                pass
+            continue
+        try:
+            with os.scandir(root / rel) as entries:
+                links = sorted(e.name for e in entries if e.is_symlink())
+        except NotADirectoryError:
+            continue
+        except OSError:
+            continue
+        for name in links:
+            child = f"{rel}/{name}"
+            if tier_of(child) is not None:
+                warnings.append(_symlink_warning(child))
+
+
+def tier_files(root: Path, tiers: tuple[str, ...], warnings: list[str]) -> Iterator[str]:
+    """Every file of the chosen tiers (root-relative), as both scanners see them."""
+    for top in search_paths(root, tiers, warnings):
+        for rel in _walk(root, top, warnings):
+            if tier_of(rel) is not None:
+                yield rel
+
+
+def scan_with_python(
+    root: Path, tiers: tuple[str, ...], pattern: str, *, ignore_case: bool, literals: list[str]
+) -> ScanResult:
+    """The fallback scanner; *literals* (lowercase) let a file without any be skipped fast."""
+    result = ScanResult(scanner="python")
+    try:
+        regex = re.compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
+    except re.error as exc:
+        raise InputError(f"invalid search pattern: {exc}") from None
+    for rel in tier_files(root, tiers, result.warnings):
+        try:
+            data = (root / rel).read_bytes()
+        except OSError as exc:
+            result.warnings.append(f"skipped {rel}: cannot be read ({exc.strerror})")
+            continue
+        result.files_searched += 1
+        if b"\0" in data:
+            result.warnings.append(f"skipped {rel}: binary file")
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            # Scan it like ripgrep does (bytes); the ranking step reads it, warns, skips it.
+            text = data.decode("utf-8", "replace")
+        text = text.removeprefix("\ufeff")
+        if literals:
+            lowered = text.lower()
+            if not any(word in lowered for word in literals):
+                continue
+        found = [(ln, col, _ascii_lower(t)) for ln, col, t in _matches_in(text, regex)]
+        if found:
+            result.matches[rel] = FileHits(found=found)
+    return result
+
+
+def _ascii_lower(text: str) -> str:
+    """Lowercase ASCII letters only, as ``bytes.lower`` does on ripgrep's output."""
+    return text.encode("utf-8").lower().decode("utf-8")
+
+
+def _matches_in(text: str, regex: re.Pattern[str]) -> list[Match]:
+    found: list[Match] = []
+    line_no = 1
+    line_start = 0
+    scanned = 0
+    for m in regex.finditer(text):
+        if m.start() == m.end() or "\n" in m.group():
+            continue  # ripgrep never matches across lines and prints no empty match
+        line_no += text.count("\n", scanned, m.start())
+        scanned = m.start()
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        column = len(text[line_start : m.start()].encode("utf-8")) + 1
+        found.append((line_no, column, m.group().rstrip("\r")))
+    return found
+
+
+def scan(
+    root: Path,
+    tiers: tuple[str, ...],
+    pattern: str,
+    *,
+    ignore_case: bool,
+    rg: str | None,
+    literals: list[str],
+) -> ScanResult:
+    """Scan with ripgrep when *rg* is given, else with the Python fallback."""
+    if rg:
+        return scan_with_rg(rg, root, tiers, pattern, ignore_case=ignore_case)
+    return scan_with_python(root, tiers, pattern, ignore_case=ignore_case, literals=literals)

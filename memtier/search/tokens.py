@@ -1,0 +1,126 @@
+"""Query terms and how they are matched in the text (PROTOCOL §9 `search`).
+
+A *term* is what the ranking counts. Terms come from the query only; the text
+is never tokenised as a whole. Each term becomes one alternative of a single
+regular expression that ripgrep (or the Python fallback) runs over the files,
+so the scan itself tells which term matched where.
+
+Rules:
+- Latin and other alphabetic scripts: runs of word characters joined by ``-``
+  or ``.`` stay one term (``group-identify``, ``v4.6.14``, ``10.0.0.5``). A term
+  matches on word boundaries, and may be followed by up to four more word
+  characters (``restart`` finds ``restarted``, ``container`` finds
+  ``containers``): a cheap stand-in for stemming that keeps ripgrep's literal
+  prefilter fast. A query word with a common English suffix is reduced to its
+  stem first (``restarting`` → ``restart``).
+- CJK scripts have no spaces between words: a run of one or two CJK characters
+  is one term, matched anywhere; a longer run becomes its overlapping
+  character pairs, so a two-character query finds its line.
+
+Both pattern flavours used here (escapes of ASCII punctuation, ``\\b``, ``\\w``,
+``{0,4}``) mean the same thing in Python's ``re`` and in ripgrep's Rust regex.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Han, Hiragana, Katakana, Hangul: scripts written without spaces.
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK_RUN_RE = re.compile(f"[{_CJK}]+")
+_WORD_RE = re.compile(rf"(?:(?![{_CJK}])\w)+(?:[-.](?:(?![{_CJK}])\w)+)*")
+_SUFFIXES: tuple[str, ...] = ("ing", "ed", "es", "s", "ly")
+_MIN_STEM = 4
+# How many extra word characters a Latin term may carry and still match.
+EXTENSION = 4
+_PUNCTUATION = frozenset("\\.+*?()|[]{}^$#&-~")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One query term: its normalised text and whether it is CJK."""
+
+    text: str
+    cjk: bool = False
+
+    def pattern(self) -> str:
+        body = escape(self.text)
+        if self.cjk:
+            return body
+        return rf"\b{body}\w{{0,{EXTENSION}}}\b"
+
+
+def escape(text: str) -> str:
+    """Escape regex punctuation the same way for Python ``re`` and ripgrep."""
+    return "".join("\\" + ch if ch in _PUNCTUATION else ch for ch in text)
+
+
+def stem(word: str) -> str:
+    """Strip one common English suffix when a word of some length remains."""
+    if not word.isalpha():
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
+            if suffix == "s" and word.endswith("ss"):
+                return word
+            return word[: -len(suffix)]
+    return word
+
+
+def query_terms(query: str) -> tuple[Term, ...]:
+    """The distinct terms of *query*, in order of first appearance."""
+    lowered = query.lower()
+    pieces: list[tuple[int, Term]] = []
+    for match in _WORD_RE.finditer(lowered):
+        pieces.append((match.start(), Term(stem(match.group()))))
+    for match in _CJK_RUN_RE.finditer(lowered):
+        run = match.group()
+        if len(run) <= 2:
+            pieces.append((match.start(), Term(run, cjk=True)))
+        else:
+            for i in range(len(run) - 1):
+                pieces.append((match.start() + i, Term(run[i : i + 2], cjk=True)))
+    found: list[Term] = []
+    for _, term in sorted(pieces, key=lambda item: item[0]):
+        if term not in found:
+            found.append(term)
+    return tuple(found)
+
+
+def _longest_first(terms: tuple[Term, ...]) -> list[Term]:
+    return sorted(terms, key=lambda t: (-len(t.text), t.text))
+
+
+def combined_pattern(terms: tuple[Term, ...]) -> str:
+    """The exact alternation (word boundaries, short endings), longest term first."""
+    return "|".join(t.pattern() for t in _longest_first(terms))
+
+
+def scan_pattern(terms: tuple[Term, ...]) -> str:
+    """The bare terms, for the scan: a literal alternation keeps ripgrep at full speed
+    (its word-boundary form is about twice as slow on common words)."""
+    return "|".join(escape(t.text) for t in _longest_first(terms))
+
+
+def term_of(matched: str, terms: tuple[Term, ...]) -> Term | None:
+    """The query term a matched piece of text belongs to (None if none does)."""
+    lowered = matched.lower()
+    best: Term | None = None
+    for term in terms:
+        if lowered.startswith(term.text) and (best is None or len(term.text) > len(best.text)):
+            best = term
+    return best
+
+
+def exactness(matched: str, term: Term) -> float:
+    """1.0 for the word itself, less for a longer word that merely starts with it."""
+    return 1.0 if len(matched) == len(term.text) else 0.7
+
+
+_LENGTH_RE = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])\w)+")
+
+
+def length_in_words(text: str) -> int:
+    """The length of a piece of text for BM25: words, with each CJK character one word."""
+    return len(_LENGTH_RE.findall(text))

@@ -1,0 +1,151 @@
+"""The search log ``memory/.searches.jsonl`` and `memtier recent-searches`.
+
+Every search appends one JSON line ``{"query", "tiers", "result_count",
+"timestamp"}``; the log keeps the newest `MAX_ENTRIES`. Queries that found
+nothing (``recent-searches --zero``) show a person what memory is missing.
+``search_log = false`` in ``memory/memtier.toml`` turns the log off.
+
+An append is a read and a whole-file atomic rewrite under the workspace lock
+(PROTOCOL §3), so two searches at once never lose an entry and a crash leaves
+the old log or the new one. The query passes through secret redaction first.
+Writing the log is never allowed to fail a search: a failure becomes a warning.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memtier.clock import format_timestamp
+from memtier.errors import MemtierError
+from memtier.faults import checkpoint
+from memtier.workspace import Workspace
+
+LOG_NAME = ".searches.jsonl"
+MAX_ENTRIES = 500
+# A search waits this long at most for a writer to finish before giving up on logging.
+LOCK_TIMEOUT_SECONDS = 2.0
+
+
+def log_path(ws: Workspace) -> Path:
+    return ws.memory_dir / LOG_NAME
+
+
+@dataclass(frozen=True)
+class Logged:
+    warnings: tuple[str, ...] = ()
+    redacted: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LoggedSearch:
+    query: str
+    tiers: tuple[str, ...]
+    result_count: int
+    timestamp: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "tiers": list(self.tiers),
+            "result_count": self.result_count,
+            "timestamp": self.timestamp,
+        }
+
+
+def _parse_line(line: str) -> LoggedSearch | None:
+    try:
+        raw = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(raw, dict):
+        return None
+    query, tiers = raw.get("query"), raw.get("tiers")
+    count, stamp = raw.get("result_count"), raw.get("timestamp")
+    if not (isinstance(query, str) and isinstance(stamp, str) and isinstance(count, int)):
+        return None
+    if isinstance(count, bool) or not isinstance(tiers, list):
+        return None
+    return LoggedSearch(query, tuple(str(t) for t in tiers), count, stamp)
+
+
+def read_log(ws: Workspace) -> tuple[list[LoggedSearch], list[str]]:
+    """Entries oldest first, and a warning per unreadable line or file."""
+    from memtier import store
+
+    path = log_path(ws)
+    try:
+        text = store.read_text_or_none(path, root=ws.root)
+    except MemtierError as exc:
+        return [], [f"search log unreadable: {exc.message}"]
+    entries: list[LoggedSearch] = []
+    bad = 0
+    for line in (text or "").splitlines():
+        if not line.strip():
+            continue
+        entry = _parse_line(line)
+        if entry is None:
+            bad += 1
+        else:
+            entries.append(entry)
+    warnings = [f"{ws.relative(path)}: {bad} malformed line(s) ignored"] if bad else []
+    return entries, warnings
+
+
+def record_search(ws: Workspace, query: str, tiers: tuple[str, ...], result_count: int) -> Logged:
+    """Append one search to the log; never raises for a failed write (it warns)."""
+    from memtier import store
+    from memtier.secrets import redact
+
+    cleaned = redact(query)
+    entry = LoggedSearch(cleaned.text, tiers, result_count, format_timestamp(ws.now))
+    path = log_path(ws)
+    try:
+        with store.workspace_lock(ws.lock_file, timeout=LOCK_TIMEOUT_SECONDS):
+            # Re-read under the lock: another search may have appended meanwhile (PROTOCOL §3).
+            entries, _ = read_log(ws)
+            entries.append(entry)
+            kept = entries[-MAX_ENTRIES:]
+            lines = [json.dumps(e.to_json(), ensure_ascii=False) for e in kept]
+            checkpoint("searchlog.before-write")
+            store.write_text(path, "\n".join(lines) + "\n", root=ws.root)
+            checkpoint("searchlog.written")
+    except (MemtierError, OSError) as exc:
+        reason = exc.message if isinstance(exc, MemtierError) else str(exc)
+        return Logged(warnings=(f"search not logged: {reason}",), redacted=dict(cleaned.counts))
+    return Logged(redacted=dict(cleaned.counts))
+
+
+@dataclass(frozen=True)
+class RecentSearches:
+    searches: tuple[LoggedSearch, ...]
+    zero_only: bool = False
+    warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"searches": [s.to_json() for s in self.searches]}
+
+    def text_lines(self) -> Iterable[str]:
+        if not self.searches:
+            yield "no searches without results" if self.zero_only else "no searches logged"
+            return
+        for s in self.searches:
+            results = "1 result" if s.result_count == 1 else f"{s.result_count} results"
+            tiers = ",".join(s.tiers)
+            yield f"{s.timestamp}  {results:>11}  {s.query}  [{tiers}]"
+
+
+def recent_searches(ws: Workspace, *, limit: int = 20, zero: bool = False) -> RecentSearches:
+    """The newest *limit* logged searches, newest first; only zero-result ones if *zero*."""
+    from memtier.errors import InputError
+
+    if limit < 1:
+        raise InputError("--limit must be at least 1")
+    entries, warnings = read_log(ws)
+    if zero:
+        entries = [e for e in entries if e.result_count == 0]
+    newest = tuple(reversed(entries[-limit:]))
+    return RecentSearches(newest, zero, tuple(warnings))

@@ -1,0 +1,109 @@
+"""`memtier tags`: the ``#tags:`` line of HOT and WARM files (PROTOCOL §2, §9).
+
+For MEMORY.md and every WARM file: the tags on line 2, how often each tag is
+used, and the tokens outside the configured vocabulary (compared
+case-sensitively, as health-check does). A file without a ``#tags:`` line is
+listed as missing one. Unreadable files are skipped with a warning.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from memtier.errors import InputError
+from memtier.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class FileTags:
+    path: str
+    tags: tuple[str, ...]
+    invalid: tuple[str, ...]
+    missing: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "tags": list(self.tags),
+            "invalid": list(self.invalid),
+            "missing": self.missing,
+        }
+
+
+@dataclass(frozen=True)
+class TagsReport:
+    files: tuple[FileTags, ...]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def counts(self) -> list[tuple[str, int]]:
+        """Tag → number of files carrying it, most used first, then by name."""
+        counter = Counter(tag for f in self.files for tag in dict.fromkeys(f.tags))
+        return sorted(counter.items(), key=lambda item: (-item[1], item[0]))
+
+    @property
+    def invalid(self) -> list[str]:
+        return sorted({token for f in self.files for token in f.invalid})
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "files": [f.to_json() for f in self.files],
+            "counts": dict(self.counts),
+            "invalid": self.invalid,
+        }
+
+    def text_lines(self) -> Iterable[str]:
+        if not self.files:
+            yield "no HOT or WARM files found"
+            return
+        width = max(len(f.path) for f in self.files)
+        for f in self.files:
+            shown = ", ".join(f.tags) if f.tags else "(empty)"
+            if f.missing:
+                shown = "(no #tags: line)"
+            yield f"{f.path:<{width}}  {shown}"
+        yield ""
+        counts = self.counts
+        if counts:
+            yield "tags: " + ", ".join(f"{tag} ({n})" for tag, n in counts)
+        invalid = self.invalid
+        if invalid:
+            yield "outside the vocabulary: " + ", ".join(invalid)
+        else:
+            yield "every tag is in the vocabulary"
+
+
+def parse_tag_line(line: str) -> tuple[str, ...] | None:
+    """The tokens of a ``#tags:`` line (PROTOCOL §2); None if *line* is not one."""
+    from memtier.search.sections import tag_line_tags
+
+    if not line.startswith("#tags:"):
+        return None
+    return tuple(tag_line_tags(line))
+
+
+def collect_tags(ws: Workspace) -> TagsReport:
+    """The tags of MEMORY.md and of every WARM file, in that order."""
+    from memtier import store
+
+    files: list[FileTags] = []
+    warnings: list[str] = []
+    paths = ([ws.hot] if ws.hot.exists() else []) + ws.warm_files()
+    for path in paths:
+        rel = ws.relative(path)
+        try:
+            text = store.read_text(path, root=ws.root)
+        except InputError as exc:
+            warnings.append(f"skipped {exc.message}")
+            continue
+        lines = text.split("\n")
+        tags = parse_tag_line(lines[1]) if len(lines) > 1 else None
+        if tags is None:
+            files.append(FileTags(rel, (), (), missing=True))
+            continue
+        invalid = tuple(dict.fromkeys(t for t in tags if not ws.config.in_vocabulary(t)))
+        files.append(FileTags(rel, tags, invalid, missing=False))
+    return TagsReport(tuple(files), tuple(warnings))
