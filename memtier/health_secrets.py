@@ -12,7 +12,10 @@ error, every file is scanned in Python, with the same findings.
 
 A file that is not UTF-8, or binary, does not stop the scan: it is read with the
 undecodable bytes replaced, scanned, and reported as a warning, because a
-credential in a Latin-1 note is still a credential.
+credential in a Latin-1 note is still a credential. On the rg path rg searches
+the raw bytes of every note and Python reads only the flagged ones, so there
+the warning appears only for a flagged note: telling whether 10,000 files are
+valid UTF-8 would cost as much as reading them all in Python.
 """
 
 from __future__ import annotations
