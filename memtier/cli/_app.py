@@ -128,7 +128,11 @@ def run(argv: list[str] | None = None) -> int:
     from memtier import faults
     from memtier.errors import MemtierError
 
-    faults.enable(os.environ.get(faults.ENV_VAR), os.environ.get(faults.TRACE_ENV_VAR))
+    faults.enable(
+        os.environ.get(faults.ENV_VAR),
+        os.environ.get(faults.TRACE_ENV_VAR),
+        os.environ.get(faults.TRACE_ALL_ENV_VAR),
+    )
     args = sys.argv[1:] if argv is None else argv
     try:
         result = app(args=args, prog_name="memtier", standalone_mode=False)
