@@ -73,7 +73,8 @@ def clean_text(raw: str, what: str) -> CleanText:
     from memtier.secrets import redact
 
     redaction = redact(raw)
-    parts = (part.strip() for part in redaction.text.splitlines())
+    # NUL would make the file "binary" for every reader (PROTOCOL §3): it becomes a space.
+    parts = (part.strip() for part in redaction.text.replace("\0", " ").splitlines())
     text = " ".join(part for part in parts if part)
     if not text:
         raise InputError(f"{what}: the text is empty")

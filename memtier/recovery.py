@@ -19,7 +19,7 @@ every line of the buffer ends up exactly once in the buffer or in a note:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -37,7 +37,7 @@ from memtier.clock import format_timestamp
 from memtier.episodic import contains_lines, place_before_closure
 from memtier.errors import InputError
 from memtier.faults import checkpoint
-from memtier.rotation import read_note, rotate_locked, write_note
+from memtier.rotation import fresh_closure, read_note, rotate_locked, write_note
 from memtier.workspace import Workspace
 
 SESSION_START_CHECKPOINTS: tuple[str, ...] = (
@@ -147,7 +147,7 @@ def session_start(ws: Workspace) -> SessionStartResult:
         actions=tuple(run.actions),
         health_ok=ok,
         health_failed=failed,
-        warnings=tuple(run.warnings),
+        warnings=tuple(dict.fromkeys(run.warnings)),
         **context,
     )
 
@@ -190,11 +190,12 @@ def _failure_reason(text: str) -> str | None:
 
 def _recover_pending(run: _Run) -> None:
     ws = run.ws
+    pending_doc: store.Document | None = None
     try:
-        pending_doc: store.Document | None = store.read_document(ws.buffer_pending, root=ws.root)
-        reason = _failure_reason(pending_doc.text) if pending_doc else None
+        pending_doc = store.read_document(ws.buffer_pending, root=ws.root)
+        reason = _failure_reason(pending_doc.text)
     except InputError as exc:
-        pending_doc, reason = None, exc.message.split(": ", 1)[-1]
+        reason = exc.message.split(": ", 1)[-1]
     if pending_doc is None or reason is not None:
         _recovery_failed(run, reason or "unreadable")
         return
@@ -315,7 +316,12 @@ def _append_recovered(run: _Run, buffer: Buffer) -> None:
     text = note.text if note is not None else ""
     if note is not None and contains_lines(text, chunk):
         return
-    new_text, _placement = place_before_closure(text, chunk)
+    new_text, placement = place_before_closure(text, chunk)
+    if placement == "appended":
+        # A note without a closure block gets one, as a rotation gives it (§5 step 4),
+        # so that session-start leaves a workspace that passes health-check.
+        block = fresh_closure(ws, buffer.active_tasks)
+        new_text += replace(block, decisions="stale working buffer recovered").render()
     write_note(ws, ws.today, new_text, note)
     checkpoint("session_start.recovered-appended")
     run.did(f"appended the stale buffer to {ws.relative(ws.episodic_note())}")
