@@ -8,7 +8,7 @@
   older than N×24 h by modification time and with no line ending in ``#pinned``,
   moves to ``memory/archive/learnings/YYYY/MM/`` (month of its modification time).
 
-Moves go through `store.move_file`: a single rename that never overwrites (a taken
+Moves go through `store.move_files`: a single rename per file that never overwrites (a taken
 name becomes ``<stem>.1.md``), so the content is byte-identical and nothing is
 ever deleted. The whole pass runs under the workspace lock and re-lists the
 folders under it.
@@ -118,6 +118,8 @@ class _Planned:
     source: Path
     folder: Path
     month: str
+    shown: str  # the source relative to the root
+    shown_folder: str  # the destination folder relative to the root
 
 
 def _check_days(days: int | None, default: int) -> int:
@@ -127,31 +129,45 @@ def _check_days(days: int | None, default: int) -> int:
     return chosen
 
 
+def _sorted_entries(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as found:
+            return sorted(found, key=lambda entry: entry.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
 def _plan_episodic(ws: Workspace, days: int) -> tuple[list[_Planned], list[str], list[str]]:
     planned: list[_Planned] = []
     skipped: list[str] = []
     warnings: list[str] = []
-    folder = ws.episodic_dir
-    if not folder.is_dir():
-        return planned, skipped, warnings
-    for path in sorted(folder.iterdir()):
-        if path.suffix != ".md" or store.is_temp_file(path) or not path.is_file():
+    shown_dir = ws.relative(ws.episodic_dir)
+    shown_archive = ws.relative(ws.archive_dir)
+    for entry in _sorted_entries(ws.episodic_dir):
+        name = entry.name
+        if not name.endswith(".md"):
             continue
-        shown = ws.relative(path)
-        if path.is_symlink():
+        shown = f"{shown_dir}/{name}"
+        day = parse_day(name[:-3])
+        if day is not None and (ws.today - day).days <= days:
+            continue  # "more than N days before today": exactly N days stays
+        if not entry.is_file():
+            continue
+        if entry.is_symlink():
             warnings.append(f"{shown}: is a symlink; left in place")
             skipped.append(shown)
             continue
-        day = parse_day(path.stem)
         if day is None:
             # PROTOCOL §7: the original script archived such names into a nonsense folder.
             warnings.append(f"{shown}: name is not a YYYY-MM-DD date; left in place")
             skipped.append(shown)
             continue
-        # "More than N days before today": exactly N days stays, N+1 moves.
-        if (ws.today - day).days > days:
-            month = f"{day.year:04d}/{day.month:02d}/"
-            planned.append(_Planned(path, ws.archive_dir / month, month))
+        month = f"{day.year:04d}/{day.month:02d}/"
+        planned.append(
+            _Planned(
+                Path(entry.path), ws.archive_dir / month, month, shown, shown_archive + "/" + month
+            )
+        )
     return planned, skipped, warnings
 
 
@@ -168,30 +184,33 @@ def _plan_learnings(ws: Workspace, days: int) -> tuple[list[_Planned], list[str]
     planned: list[_Planned] = []
     skipped: list[str] = []
     warnings: list[str] = []
-    folder = ws.learnings_dir
-    if not folder.is_dir():
-        return planned, skipped, warnings
+    shown_dir = ws.relative(ws.learnings_dir)
+    shown_archive = ws.relative(ws.learnings_archive_dir)
     cutoff = ws.now.timestamp() - days * 86400
-    for path in sorted(folder.iterdir()):
-        if path.suffix != ".md" or path.name in SCRATCH_FILES or store.is_temp_file(path):
+    for entry in _sorted_entries(ws.learnings_dir):
+        name = entry.name
+        if not name.endswith(".md") or name in SCRATCH_FILES or not entry.is_file():
             continue
-        if not path.is_file():
-            continue
-        shown = ws.relative(path)
-        if path.is_symlink():
+        shown = f"{shown_dir}/{name}"
+        if entry.is_symlink():
             warnings.append(f"{shown}: is a symlink; left in place")
             skipped.append(shown)
             continue
-        mtime = os.stat(path).st_mtime
+        mtime = entry.stat().st_mtime
         # Older than N×24 h: exactly N×24 h stays.
         if mtime >= cutoff:
             continue
+        path = Path(entry.path)
         if has_pin(path):
             skipped.append(shown)
             continue
         moment = datetime.fromtimestamp(mtime, tz=ws.now.tzinfo)
         month = f"{moment.year:04d}/{moment.month:02d}/"
-        planned.append(_Planned(path, ws.learnings_archive_dir / month, month))
+        planned.append(
+            _Planned(
+                path, ws.learnings_archive_dir / month, month, shown, shown_archive + "/" + month
+            )
+        )
     return planned, skipped, warnings
 
 
@@ -202,16 +221,24 @@ def _plan_learnings(ws: Workspace, days: int) -> tuple[list[_Planned], list[str]
 def _run(
     ws: Workspace, kind: str, planned: list[_Planned], dry_run: bool
 ) -> tuple[ArchiveMove, ...]:
-    moves: list[ArchiveMove] = []
-    for item in planned:
-        if dry_run:
-            dest = store.free_destination(item.folder, item.source.name)
-        else:
+    names: dict[Path, str] = {}
+    if dry_run:
+        for item in planned:
+            names[item.source] = store.free_destination(item.folder, item.source.name).name
+    else:
+        # One batch per month folder: the folder checks and fsyncs are paid once.
+        batches: dict[Path, list[Path]] = {}
+        for item in planned:
+            batches.setdefault(item.folder, []).append(item.source)
+        for folder, sources in batches.items():
             checkpoint("archive.before-move")
-            dest = store.move_file(item.source, item.folder, root=ws.root)
+            moved = store.move_files(sources, folder, root=ws.root)
             checkpoint("archive.moved")
-        moves.append(ArchiveMove(kind, ws.relative(item.source), ws.relative(dest), item.month))
-    return tuple(moves)
+            names.update((src, dest.name) for src, dest in zip(sources, moved, strict=True))
+    return tuple(
+        ArchiveMove(kind, item.shown, item.shown_folder + names[item.source], item.month)
+        for item in planned
+    )
 
 
 def archive_episodic(
