@@ -38,30 +38,38 @@ _HEADINGS: dict[str, str] = {
     "FEATURE_REQUESTS.md": "# Feature requests",
 }
 
-# A leading date or ISO timestamp (seconds, fraction and offset optional).
-_LEADING_DATE = re.compile(
-    r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?=\s|$)"
+# What a lesson line starts with: an optional "- ", then an optional date or ISO
+# timestamp (seconds, fraction and offset optional) followed by whitespace.
+_PREFIX = re.compile(
+    r"\s*(?:-(?:\s+|$))?"
+    r"(?:\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?:\s+|$))?"
 )
-_TRAILING_FLAG = re.compile(r"\s*(?:\[PROMOTE-CANDIDATE\]|#pinned)\s*$", re.IGNORECASE)
-_SPACE = re.compile(r"\s+")
+_FLAGS = (CANDIDATE_FLAG.lower(), PIN_FLAG)
+
+
+def _strip_flags(text: str, lowered: str) -> str:
+    """*text* without trailing flags, matched on its lowercased twin *lowered*."""
+    end = len(lowered.rstrip())
+    found = True
+    while found:
+        found = False
+        for flag in _FLAGS:
+            if lowered.endswith(flag, 0, end):
+                end = len(lowered[: end - len(flag)].rstrip())
+                found = True
+    return text[:end]
 
 
 def normalise_lesson(line: str) -> str:
     """The text two lines must share to count as the same lesson (PROTOCOL §2).
 
     Drops a leading ``- ``, a leading date or timestamp, trailing
-    ``[PROMOTE-CANDIDATE]`` and ``#pinned`` (in any order), lowercases and
-    collapses runs of whitespace.
+    ``[PROMOTE-CANDIDATE]`` and ``#pinned`` (in any order, any case),
+    lowercases and collapses runs of whitespace.
     """
-    text = line.strip()
-    if text.startswith("-") and (len(text) == 1 or text[1].isspace()):
-        text = text[1:].lstrip()
-    text = _LEADING_DATE.sub("", text, count=1).lstrip()
-    previous = None
-    while previous != text:
-        previous = text
-        text = _TRAILING_FLAG.sub("", text)
-    return _SPACE.sub(" ", text).strip().lower()
+    prefix = _PREFIX.match(line)
+    lowered = line[prefix.end() if prefix else 0 :].lower()
+    return " ".join(_strip_flags(lowered, lowered).split())
 
 
 def is_lesson_line(line: str) -> bool:
@@ -79,15 +87,9 @@ def is_candidate_line(line: str) -> bool:
 
 def lesson_text(line: str) -> str:
     """The lesson as a person wrote it: no ``- ``, no leading date, no trailing flags."""
-    text = line.strip()
-    if text.startswith("- "):
-        text = text[2:].lstrip()
-    text = _LEADING_DATE.sub("", text, count=1).lstrip()
-    previous = None
-    while previous != text:
-        previous = text
-        text = _TRAILING_FLAG.sub("", text)
-    return text.strip()
+    prefix = _PREFIX.match(line)
+    text = line[prefix.end() if prefix else 0 :]
+    return _strip_flags(text, text.lower()).strip()
 
 
 def remove_candidate_flag(line: str) -> str:
@@ -166,7 +168,7 @@ class LearnResult:
 
 def _fold(text: str) -> str:
     # A SCRATCH entry is one line: newlines in the text are folded into spaces.
-    return _SPACE.sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult:

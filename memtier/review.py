@@ -35,7 +35,6 @@ from memtier.learnings import (
     CANDIDATE_FLAG,
     PIN_FLAG,
     is_candidate_line,
-    lesson_lines,
     normalise_lesson,
 )
 from memtier.workspace import Workspace
@@ -234,11 +233,18 @@ def flag_recurring(ws: Workspace) -> tuple[Flagged, ...]:
     first: dict[str, tuple[Path, int, str]] = {}
     already: set[str] = set()
     for path, doc in docs.items():
-        for lesson in lesson_lines(path, doc.text):
-            counts[lesson.normalised] += 1
-            first.setdefault(lesson.normalised, (path, lesson.number, lesson.text))
-            if is_candidate_line(lesson.text):
-                already.add(lesson.normalised)
+        # A tight loop: this runs over every SCRATCH line every week.
+        for number, line in enumerate(doc.text.split("\n"), start=1):
+            if not line.startswith("- "):
+                continue
+            key = normalise_lesson(line)
+            if not key:
+                continue
+            counts[key] += 1
+            if key not in first:
+                first[key] = (path, number, line)
+            if "[PROMOTE-CANDIDATE]" in line and is_candidate_line(line):
+                already.add(key)
     due = [
         key
         for key, count in counts.items()
