@@ -54,3 +54,21 @@ def test_archive_crash_then_rerun_moves_each_file_once(root: Path, point: str) -
         month = name[:4] + "/" + name[5:7]
         assert (root / "memory/archive" / month / name).read_text() == f"{name}\n"
     assert not list((root / "memory/episodic").glob("2026-0*.md"))
+
+
+@pytest.mark.parametrize(
+    "point", ["archive.moved", "review.before-flag", "review.flagged", "review.before-closure"]
+)
+def test_weekly_review_crash_then_rerun_is_healthy(root: Path, point: str) -> None:
+    (root / "memory/episodic/2026-09-01.md").write_text("old\n")
+    errors = root / ".learnings/ERRORS.md"
+    errors.write_text("# Errors\n" + "- 2026-11-01 flaky dns\n" * 3)
+    args = ("--root", str(root), "--now", LATER, "weekly-review")
+    crashed = run_memtier(*args, env={"MEMTIER_FAULT": point})
+    assert crashed.returncode == -9
+    rerun = run_memtier(*args)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert errors.read_text().count("[PROMOTE-CANDIDATE]") == 1
+    assert (root / "memory/archive/2026/09/2026-09-01.md").read_text() == "old\n"
+    health = run_memtier("--root", str(root), "--now", LATER, "health-check")
+    assert health.returncode == 0, health.stdout
