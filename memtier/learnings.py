@@ -8,7 +8,7 @@ lesson" when their normalised texts (`normalise_lesson`) are equal.
 - `learn` appends an entry. A lesson has one home: a lesson already standing in
   *another* SCRATCH file is refused; a repeat in the same file is how a
   recurrence is counted, so it is allowed.
-- `find_candidates` lists lines flagged ``[PROMOTE-CANDIDATE]``.
+- `memtier.review.find_candidates` lists lines flagged ``[PROMOTE-CANDIDATE]``.
 - `promote` copies an approved lesson into a WARM file, its one home.
 """
 
@@ -214,60 +214,6 @@ def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult
     line_number = len(lines) - 1
     occurrences = sum(1 for f in lesson_lines(target, new_text) if f.normalised == normalised)
     return LearnResult(ws.relative(target), line_number, entry, occurrences, dict(redaction.counts))
-
-
-# ---------------------------------------------------------------------------
-# candidates
-
-
-@dataclass(frozen=True)
-class Candidate:
-    file: str
-    line: int
-    entry: str
-    lesson: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "entry": self.entry, "lesson": self.lesson}
-
-
-@dataclass(frozen=True)
-class CandidatesResult:
-    candidates: tuple[Candidate, ...]
-    warnings: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "count": len(self.candidates),
-            "candidates": [c.to_json() for c in self.candidates],
-        }
-
-    def text_lines(self) -> Iterable[str]:
-        if not self.candidates:
-            yield "No promotion candidates"
-            return
-        for c in self.candidates:
-            yield f"{c.file}:{c.line}: {c.entry}"
-        yield (
-            f"{len(self.candidates)} candidate(s); promote one with "
-            "memtier promote TEXT --to FILE --yes"
-        )
-
-
-def find_candidates(ws: Workspace) -> CandidatesResult:
-    """Every ``[PROMOTE-CANDIDATE]`` line of the SCRATCH files, in file order."""
-    found: list[Candidate] = []
-    warnings: list[str] = []
-    for path in scratch_paths(ws):
-        try:
-            text = read_scratch(ws, path)
-        except InputError as exc:
-            warnings.append(exc.message)
-            continue
-        for number, line in enumerate(text.split("\n"), start=1):
-            if is_candidate_line(line):
-                found.append(Candidate(ws.relative(path), number, line, lesson_text(line)))
-    return CandidatesResult(tuple(found), tuple(warnings))
 
 
 # ---------------------------------------------------------------------------

@@ -35,7 +35,10 @@ from memtier.learnings import (
     CANDIDATE_FLAG,
     PIN_FLAG,
     is_candidate_line,
+    lesson_text,
     normalise_lesson,
+    read_scratch,
+    scratch_paths,
 )
 from memtier.workspace import Workspace
 
@@ -329,3 +332,57 @@ def weekly_review(ws: Workspace) -> ReviewResult:
         block = _summary(ws, archived, flagged)
         note = _write_closure(ws, block)
     return ReviewResult(DONE, lock_removed, archived, flagged, closure=block, note=note)
+
+
+# ---------------------------------------------------------------------------
+# candidates (what the recurrence check flagged, plus flags set by hand)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    file: str
+    line: int
+    entry: str
+    lesson: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "entry": self.entry, "lesson": self.lesson}
+
+
+@dataclass(frozen=True)
+class CandidatesResult:
+    candidates: tuple[Candidate, ...]
+    warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "count": len(self.candidates),
+            "candidates": [c.to_json() for c in self.candidates],
+        }
+
+    def text_lines(self) -> Iterable[str]:
+        if not self.candidates:
+            yield "No promotion candidates"
+            return
+        for c in self.candidates:
+            yield f"{c.file}:{c.line}: {c.entry}"
+        yield (
+            f"{len(self.candidates)} candidate(s); promote one with "
+            "memtier promote TEXT --to FILE --yes"
+        )
+
+
+def find_candidates(ws: Workspace) -> CandidatesResult:
+    """Every ``[PROMOTE-CANDIDATE]`` line of the SCRATCH files, in file order."""
+    found: list[Candidate] = []
+    warnings: list[str] = []
+    for path in scratch_paths(ws):
+        try:
+            text = read_scratch(ws, path)
+        except InputError as exc:
+            warnings.append(exc.message)
+            continue
+        for number, line in enumerate(text.split("\n"), start=1):
+            if is_candidate_line(line):
+                found.append(Candidate(ws.relative(path), number, line, lesson_text(line)))
+    return CandidatesResult(tuple(found), tuple(warnings))

@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memtier.errors import InputError, RefusedError
-from memtier.learnings import find_candidates, learn, normalise_lesson, promote
+from memtier.learnings import learn, normalise_lesson, promote
+from memtier.review import find_candidates
 from memtier.workspace import Workspace
 from tests.conftest import NOW, CliRunner
 

@@ -101,8 +101,8 @@ def candidates_command(
     as_json: JsonOption = False,
 ) -> None:
     """List every [PROMOTE-CANDIDATE] line of .learnings/ with its file and line number."""
-    from memtier.learnings import find_candidates
     from memtier.render import warn
+    from memtier.review import find_candidates
 
     ws = open_workspace(ctx, root, now)
     result = find_candidates(ws)
