@@ -44,9 +44,9 @@ def _ripgrep() -> str | None:
 
 
 def _note_names(folder: Path) -> list[str]:
-    """Names of the ``*.md`` entries directly in *folder*, sorted (not yet stat-ed)."""
+    """Names of the ``*.md`` entries directly in *folder*, in directory order, not stat-ed."""
     try:
-        return sorted(name for name in os.listdir(folder) if name.endswith(".md"))
+        return [name for name in os.listdir(folder) if name.endswith(".md")]
     except OSError:
         return []
 
@@ -114,7 +114,7 @@ def _scan(ws: Workspace, paths: Iterable[Path]) -> list[Check]:
 def _small_tiers(ws: Workspace) -> list[Path]:
     from memtier.health_checks import warm_paths
 
-    learnings = [ws.learnings_dir / name for name in _note_names(ws.learnings_dir)]
+    learnings = [ws.learnings_dir / name for name in sorted(_note_names(ws.learnings_dir))]
     paths = [ws.hot, *warm_paths(ws), ws.buffer, *learnings]
     return [p for p in paths if p.is_file()]
 
@@ -168,15 +168,18 @@ class SecretsScan:
         """One failure per credential found (never the credential), else one pass."""
         folder = self.ws.episodic_dir
         small = _small_tiers(self.ws)
+        # The small tiers first: this also compiles the rules while rg still runs.
+        checks = _scan(self.ws, small)
+        names = sorted(self.names)
         found = self._rg_candidates()
         if found is None:
-            notes = [p for p in (folder / name for name in self.names) if p.is_file()]
+            notes = [p for p in (folder / name for name in names) if p.is_file()]
             candidates = notes
             scanned = len(small) + len(notes)
         else:
-            candidates = [folder / name for name in self.names if name in found]
-            scanned = len(small) + len(self.names)
-        checks = _scan(self.ws, [*small, *candidates])
+            candidates = [folder / name for name in names if name in found]
+            scanned = len(small) + len(names)
+        checks.extend(_scan(self.ws, candidates))
         if not any(c.status == FAIL for c in checks):
             message = f"no credentials found ({scanned} files scanned)"
             checks.append(Check("secrets", PASS, None, message))
