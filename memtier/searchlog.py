@@ -27,7 +27,7 @@ from memtier.workspace import Workspace
 LOG_NAME = ".searches.jsonl"
 MAX_ENTRIES = 500
 # A search waits this long at most for a writer to finish before giving up on logging.
-LOCK_TIMEOUT_SECONDS = 2.0
+LOCK_TIMEOUT_SECONDS = 5.0
 
 
 def log_path(ws: Workspace) -> Path:

@@ -248,6 +248,12 @@ def _symlink_warning(rel: str) -> str:
     return f"skipped {rel}: symlink (never followed inside a tier folder)"
 
 
+def _worth_naming(rel: str) -> bool:
+    """A skipped symlink is named if it would have been searched: a tier file, or a
+    folder of the archive (the one tier with subfolders)."""
+    return tier_of(rel) is not None or rel.startswith("memory/archive/")
+
+
 def _walk(root: Path, rel: str, warnings: list[str]) -> Iterator[str]:
     """Files under *rel* without following symlinks below it (as ripgrep does)."""
     full = root / rel
@@ -262,7 +268,7 @@ def _walk(root: Path, rel: str, warnings: list[str]) -> Iterator[str]:
     for entry in entries:
         child = f"{rel}/{entry.name}"
         if entry.is_symlink():
-            if tier_of(child) is not None:
+            if _worth_naming(child):
                 warnings.append(_symlink_warning(child))
             continue
         if entry.is_dir(follow_symlinks=False):
@@ -291,7 +297,7 @@ def symlink_warnings(root: Path, paths: list[str], warnings: list[str]) -> None:
             continue
         for name in links:
             child = f"{rel}/{name}"
-            if tier_of(child) is not None:
+            if _worth_naming(child):
                 warnings.append(_symlink_warning(child))
 
 

@@ -10,9 +10,11 @@ Rules:
   or ``.`` stay one term (``group-identify``, ``v4.6.14``, ``10.0.0.5``). A term
   matches on word boundaries, and may be followed by up to four more word
   characters (``restart`` finds ``restarted``, ``container`` finds
-  ``containers``): a cheap stand-in for stemming that keeps ripgrep's literal
+  ``containers``) unless it holds a digit (``10.0.0.5`` never finds
+  ``10.0.0.50``): a cheap stand-in for stemming that keeps ripgrep's literal
   prefilter fast. A query word with a common English suffix is reduced to its
   stem first (``restarting`` → ``restart``).
+- Common English words (`STOPWORDS`) are dropped from a query that has others.
 - CJK scripts have no spaces between words: a run of one or two CJK characters
   is one term, matched anywhere; a longer run becomes its overlapping
   character pairs, so a two-character query finds its line.
@@ -35,6 +37,22 @@ _MIN_STEM = 4
 # How many extra word characters a Latin term may carry and still match.
 EXTENSION = 4
 _PUNCTUATION = frozenset("\\.+*?()|[]{}^$#&-~")
+# Words that carry no meaning in a question; dropped unless the query is nothing else.
+# Without this, "what port does qdrant use" would scan for "what" and "does" in every line.
+STOPWORDS = frozenset(
+    (
+        "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+        "been", "before", "being", "both", "but", "by", "can", "could", "did", "do", "does",
+        "doing", "during", "each", "for", "from", "had", "has", "have", "having", "he", "her",
+        "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself",
+        "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once",
+        "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so",
+        "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these",
+        "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was",
+        "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will",
+        "with", "would", "you", "your", "yours",
+    )
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -48,6 +66,8 @@ class Term:
         body = escape(self.text)
         if self.cjk:
             return body
+        if not self.text[-1].isalpha() or any(ch.isdigit() for ch in self.text):
+            return rf"\b{body}\b"  # a version or an address is exact: 10.0.0.5 ≠ 10.0.0.50
         return rf"\b{body}\w{{0,{EXTENSION}}}\b"
 
 
@@ -85,7 +105,8 @@ def query_terms(query: str) -> tuple[Term, ...]:
     for _, term in sorted(pieces, key=lambda item: item[0]):
         if term not in found:
             found.append(term)
-    return tuple(found)
+    meaningful = [t for t in found if t.text not in STOPWORDS]
+    return tuple(meaningful or found)
 
 
 def _longest_first(terms: tuple[Term, ...]) -> list[Term]:

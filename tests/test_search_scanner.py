@@ -1,0 +1,256 @@
+"""The scanners (ripgrep and pure Python agree), query terms and sections."""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from memtier.search import SearchRequest, search
+from memtier.search.scanner import find_rg, tier_of
+from memtier.search.sections import inline_tags, split_sections, tag_line_tags
+from memtier.search.tokens import Term, combined_pattern, query_terms, scan_pattern, stem
+from memtier.workspace import Workspace
+from tests.conftest import NOW
+
+RG = find_rg()
+needs_rg = pytest.mark.skipif(RG is None, reason="no rg binary")
+
+WORDS = [
+    "qdrant",
+    "synapse",
+    "coturn",
+    "docker",
+    "restart",
+    "restarted",
+    "migration",
+    "snapshot",
+    "timeout",
+    "mirror",
+    "backup",
+    "rotation",
+    "bridge",
+    "tailscale",
+    "ufw",
+    "pm2",
+    "samba",
+    "group-identify",
+    "v4.6.14",
+    "10.0.0.5",
+    "数据库",
+    "迁移",
+    "cache",
+    "Cache",
+    "DOCKER",
+    "dockerd",
+    "latency",
+    "relay",
+    "host",
+    "port",
+    "disk",
+]
+
+
+def generated_workspace(root: Path, seed: int = 7) -> None:
+    """A deterministic workspace touching every tier, with headings, lists and tags."""
+    rng = random.Random(seed)
+
+    def paragraph() -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12)))
+
+    def body(lines: int) -> str:
+        out: list[str] = []
+        for _ in range(lines):
+            kind = rng.random()
+            if kind < 0.15:
+                out.append(f"## {paragraph()}")
+            elif kind < 0.3:
+                out.append("")
+            elif kind < 0.4:
+                out.append(f"{paragraph()} #{rng.choice(['docker', 'backup', 'ssh'])}")
+            else:
+                out.append(f"- {paragraph()}")
+        return "\n".join(out) + "\n"
+
+    for _ in range(40):
+        day = f"2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}"
+        (root / f"memory/episodic/{day}.md").write_text(f"# {day}\n\n{body(25)}")
+    for name in ("infrastructure", "projects", "extra"):
+        tags = ", ".join(rng.sample(["docker", "backup", "networking", "ssh"], 2))
+        (root / f"memory/semantic/{name}.md").write_text(
+            f"# {name}\n#tags: {tags}\n> last_verified: 2026-11-30\n\n{body(20)}"
+        )
+    (root / ".learnings/ERRORS.md").write_text(body(10))
+    archive = root / "memory/archive/2025/03"
+    archive.mkdir(parents=True)
+    (archive / "2025-03-04.md").write_text(body(15))
+    (root / "memory/episodic/2026-11-30.md").write_bytes(b"caf\xe9 docker\r\n- qdrant\r\n")
+
+
+QUERIES = [
+    ("qdrant", {}),
+    ("docker restart", {}),
+    ("migration snapshot timeout", {"limit": 30}),
+    ("group-identify", {}),
+    ("v4.6.14", {}),
+    ("数据", {}),
+    ("cache", {"tiers": ("warm", "scratch")}),
+    ("relay", {"all_tiers": True}),
+    ("backup", {"tags": ("backup",)}),
+    (r"rest\w+ed", {"regex": True}),
+    ("host port disk", {"context": 0, "limit": 50}),
+]
+
+
+@needs_rg
+@pytest.mark.parametrize(("query", "options"), QUERIES)
+def test_ripgrep_and_python_scanners_agree(
+    root: Path, query: str, options: dict[str, object]
+) -> None:
+    generated_workspace(root)
+    ws = Workspace.open(root, NOW)
+    (root / "memory/memtier.toml").write_text("search_log = false\n")
+    ws = Workspace.open(root, NOW)
+    with_rg = search(ws, SearchRequest(query=query, rg=RG, **options))  # type: ignore[arg-type]
+    with_python = search(ws, SearchRequest(query=query, rg=None, **options))  # type: ignore[arg-type]
+    assert with_rg.to_json()["results"], query  # the comparison is not vacuous
+    assert with_rg.to_json()["results"] == with_python.to_json()["results"]
+    assert with_rg.total_matched == with_python.total_matched
+
+
+def test_find_rg_prefers_the_binary_beside_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_python = tmp_path / "bin" / "python"
+    fake_python.parent.mkdir()
+    fake_python.write_text("")
+    rg = tmp_path / "bin" / "rg"
+    rg.write_text("#!/bin/sh\n")
+    rg.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(fake_python))
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert find_rg() == str(rg)
+    rg.unlink()
+    assert find_rg() is None
+    other = tmp_path / "other" / "rg"
+    other.parent.mkdir()
+    other.write_text("#!/bin/sh\n")
+    other.chmod(0o755)
+    monkeypatch.setenv("PATH", str(other.parent))
+    assert find_rg() == str(other)
+    assert find_rg(str(other)) == str(other)
+    assert find_rg(str(tmp_path / "missing")) is None
+
+
+@pytest.mark.parametrize(
+    ("rel", "tier"),
+    [
+        ("MEMORY.md", "hot"),
+        ("memory/semantic/infrastructure.md", "warm"),
+        ("memory/procedural/lessons-learned.md", "warm"),
+        ("memory/working-buffer.md", "buffer"),
+        (".learnings/ERRORS.md", "scratch"),
+        (".learnings/other.md", "scratch"),
+        ("memory/episodic/2026-11-30.md", "cold"),
+        ("memory/archive/2025/01/2025-01-01.md", "archive"),
+        ("memory/archive/learnings/2025/01/x.md", "archive"),
+        ("memory/scripts/x.md", None),
+        ("memory/episodic/sub/x.md", None),
+        ("memory/.searches.jsonl", None),
+        ("memory/working-buffer.md.pending", None),
+        ("notes.md", None),
+    ],
+)
+def test_tier_of(rel: str, tier: str | None) -> None:
+    assert tier_of(rel) == tier
+
+
+def test_query_terms() -> None:
+    assert [t.text for t in query_terms("Restarting docker-compose, v4.6.14 on 10.0.0.5!")] == [
+        "restart", "docker-compose", "v4.6.14", "10.0.0.5",
+    ]  # fmt: skip
+    assert query_terms("数据库迁移") == tuple(
+        Term(t, cjk=True) for t in ("数据", "据库", "库迁", "迁移")
+    )
+    assert query_terms("数据 qdrant") == (Term("数据", cjk=True), Term("qdrant"))
+    assert query_terms("docker Docker DOCKER") == (Term("docker"),)
+    assert query_terms(" ,;- ") == ()
+    assert [t.text for t in query_terms("what port does the relay use")] == [
+        "port", "relay", "use",
+    ]  # fmt: skip
+    assert [t.text for t in query_terms("what is it")] == ["what", "is", "it"]
+
+
+def test_stem_keeps_short_words_and_double_s() -> None:
+    assert stem("restarting") == "restart"
+    assert stem("containers") == "container"
+    assert stem("bus") == "bus"
+    assert stem("address") == "address"
+    assert stem("v4") == "v4"
+
+
+def test_patterns_mean_the_same_in_python_and_ripgrep(tmp_path: Path) -> None:
+    import re
+    import subprocess
+
+    terms = query_terms("group-identify v4.6.14 restart 数据 10.0.0.5")
+    text = "x group-identify v4.6.14 v4x6x14 restarted restartingly 数据库 10.0.0.50 10.0.0.5\n"
+    python_hits = [m.group() for m in re.finditer(combined_pattern(terms), text, re.I)]
+    assert python_hits == ["group-identify", "v4.6.14", "restarted", "数据", "10.0.0.5"]
+    assert [m.group() for m in re.finditer(scan_pattern(terms), text, re.I)] == [
+        "group-identify", "v4.6.14", "restart", "restart", "数据", "10.0.0.5", "10.0.0.5",
+    ]  # fmt: skip
+    if RG is None:
+        return
+    (tmp_path / "t.md").write_text(text)
+    for pattern, expected in ((combined_pattern(terms), python_hits),):
+        out = subprocess.run(
+            [RG, "--no-config", "-o", "-i", "-e", pattern, "t.md"],
+            cwd=tmp_path, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert out.stdout.split() == expected
+
+
+def test_sections_split_on_blank_lines_headings_and_long_lists() -> None:
+    lines = [
+        "# Title",  # 1
+        "#tags: docker",  # 2
+        "",  # 3
+        "para one",  # 4
+        "para two",  # 5
+        "## Heading",  # 6
+        "- a",  # 7
+        "- b",  # 8
+        "",  # 9
+        *[f"- item {i}" for i in range(8)],  # 10..17
+    ]
+    sections = split_sections(lines)
+    assert [(s.start, s.end, s.heading) for s in sections] == [
+        (1, 2, 1),
+        (4, 5, 1),
+        (6, 8, 6),
+        *[(i, i, 6) for i in range(10, 18)],
+    ]
+
+
+def test_tag_helpers() -> None:
+    assert tag_line_tags("#tags: docker, networking|ssh  ,") == ["docker", "networking", "ssh"]
+    assert tag_line_tags("# tags: docker") == []
+    assert inline_tags("#tags: nope\n- fixed it #Docker and #fail2ban, not a#b or #1") == {
+        "docker",
+        "fail2ban",
+    }
+
+
+def test_python_scanner_never_follows_links(root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "out"
+    outside.mkdir()
+    (outside / "2026-01-01.md").write_text("puffin\n")
+    os.symlink(outside, root / "memory/archive/linked")
+    ws = Workspace.open(root, NOW)
+    report = search(ws, SearchRequest(query="puffin", all_tiers=True, rg=None))
+    assert report.hits == ()
+    assert "skipped memory/archive/linked: symlink" in " ".join(report.warnings)
