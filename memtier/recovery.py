@@ -136,6 +136,7 @@ def session_start(ws: Workspace) -> SessionStartResult:
             store.remove_residue(ws.buffer_lock, root=ws.root)
             checkpoint("session_start.lock-removed")
             run.did("removed a stale rotation lock (memory/working-buffer.md.lock)")
+        _remove_temp_files(run)
         if ws.buffer_pending.exists():  # step 4
             _recover_pending(run)
         else:  # step 5
@@ -176,6 +177,19 @@ def _ensure_buffer(run: _Run) -> None:
     run.did(f"created {ws.relative(ws.buffer)}")
 
 
+def _remove_temp_files(run: _Run) -> None:
+    """Temporary files of dead writes (PROTOCOL §3): every write holds the lock we hold."""
+    from memtier.errors import MemtierError
+    from memtier.health_checks import temp_files
+
+    for path in temp_files(run.ws.root):
+        try:
+            if store.remove_residue(path, root=run.ws.root):
+                run.did(f"removed a leftover temporary file {run.ws.relative(path)}")
+        except MemtierError as exc:
+            run.warnings.append(f"temporary file left in place: {exc.message}")
+
+
 # ---------------------------------------------------------------------------
 # step 4: .pending recovery
 
@@ -201,7 +215,7 @@ def _recover_pending(run: _Run) -> None:
         return
     pending = parse_buffer(pending_doc.text)
     buffer_doc, current = _read_current(run)
-    if _body_in_a_note(ws, pending):
+    if _body_in_a_note(ws, pending, run.warnings):
         # The rotation that left .pending had finished its append (§4 step 4).
         if current is not None and current.body == pending.body:
             # ...but died before its fresh buffer: keeping this one would keep the body twice.
@@ -272,11 +286,15 @@ def _candidate_days(ws: Workspace, pending: Buffer) -> list[date]:
     return list(dict.fromkeys(days))
 
 
-def _body_in_a_note(ws: Workspace, pending: Buffer) -> bool:
+def _body_in_a_note(ws: Workspace, pending: Buffer, warnings: list[str]) -> bool:
     if not body_has_content(pending.body):
         return False
     for day in _candidate_days(ws, pending):
-        note = read_note(ws, day)
+        try:
+            note = read_note(ws, day)
+        except InputError as exc:
+            warnings.append(f"not searched for the rotated buffer: {exc.message}")
+            continue
         if note is not None and contains_lines(note.text, pending.body):
             return True
     return False

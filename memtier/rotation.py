@@ -130,7 +130,10 @@ def rotate_locked(ws: Workspace) -> RotateResult:
     # Step 1: a marker means a rotation crashed (a running one would hold our lock).
     if ws.buffer_lock.exists() or ws.buffer_lock.is_symlink():
         raise RefusedError(LOCK_PRESENT_MESSAGE, path=ws.buffer_lock)
-    doc, buffer = read_buffer(ws)  # a bad header refuses before anything is written
+    # Bad input (a broken buffer header, an unreadable note) refuses before step 2,
+    # so it never leaves a marker behind.
+    doc, buffer = read_buffer(ws)
+    read_note(ws, ws.today)
     # Step 2.
     if not store.create_exclusive(ws.buffer_lock, ws.now.isoformat() + "\n", root=ws.root):
         raise RefusedError(LOCK_PRESENT_MESSAGE, path=ws.buffer_lock)

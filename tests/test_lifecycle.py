@@ -278,3 +278,21 @@ def test_every_command_has_help(cli: CliRunner, command: tuple[str, ...]) -> Non
     assert result.exit_code == 0
     assert "Usage:" in result.stdout
     assert len(result.stdout.split("\n")) > 4
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(min_size=1))
+def test_no_text_breaks_a_closed_note(ws: Workspace, text: str) -> None:
+    note = ws.episodic_note()
+    if not note.exists():
+        note.write_text("# day\n" + BLOCK)
+    before = split_closure(note.read_text())
+    try:
+        episodic_append(ws, text)
+    except InputError:
+        assert not text.strip()
+        return
+    after = split_closure(note.read_text())
+    assert after[1] == before[1]
+    assert after[0].startswith(before[0])
+    assert after[0].count("\n") == before[0].count("\n") + 1

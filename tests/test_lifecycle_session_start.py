@@ -261,3 +261,15 @@ def test_deterministic(tmp_path: Path, snapshot: Callable[[Path], dict[str, byte
         results.append(session_start(ws).to_json())
     assert results[0] == results[1]
     assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")
+
+
+def test_buffer_that_is_a_folder_gives_a_warning_not_a_traceback(
+    cli: CliRunner, root: Path
+) -> None:
+    buffer = root / "memory/working-buffer.md"
+    buffer.unlink()
+    buffer.mkdir()
+    result = cli("session-start", "--json", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 0
+    assert "is a directory" in result.stderr
+    assert json.loads(result.stdout)["health"]["ok"] is False

@@ -153,3 +153,12 @@ def test_rerun_after_crash_after_step_4(ws: Workspace) -> None:
     assert json.loads(rerun.stdout)["placement"] == "already-present"
     assert ws.episodic_note().read_text().count(body) == 1
     _assert_rotated(ws)
+
+
+def test_rotate_with_an_unreadable_note_leaves_no_marker(ws: Workspace) -> None:
+    _fill(ws)
+    ws.episodic_note().write_bytes(b"\xff\xfe not utf-8\n")
+    with pytest.raises(InputError, match="not UTF-8"):
+        rotate_buffer(ws)
+    assert not ws.buffer_lock.exists()
+    assert not ws.buffer_pending.exists()
