@@ -24,13 +24,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from memtier.errors import ConfinementError, InputError, LockTimeout, MemtierError
 from memtier.faults import checkpoint
-
-if TYPE_CHECKING:
-    from filelock import BaseFileLock
 
 TEMP_SUFFIX = ".memtier-tmp"
 LOCK_TIMEOUT_SECONDS = 60.0
@@ -374,7 +371,67 @@ def remove_residue(path: Path, *, root: Path) -> bool:
 # ---------------------------------------------------------------------------
 # the workspace lock
 
-_held: dict[str, tuple[BaseFileLock, int]] = {}
+
+class _Lock(Protocol):
+    def release(self) -> None: ...
+
+
+class _FlockLock:
+    """``flock`` on the lock file, polled until *timeout*: what filelock does on POSIX.
+
+    Called directly because importing filelock costs about 20 ms (it pulls in
+    logging, secrets, decimal, inspect), paid by every write an agent makes;
+    the lock is interoperable with filelock's, both being ``flock`` on one file.
+    """
+
+    def __init__(self, path: Path, timeout: float) -> None:
+        import fcntl
+        import time
+
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + timeout
+        pause = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise TimeoutError(str(path)) from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.025)
+            except OSError:
+                os.close(fd)
+                raise
+        self._fd = fd
+
+    def release(self) -> None:
+        import fcntl
+
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            os.close(self._fd)
+
+
+class _PortableLock:
+    """filelock, where the platform has no ``fcntl`` (Windows)."""
+
+    def __init__(self, path: Path, timeout: float) -> None:
+        from filelock import FileLock, Timeout
+
+        self._lock = FileLock(str(path), timeout=timeout)
+        try:
+            self._lock.acquire()
+        except Timeout:
+            raise TimeoutError(str(path)) from None
+
+    def release(self) -> None:
+        self._lock.release()
+
+
+_held: dict[str, tuple[_Lock, int]] = {}
 
 
 @contextmanager
@@ -393,16 +450,14 @@ def workspace_lock(lock_path: Path, *, timeout: float = LOCK_TIMEOUT_SECONDS) ->
         finally:
             _held[key] = (held, _held[key][1] - 1)
         return
-    from filelock import FileLock, Timeout
-
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _failed("create", str(lock_path.parent), exc) from None
-    lock = FileLock(str(lock_path), timeout=timeout)
+    kind: type[_FlockLock | _PortableLock] = _FlockLock if os.name == "posix" else _PortableLock
     try:
-        lock.acquire()
-    except Timeout:
+        lock: _Lock = kind(lock_path, timeout)
+    except TimeoutError:
         raise LockTimeout(
             f"the workspace is locked by another memtier process (waited {timeout:g} s)"
         ) from None

@@ -210,3 +210,38 @@ def test_new_files_follow_umask(tmp_path: Path) -> None:
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "fresh.md").stat().st_mode) == 0o640
+
+
+_HOLDER_CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from filelock import FileLock
+    lock = FileLock(sys.argv[1])
+    with lock:
+        print("held", flush=True)
+        time.sleep(float(sys.argv[2]))
+    """
+)
+
+
+def test_lock_waits_for_a_filelock_holder_then_times_out(tmp_path: Path) -> None:
+    """Our flock-based lock and filelock's exclude each other (both flock one file)."""
+    from memtier.errors import LockTimeout
+
+    lock = tmp_path / "memory" / ".memtier.lock"
+    lock.parent.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER_CHILD, str(lock), "30"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with (
+            pytest.raises(LockTimeout, match="locked by another memtier process"),
+            store.workspace_lock(lock, timeout=0.3),
+        ):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with store.workspace_lock(lock, timeout=5):  # free again once the holder is gone
+        pass
