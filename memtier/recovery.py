@@ -256,14 +256,14 @@ def _recovery_failed(run: _Run, reason: str) -> None:
         f"working-buffer.md.pending could not be recovered ({reason}); "
         "it was discarded and a fresh working buffer written"
     )
-    _discard_pending(run, "failed recovery")
-    buffer_doc = None
-    if ws.buffer.exists():
-        try:
-            buffer_doc = store.read_document(ws.buffer, root=ws.root)
-        except InputError:
-            buffer_doc = None
+    # The fresh buffer replaces the current one; lines it still holds go to today's
+    # note first (never lose a line), and .pending goes last, so that a crash
+    # anywhere here repeats this path without repeating a line.
+    buffer_doc, current = _read_current(run)
+    if current is not None:
+        _append_recovered(run, current)
     run.fresh_buffer(buffer_doc)
+    _discard_pending(run, "failed recovery")
 
 
 def _discard_pending(run: _Run, why: str) -> None:

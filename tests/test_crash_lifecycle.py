@@ -43,7 +43,12 @@ def _body(tasks: int = 2) -> str:
 
 
 def _setup(
-    folder: Path, *, last_active: str = RECENT, tasks: int = 2, pending: bool = False
+    folder: Path,
+    *,
+    last_active: str = RECENT,
+    tasks: int = 2,
+    pending: bool = False,
+    bad: bool = False,
 ) -> None:
     init_workspace(folder, NOW)
     ws = Workspace.open(folder, NOW)
@@ -53,7 +58,7 @@ def _setup(
     if pending:
         # The state a rotation leaves when it dies right after its step 3.
         ws.buffer_lock.write_text("")
-        ws.buffer_pending.write_text(text)
+        ws.buffer_pending.write_text("# Working Buffer\n" if bad else text)
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,7 @@ SCENARIOS = (
     ),
     Scenario("start-stale", ("session-start",), lambda f: _setup(f, last_active=STALE)),
     Scenario("start-pending", ("session-start",), lambda f: _setup(f, pending=True)),
+    Scenario("start-pending-bad", ("session-start",), lambda f: _setup(f, pending=True, bad=True)),
     Scenario(
         "start-pending-stale",
         ("session-start",),

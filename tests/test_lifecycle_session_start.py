@@ -93,6 +93,15 @@ def test_pending_failed_recovery(ws: Workspace, pending: str, reason: str | None
     assert not ws.buffer_pending.exists()
     assert _is_fresh(ws)
     assert any(reason in w for w in result.warnings)
+    # The buffer being replaced still held lines: they are kept in today's note.
+    assert f"{RECOVERED_MARKER} {RECENT}\n{ACTIVE}" in ws.episodic_note().read_text()
+
+
+def test_pending_failed_recovery_with_a_fresh_buffer_writes_no_note(ws: Workspace) -> None:
+    ws.buffer_pending.write_text("")
+    session_start(ws)
+    assert not ws.episodic_note().exists()
+    assert _is_fresh(ws) and not ws.buffer_pending.exists()
 
 
 def test_pending_valid_and_stale_is_appended(ws: Workspace) -> None:
