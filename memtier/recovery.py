@@ -13,7 +13,10 @@ every line of the buffer ends up exactly once in the buffer or in a note:
   body is not kept twice;
 - a ``[RECOVERED: STALE]`` append is skipped when the marker and body already
   stand in today's note, so a crash between the append and the fresh buffer
-  does not append them twice.
+  does not append them twice;
+- when ``.pending`` cannot be recovered, the fresh buffer the protocol writes
+  replaces the current one only after the lines that one still holds were
+  appended to today's note (an interpretation: "never lose a line" wins).
 """
 
 from __future__ import annotations

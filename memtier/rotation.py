@@ -139,6 +139,9 @@ def rotate_locked(ws: Workspace) -> RotateResult:
         raise RefusedError(LOCK_PRESENT_MESSAGE, path=ws.buffer_lock)
     checkpoint("rotate.locked")
     # Step 3: the snapshot session-start recovers from if we die after this point.
+    # An older .pending (its marker cleared by hand) is overwritten: buffer writes
+    # are refused while one exists, so it either equals this buffer or its body
+    # already stands in a note.
     store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
     checkpoint("rotate.pending-written")
     # Step 4.
