@@ -22,10 +22,12 @@ bm25 = Σ_t idf(t) · w_t·(k1+1) / (w_t + k1·(1 − b + b·dl/avgdl))
 - ``recency`` for dated notes (COLD and archive, named ``YYYY-MM-DD``):
   ``1 + RECENCY_BONUS · 0.5^(age_days / RECENCY_HALF_LIFE)``; 1 elsewhere. Kept
   small enough that a note of today stays below BUFFER and SCRATCH.
-- ``cover = 1 + COVER_BONUS · (distinct query terms in the section / query terms)²``
-  rewards sections holding all the query's terms together.
-- ``phrase``: 1 + `PHRASE_BONUS` when the query's terms stand next to each other in
-  order on one line, 1 + `SAME_LINE_BONUS` when they all stand on one line.
+- ``cover = 1 + COVER_BONUS · (idf of the query terms in the section / idf of
+  all query terms)²`` rewards sections holding the query's terms together, the
+  rare ones most (a term found nowhere counts with the largest idf).
+- ``phrase = (1 + SAME_LINE_BONUS · l²) · (1 + PHRASE_BONUS · p)``: *l* is the
+  largest idf share (as in *cover*) found on a single line of the section, *p* is
+  1 when all the query's terms stand next to each other, in order, on a line.
 
 A query matching many files is ranked in two steps: a cheap per-file score from
 the scan alone (the same formula with file-level counts) picks the best
@@ -40,6 +42,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from itertools import pairwise
@@ -57,18 +60,18 @@ TITLE_WEIGHT = 2.0
 HEADING_CONTEXT = 0.5
 TAGS_CONTEXT = 0.5
 TIER_WEIGHTS: dict[str, float] = {
-    "hot": 1.6,
-    "warm": 1.6,
-    "buffer": 1.3,
-    "scratch": 1.3,
+    "hot": 1.3,
+    "warm": 1.3,
+    "buffer": 1.15,
+    "scratch": 1.15,
     "cold": 1.0,
-    "archive": 0.7,
+    "archive": 0.8,
 }
-RECENCY_BONUS = 0.25
+RECENCY_BONUS = 0.12
 RECENCY_HALF_LIFE = 30.0
 COVER_BONUS = 1.0
 PHRASE_BONUS = 0.5
-SAME_LINE_BONUS = 0.25
+SAME_LINE_BONUS = 1.0
 MIN_CANDIDATES = 50
 MAX_EXCERPT_LINES = 12
 PHRASE_GAP = 3  # bytes allowed between two words of a phrase: a space, "-", ", "
@@ -136,6 +139,7 @@ class _Context:
     tags: frozenset[str]
     context: int
     idf: dict[str, float] = field(default_factory=dict)
+    max_idf: float = 0.0
     keys: dict[str, str | None] = field(default_factory=dict)
     precise: re.Pattern[str] | None = None
 
@@ -160,15 +164,15 @@ def _raw_key(text: str, ctx: _Context) -> str | None:
 def _file_prescore(rel: str, tier: str, counted: dict[str, int], ctx: _Context) -> float:
     """The file-level score that picks which files get read and ranked by section."""
     base = 0.0
-    found = 0
+    keys: list[str] = []
     for text, n in counted.items():
         key = text if text in ctx.idf else _raw_key(text, ctx)
         if key is not None:
             base += ctx.idf[key] * n * (K1 + 1.0) / (n + K1)
-            found += 1
+            keys.append(key)
     cover = 1.0
     if not ctx.regex and len(ctx.terms) > 1:
-        cover += COVER_BONUS * (found / len(ctx.terms)) ** 2
+        cover += COVER_BONUS * _covered(keys, ctx) ** 2
     return base * TIER_WEIGHTS[tier] * recency(rel, ctx.today) * cover
 
 
@@ -226,6 +230,7 @@ def rank(
                 df[key] = df.get(key, 0) + 1
     n = max(scanned.files_searched, len(scanned.matches))
     ctx.idf = {t: idf(count, n) for t, count in df.items()}
+    ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
 
     prescored = sorted(
         (
@@ -330,11 +335,18 @@ def _score_file(
 def _cover(direct: set[str], ctx: _Context) -> float:
     if ctx.regex or len(ctx.terms) < 2:
         return 1.0
-    return 1.0 + COVER_BONUS * (len(direct) / len(ctx.terms)) ** 2
+    return 1.0 + COVER_BONUS * _covered(direct, ctx) ** 2
+
+
+def _covered(present: Iterable[str], ctx: _Context) -> float:
+    """The share of the query's idf mass that *present* terms carry (0..1)."""
+    total = sum(ctx.idf.get(t.text, ctx.max_idf) for t in ctx.terms)
+    found = sum(ctx.idf.get(t, 0.0) for t in set(present))
+    return found / total if total else 0.0
 
 
 def _phrase(matches: list[_Scored], ctx: _Context) -> float:
-    """PHRASE_BONUS when the terms stand in query order side by side on a line."""
+    """Reward terms standing close: on one line (by idf share), and as the query's phrase."""
     if ctx.regex or len(ctx.terms) < 2:
         return 1.0
     order = {t.text: i for i, t in enumerate(ctx.terms)}
@@ -342,18 +354,17 @@ def _phrase(matches: list[_Scored], ctx: _Context) -> float:
     for line, column, text, term, _ in matches:
         width = len(text.encode("utf-8"))
         by_line.setdefault(line, []).append((column, width, order[term]))
-    best = 1.0
+    best_line = 0.0
+    phrase = False
     for items in by_line.values():
         items.sort()
-        if len({i for _, _, i in items}) == len(ctx.terms):
-            best = max(best, 1.0 + SAME_LINE_BONUS)
+        best_line = max(best_line, _covered((ctx.terms[i].text for _, _, i in items), ctx))
         run = 1
         for (col, width, i), (next_col, _, j) in pairwise(items):
             adjacent = j == i + 1 and 0 <= next_col - (col + width) <= PHRASE_GAP
             run = run + 1 if adjacent else 1
-            if run == len(ctx.terms):
-                return 1.0 + PHRASE_BONUS
-    return best
+            phrase = phrase or run == len(ctx.terms)
+    return (1.0 + SAME_LINE_BONUS * best_line**2) * (1.0 + PHRASE_BONUS * phrase)
 
 
 def _make_hit(

@@ -41,16 +41,18 @@ _PUNCTUATION = frozenset("\\.+*?()|[]{}^$#&-~")
 # Without this, "what port does qdrant use" would scan for "what" and "does" in every line.
 STOPWORDS = frozenset(
     (
-        "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
-        "been", "before", "being", "both", "but", "by", "can", "could", "did", "do", "does",
-        "doing", "during", "each", "for", "from", "had", "has", "have", "having", "he", "her",
-        "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself",
-        "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once",
-        "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so",
-        "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these",
-        "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was",
-        "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will",
-        "with", "would", "you", "your", "yours",
+        "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and",
+        "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between",
+        "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during",
+        "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her",
+        "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is",
+        "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not",
+        "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out",
+        "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the",
+        "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those",
+        "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what",
+        "when", "where", "which", "while", "who", "whom", "whose", "why", "will", "with", "would",
+        "you", "your", "yours", "yourself", "yourselves",
     )
 )  # fmt: skip
 
