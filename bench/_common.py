@@ -30,8 +30,13 @@ def median_seconds(
     before_each: Callable[[], None] | None = None,
     warmup: int = 1,
 ) -> float:
-    """Median wall time of running *argv* to completion (output discarded)."""
+    """Median wall time of running *argv* to completion (output discarded).
+
+    PYTHONDONTWRITEBYTECODE is dropped for the timed runs: an installed memtier
+    has its bytecode cached, and the warm-up run writes the cache for a checkout.
+    """
     full_env = {**os.environ, **(env or {})}
+    full_env.pop("PYTHONDONTWRITEBYTECODE", None)
     times: list[float] = []
     for i in range(warmup + runs):
         if before_each is not None:

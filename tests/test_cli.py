@@ -138,3 +138,31 @@ def test_atomic_write_redacts_secrets(root: Path, cli: CliRunner) -> None:
     assert token not in on_disk and re.search(r"\[REDACTED:[A-Z_]+\]", on_disk)
     assert token not in result.stderr + result.stdout
     assert "redacted 1 secret" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["health-check", "--json"], "health-check"),
+        (["--root", "/w", "--now", "2026-01-01T00:00:00Z", "buffer", "note", "x"], "buffer"),
+        (["--root=/w", "stats"], "stats"),
+        (["--help"], None),
+        (["--version"], None),
+        (["--bogus", "stats"], None),
+        ([], None),
+    ],
+)
+def test_command_name_skips_global_options(args: list[str], expected: str | None) -> None:
+    from memtier.cli._app import command_name
+
+    assert command_name(args) == expected
+
+
+def test_narrowed_application_holds_only_the_asked_command() -> None:
+    from memtier.cli._app import app_for
+
+    narrowed = app_for(["--root", "/w", "buffer", "note", "x"])
+    assert [g.name for g in narrowed.registered_groups] == ["buffer"]
+    assert narrowed.registered_commands == []
+    assert app_for(["no-such-command"]) is app  # so click can say "No such command"
+    assert len(app.registered_commands) > 10  # the full application is untouched

@@ -7,6 +7,7 @@ and hands the result to the renderer. No protocol rule lives here.
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from dataclasses import dataclass
@@ -123,6 +124,45 @@ def show(report: Report, as_json: bool) -> None:
     emit(report, as_json=as_json)
 
 
+_GLOBAL_VALUE_OPTIONS = ("--root", "--now")
+
+
+def command_name(args: list[str]) -> str | None:
+    """The command an argument list asks for, skipping the global options before it."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _GLOBAL_VALUE_OPTIONS:
+            skip = True
+        elif arg.startswith("-"):
+            if not arg.startswith(tuple(o + "=" for o in _GLOBAL_VALUE_OPTIONS)):
+                return None  # --help, --version or a usage error: the full application
+        else:
+            return arg
+    return None
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The application with only the command *args* ask for registered.
+
+    typer turns every registered command into a click command on each call,
+    about 15 ms for the whole tree; an agent's call needs one. Top-level help,
+    the version and unknown commands get the full application.
+    """
+    name = command_name(args)
+    if name is None:
+        return app
+    commands = [c for c in app.registered_commands if c.name == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if not commands and not groups:
+        return app
+    narrowed = copy.copy(app)
+    narrowed.registered_commands = commands
+    narrowed.registered_groups = groups
+    return narrowed
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI; every `MemtierError` becomes one ``memtier: error:`` line."""
     from memtier import faults
@@ -135,7 +175,7 @@ def run(argv: list[str] | None = None) -> int:
     )
     args = sys.argv[1:] if argv is None else argv
     try:
-        result = app(args=args, prog_name="memtier", standalone_mode=False)
+        result = app_for(args)(args=args, prog_name="memtier", standalone_mode=False)
     except MemtierError as exc:
         _error(exc.message)
         return exc.exit_code
