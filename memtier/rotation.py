@@ -11,6 +11,7 @@ no other memtier process ever sees the marker of a rotation that is running.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -142,10 +143,18 @@ def rotate_locked(ws: Workspace) -> RotateResult:
     # An older .pending (its marker cleared by hand) is overwritten: buffer writes
     # are refused while one exists, so it either equals this buffer or its body
     # already stands in a note.
-    store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
+    try:
+        store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
+    except store.WriteFailed:
+        _take_back(ws, pending=False)
+        raise
     checkpoint("rotate.pending-written")
     # Step 4.
-    placement = append_body(ws, buffer)
+    try:
+        placement = append_body(ws, buffer)
+    except store.WriteFailed:
+        _take_back(ws, pending=True)
+        raise
     checkpoint("rotate.note-written")
     # Step 5.
     store.write_text(ws.buffer, fresh_buffer(ws.now, ws.config), root=ws.root, like=doc)
@@ -162,6 +171,18 @@ def rotate_locked(ws: Workspace) -> RotateResult:
         lines=body_lines,
         open_tasks=tuple(buffer.active_tasks),
     )
+
+
+def _take_back(ws: Workspace, *, pending: bool) -> None:
+    """A write refused by the OS in step 3 or 4 changed no memory file: drop our journal.
+
+    (A refused write leaves its target untouched, PROTOCOL §3.) From step 5 on the
+    note holds the body, so the journal stays for session-start to finish with.
+    """
+    with suppress(store.WriteFailed):
+        if pending:
+            store.remove_residue(ws.buffer_pending, root=ws.root)
+        store.remove_residue(ws.buffer_lock, root=ws.root)
 
 
 def append_body(ws: Workspace, buffer: Buffer) -> str:

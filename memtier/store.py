@@ -250,10 +250,15 @@ def create_exclusive(path: Path, text: str, *, root: Path) -> bool:
     except OSError as exc:
         raise _failed("create", _display(target, root), exc) from None
     try:
-        os.write(fd, text.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        try:
+            os.write(fd, text.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        # A full disk: the file we just made is ours and holds nothing; take it back.
+        _discard(target)
+        raise _failed("create", _display(target, root), exc) from None
     _fsync_dir(target.parent)
     return True
 
