@@ -207,4 +207,8 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"memtier: error: {message}\n")
+    # A message may quote what was typed (an unknown option, a task to match):
+    # it never repeats a credential (PROTOCOL §3). Loaded only when there is an error.
+    from memtier.secrets import redact
+
+    sys.stderr.write(f"memtier: error: {redact(message).text}\n")
