@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from memtier.errors import InputError
-from memtier.search.scanner import TIER_ORDER, FileHits, Match, ScanResult
+from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult
 from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
 from memtier.search.tokens import Term, combined_pattern, exactness, length_in_words, term_of
 
@@ -140,6 +140,7 @@ class _Context:
     context: int
     idf: dict[str, float] = field(default_factory=dict)
     max_idf: float = 0.0
+    total_idf: float = 0.0
     keys: dict[str, str | None] = field(default_factory=dict)
     precise: re.Pattern[str] | None = None
 
@@ -180,19 +181,16 @@ def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[_Scored]:
     """Matches that count: whole words (or a word plus a short ending) of the query.
 
     The scan looks for the bare terms, which is what keeps it fast; word
-    boundaries are checked here, on the few lines of the files being ranked.
+    boundaries are checked here, on the lines of the few files being ranked.
     """
     scored: list[_Scored] = []
-    found: list[Match] = hits.matches()
     if ctx.regex or ctx.precise is None:
-        for line, column, text in found:
+        for line, column, text in hits.matches():
             scored.append((line, column, text, text.lower(), 1.0))
         return scored
-    for number in sorted({line for line, _, _ in found}):
-        if number > len(lines):
-            continue
-        text = lines[number - 1]
-        for m in ctx.precise.finditer(text):
+    search = ctx.precise.finditer
+    for number, text in enumerate(lines, start=1):
+        for m in search(text):
             term = term_of(m.group(), ctx.terms)
             if term is None:
                 continue
@@ -219,9 +217,9 @@ def rank(
     ctx = _Context(terms, regex, today, wanted, context)
     if not regex and terms:
         ctx.precise = re.compile(combined_pattern(terms), re.IGNORECASE)
-    words: list[str] | None = None
+    words: list[tuple[str, bytes]] | None = None
     if not regex and not any(t.text.isdigit() for t in terms):
-        words = [t.text for t in terms]
+        words = [(t.text, t.text.encode("utf-8")) for t in terms]
     counted = {rel: hits.counts(words) for rel, hits in scanned.matches.items()}
     df: dict[str, int] = {}
     for texts in counted.values():
@@ -231,6 +229,7 @@ def rank(
     n = max(scanned.files_searched, len(scanned.matches))
     ctx.idf = {t: idf(count, n) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
+    ctx.total_idf = sum(ctx.idf.get(t.text, ctx.max_idf) for t in terms)
 
     prescored = sorted(
         (
@@ -340,9 +339,8 @@ def _cover(direct: set[str], ctx: _Context) -> float:
 
 def _covered(present: Iterable[str], ctx: _Context) -> float:
     """The share of the query's idf mass that *present* terms carry (0..1)."""
-    total = sum(ctx.idf.get(t.text, ctx.max_idf) for t in ctx.terms)
     found = sum(ctx.idf.get(t, 0.0) for t in set(present))
-    return found / total if total else 0.0
+    return found / ctx.total_idf if ctx.total_idf else 0.0
 
 
 def _phrase(matches: list[_Scored], ctx: _Context) -> float:

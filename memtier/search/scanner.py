@@ -82,7 +82,6 @@ def tier_of(rel: str) -> str | None:
 # not a dataclass: a broad query yields tens of thousands of them.
 Match = tuple[int, int, str]
 
-_TEXT_RE = re.compile(rb"^\d+:\d+:(.*)$", re.MULTILINE)
 _FULL_RE = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
 
 
@@ -100,21 +99,28 @@ class FileHits:
         self._raw = raw
         self._list = found
 
-    def counts(self, words: list[str] | None = None) -> dict[str, int]:
+    def counts(self, words: list[tuple[str, bytes]] | None = None) -> dict[str, int]:
         """How many times each matched text occurs (lowercase).
 
-        With *words* (the query terms, none of them all digits), each is counted
-        with one ``bytes.count``: a term cannot straddle the ``line:column:``
-        prefix. A term inside a longer matched term is counted for both, an
-        approximation this file-level count accepts (see `rank`).
+        With *words* (each query term and its UTF-8 bytes; none of them all
+        digits), each is counted with one ``bytes.count``: a term cannot straddle
+        a ``line:column:`` prefix. A term inside a longer matched term is counted
+        for both, an approximation this file-level count accepts (see `rank`).
         """
         if self._list is not None:
             return dict(Counter(text for _, _, text in self._list))
+        raw = self._raw
         if words is not None:
-            raw = self._raw
-            found = ((w, raw.count(w.encode("utf-8"))) for w in words)
-            return {w: n for w, n in found if n}
-        counted = Counter(_TEXT_RE.findall(self._raw))
+            found = {}
+            for word, data in words:
+                n = raw.count(data)
+                if n:
+                    found[word] = n
+            return found
+        lines = raw.split(b"\n") if raw else []
+        if lines and _FULL_RE.match(lines[0]):
+            lines = [m.group(3) for m in _FULL_RE.finditer(raw)]
+        counted = Counter(lines)
         return {k.decode("utf-8", "replace"): n for k, n in counted.items()}
 
     def match_count(self) -> int:
@@ -186,6 +192,9 @@ _BINARY_RE = re.compile(rb"^(.*): binary file matches")
 def scan_with_rg(
     rg: str, root: Path, tiers: tuple[str, ...], pattern: str, *, ignore_case: bool
 ) -> ScanResult:
+    """Run ripgrep once. Query terms (*ignore_case*) need only the matched texts,
+    the ranking finds their lines itself in the few files it reads; a raw
+    ``--regex`` needs each match's line and column from ripgrep."""
     result = ScanResult(scanner="ripgrep")
     paths = search_paths(root, tiers, result.warnings)
     if not paths:
@@ -193,11 +202,13 @@ def scan_with_rg(
     symlink_warnings(root, paths, result.warnings)
     argv = [
         rg, "--no-config", "--hidden", "--no-ignore", "--binary", "--null",
-        "--heading", "--line-number", "--column",
+        "--heading",
         "--only-matching", "--color", "never", "--stats", "--glob", "*.md",
     ]  # fmt: skip
     if ignore_case:
-        argv.append("--ignore-case")
+        argv += ["--ignore-case", "--no-line-number"]
+    else:
+        argv += ["--line-number", "--column"]
     if "archive" not in tiers:
         argv += ["--max-depth", "1"]  # every other tier folder is flat (PROTOCOL §1)
     argv += ["--regexp", pattern, "--", *paths]

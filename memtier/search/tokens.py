@@ -29,9 +29,17 @@ import re
 from dataclasses import dataclass
 
 # Han, Hiragana, Katakana, Hangul: scripts written without spaces.
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_CJK_RUN_RE = re.compile(f"[{_CJK}]+")
-_WORD_RE = re.compile(rf"(?:(?![{_CJK}])\w)+(?:[-.](?:(?![{_CJK}])\w)+)*")
+_CJK_RANGES: tuple[tuple[int, int], ...] = (
+    (0x3040, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF),
+    (0xF900, 0xFAFF),
+)
+# Plain classes only: a character-class regex over the CJK ranges costs milliseconds
+# to compile, paid on every start, so CJK is told apart with `is_cjk` instead.
+_WORD_RE = re.compile(r"\w+(?:[-.]\w+)*")
+_PLAIN_WORD_RE = re.compile(r"\w+")
 _SUFFIXES: tuple[str, ...] = ("ing", "ed", "es", "s", "ly")
 _MIN_STEM = 4
 # How many extra word characters a Latin term may carry and still match.
@@ -90,23 +98,37 @@ def stem(word: str) -> str:
     return word
 
 
-def query_terms(query: str) -> tuple[Term, ...]:
-    """The distinct terms of *query*, in order of first appearance."""
-    lowered = query.lower()
-    pieces: list[tuple[int, Term]] = []
-    for match in _WORD_RE.finditer(lowered):
-        pieces.append((match.start(), Term(stem(match.group()))))
-    for match in _CJK_RUN_RE.finditer(lowered):
-        run = match.group()
-        if len(run) <= 2:
-            pieces.append((match.start(), Term(run, cjk=True)))
+def is_cjk(ch: str) -> bool:
+    code = ord(ch)
+    return any(low <= code <= high for low, high in _CJK_RANGES)
+
+
+def _pieces(word: str) -> list[tuple[str, bool]]:
+    """*word* cut into its CJK and non-CJK runs."""
+    runs: list[tuple[str, bool]] = []
+    for ch in word:
+        cjk = is_cjk(ch)
+        if runs and runs[-1][1] == cjk:
+            runs[-1] = (runs[-1][0] + ch, cjk)
         else:
-            for i in range(len(run) - 1):
-                pieces.append((match.start() + i, Term(run[i : i + 2], cjk=True)))
+            runs.append((ch, cjk))
+    return runs
+
+
+def query_terms(query: str) -> tuple[Term, ...]:
+    """The distinct terms of *query*, in order of first appearance, stopwords dropped."""
     found: list[Term] = []
-    for _, term in sorted(pieces, key=lambda item: item[0]):
-        if term not in found:
-            found.append(term)
+    for match in _WORD_RE.finditer(query.lower()):
+        for text, cjk in _pieces(match.group()):
+            if cjk:
+                pairs = (
+                    [text] if len(text) <= 2 else [text[i : i + 2] for i in range(len(text) - 1)]
+                )
+                candidates = [Term(pair, cjk=True) for pair in pairs]
+            else:
+                text = text.strip("-.")
+                candidates = [Term(stem(text))] if text else []
+            found.extend(t for t in candidates if t not in found)
     meaningful = [t for t in found if t.text not in STOPWORDS]
     return tuple(meaningful or found)
 
@@ -141,9 +163,9 @@ def exactness(matched: str, term: Term) -> float:
     return 1.0 if len(matched) == len(term.text) else 0.7
 
 
-_LENGTH_RE = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])\w)+")
-
-
 def length_in_words(text: str) -> int:
     """The length of a piece of text for BM25: words, with each CJK character one word."""
-    return len(_LENGTH_RE.findall(text))
+    words = len(_PLAIN_WORD_RE.findall(text))
+    if text.isascii():
+        return words
+    return words + sum(1 for ch in text if is_cjk(ch))
