@@ -120,12 +120,13 @@ class HealthReport:
 
 def run_health_check(ws: Workspace) -> HealthReport:
     """Run every check of PROTOCOL §6 on *ws*; reads only, never writes."""
-    from memtier import health_checks as hc
     from memtier.health_secrets import SecretsScan
 
-    # rg (when the COLD tier is large) searches the notes while Python runs the
-    # other checks; the report keeps the section order regardless.
+    # rg (when the COLD tier is large) searches the notes while Python imports
+    # and runs the other checks; the report keeps the section order regardless.
     with SecretsScan(ws) as scan:
+        from memtier import health_checks as hc
+
         before = [
             *hc.hot_checks(ws),
             *hc.warm_checks(ws),

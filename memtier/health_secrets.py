@@ -170,15 +170,14 @@ class SecretsScan:
         small = _small_tiers(self.ws)
         # The small tiers first: this also compiles the rules while rg still runs.
         checks = _scan(self.ws, small)
-        names = sorted(self.names)
         found = self._rg_candidates()
         if found is None:
-            notes = [p for p in (folder / name for name in names) if p.is_file()]
+            notes = [p for p in (folder / name for name in sorted(self.names)) if p.is_file()]
             candidates = notes
             scanned = len(small) + len(notes)
         else:
-            candidates = [folder / name for name in names if name in found]
-            scanned = len(small) + len(names)
+            candidates = [folder / name for name in sorted(found.intersection(self.names))]
+            scanned = len(small) + len(self.names)
         checks.extend(_scan(self.ws, candidates))
         if not any(c.status == FAIL for c in checks):
             message = f"no credentials found ({scanned} files scanned)"
