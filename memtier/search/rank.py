@@ -39,6 +39,7 @@ the files read, at least one each): broad queries only.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from bisect import bisect_right
@@ -112,15 +113,7 @@ class Ranked:
 
 def recency(path: str, today: date) -> float:
     """The boost of a dated note (file name ``YYYY-MM-DD…``), 1 for anything else."""
-    name = path[path.rfind("/") + 1 :]
-    try:
-        day = date.fromisoformat(name[:10])
-    except ValueError:
-        return 1.0
-    if len(name) < 10 or name[4] != "-" or name[7] != "-":
-        return 1.0  # fromisoformat also takes 20261130; a note name has dashes
-    age = max(0, (today - day).days)
-    return 1.0 + RECENCY_BONUS * math.pow(0.5, age / RECENCY_HALF_LIFE)
+    return _recency_of(path, today.toordinal())
 
 
 def idf(df: int, n: int) -> float:
@@ -162,19 +155,63 @@ def _raw_key(text: str, ctx: _Context) -> str | None:
     return key
 
 
-def _file_prescore(rel: str, tier: str, counted: dict[str, int], ctx: _Context) -> float:
-    """The file-level score that picks which files get read and ranked by section."""
-    base = 0.0
-    keys: list[str] = []
-    for text, n in counted.items():
-        key = text if text in ctx.idf else _raw_key(text, ctx)
-        if key is not None:
-            base += ctx.idf[key] * n * (K1 + 1.0) / (n + K1)
-            keys.append(key)
-    cover = 1.0
-    if not ctx.regex and len(ctx.terms) > 1:
-        cover += COVER_BONUS * _covered(keys, ctx) ** 2
-    return base * TIER_WEIGHTS[tier] * recency(rel, ctx.today) * cover
+def _prescore_all(
+    counted: dict[str, dict[str, int]], tiers_of: dict[str, str], ctx: _Context
+) -> list[tuple[float, int, str]]:
+    """The file-level score that picks which files get read and ranked by section.
+
+    The same formula as a section's, with the file's counts and no length
+    normalisation. One tight loop: a broad query runs it for every file.
+    """
+    idf_of = ctx.idf
+    total = ctx.total_idf or 1.0
+    graded = not ctx.regex and len(ctx.terms) > 1
+    order = {tier: i for i, tier in enumerate(TIER_ORDER)}
+    boost = {tier: TIER_WEIGHTS[tier] for tier in TIER_ORDER}
+    today = ctx.today.toordinal()
+    scored: list[tuple[float, int, str]] = []
+    fromisoformat = date.fromisoformat
+    for rel, texts in counted.items():
+        base = 0.0
+        weights: dict[str, float] = {}
+        for text, count in texts.items():
+            weight = idf_of.get(text)
+            key = text
+            if weight is None:
+                found = _raw_key(text, ctx)
+                if found is None:
+                    continue
+                key, weight = found, idf_of[found]
+            base += weight * count * (K1 + 1.0) / (count + K1)
+            weights[key] = weight
+        tier = tiers_of[rel]
+        score = base * boost[tier]
+        # `_recency_of`, inlined: this loop runs once per matching file.
+        name = rel[rel.rfind("/") + 1 :]
+        if len(name) >= 10 and name[4] == "-" and name[7] == "-":
+            try:
+                age: int | None = max(0, today - fromisoformat(name[:10]).toordinal())
+            except ValueError:
+                age = None
+            if age is not None:
+                score *= 1.0 + RECENCY_BONUS * math.pow(0.5, age / RECENCY_HALF_LIFE)
+        if graded:
+            share = sum(weights.values()) / total
+            score *= 1.0 + COVER_BONUS * share * share
+        scored.append((-score, order[tier], rel))
+    return scored
+
+
+def _recency_of(rel: str, today: int) -> float:
+    """`recency`, for a path and a proleptic ordinal *today* (the hot loop's form)."""
+    name = rel[rel.rfind("/") + 1 :]
+    if len(name) < 10 or name[4] != "-" or name[7] != "-":
+        return 1.0
+    try:
+        age = today - date.fromisoformat(name[:10]).toordinal()
+    except ValueError:
+        return 1.0
+    return 1.0 + RECENCY_BONUS * math.pow(0.5, max(0, age) / RECENCY_HALF_LIFE)
 
 
 def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[_Scored]:
@@ -223,23 +260,27 @@ def rank(
     counted = {rel: hits.counts(words) for rel, hits in scanned.matches.items()}
     df: dict[str, int] = {}
     for texts in counted.values():
-        for key in {_raw_key(text, ctx) for text in texts}:
-            if key is not None:
-                df[key] = df.get(key, 0) + 1
+        for text in texts:
+            df[text] = df.get(text, 0) + 1
+    if words is None:  # raw texts: several may stand for one term
+        df = {}
+        for texts in counted.values():
+            for key in {_raw_key(text, ctx) for text in texts}:
+                if key is not None:
+                    df[key] = df.get(key, 0) + 1
     n = max(scanned.files_searched, len(scanned.matches))
     ctx.idf = {t: idf(count, n) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
     ctx.total_idf = sum(ctx.idf.get(t.text, ctx.max_idf) for t in terms)
 
-    prescored = sorted(
-        (
-            (-_file_prescore(rel, tiers_of[rel], texts, ctx), TIER_ORDER.index(tiers_of[rel]), rel)
-            for rel, texts in counted.items()
-        ),
-    )
+    prescored = _prescore_all(counted, tiers_of, ctx)
     cap = len(prescored) if ctx.tags else max(MIN_CANDIDATES, 5 * limit)
-    chosen = [rel for _, _, rel in prescored[:cap]]
-    unread = [rel for _, _, rel in prescored[cap:]]
+    best = heapq.nsmallest(cap, prescored)
+    chosen = [rel for _, _, rel in best]
+    unread = [rel for _, _, rel in prescored] if len(best) < len(prescored) else []
+    if unread:
+        picked = set(chosen)
+        unread = [rel for rel in unread if rel not in picked]
 
     files: list[tuple[str, list[str], list[Section]]] = []
     for rel in chosen:

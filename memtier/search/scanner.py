@@ -61,6 +61,8 @@ def tier_of(rel: str) -> str | None:
     """The tier a root-relative path (forward slashes) belongs to, or None."""
     if not rel.endswith(".md"):
         return None
+    if rel.startswith("memory/episodic/") and rel.count("/") == 2:
+        return "cold"  # the common case, first: a broad query asks for every note
     parts = rel.split("/")
     if parts == ["MEMORY.md"]:
         return "hot"
@@ -93,11 +95,17 @@ class FileHits:
     loop over every match.
     """
 
-    __slots__ = ("_list", "_raw")
+    __slots__ = ("_counted", "_list", "_raw")
 
-    def __init__(self, raw: bytes = b"", found: list[Match] | None = None) -> None:
+    def __init__(
+        self,
+        raw: bytes = b"",
+        found: list[Match] | None = None,
+        counted: dict[str, int] | None = None,
+    ) -> None:
         self._raw = raw
         self._list = found
+        self._counted = counted
 
     def counts(self, words: list[tuple[str, bytes]] | None = None) -> dict[str, int]:
         """How many times each matched text occurs (lowercase).
@@ -107,6 +115,8 @@ class FileHits:
         a ``line:column:`` prefix. A term inside a longer matched term is counted
         for both, an approximation this file-level count accepts (see `rank`).
         """
+        if self._counted is not None:
+            return self._counted
         if self._list is not None:
             return dict(Counter(text for _, _, text in self._list))
         raw = self._raw
@@ -124,6 +134,8 @@ class FileHits:
         return {k.decode("utf-8", "replace"): n for k, n in counted.items()}
 
     def match_count(self) -> int:
+        if self._counted is not None:
+            return sum(self._counted.values())
         if self._list is not None:
             return len(self._list)
         return self._raw.count(b"\n") + 1
@@ -323,7 +335,8 @@ def tier_files(root: Path, tiers: tuple[str, ...], warnings: list[str]) -> Itera
 def scan_with_python(
     root: Path, tiers: tuple[str, ...], pattern: str, *, ignore_case: bool, literals: list[str]
 ) -> ScanResult:
-    """The fallback scanner; *literals* (lowercase) let a file without any be skipped fast."""
+    """The fallback scanner. With *literals* (the query terms, lowercase) it only
+    counts them per file, as the ripgrep path does; a raw pattern gets positions."""
     result = ScanResult(scanner="python")
     try:
         regex = re.compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
@@ -347,8 +360,10 @@ def scan_with_python(
         text = text.removeprefix("\ufeff")
         if literals:
             lowered = text.lower()
-            if not any(word in lowered for word in literals):
-                continue
+            counted = {word: n for word in literals if (n := lowered.count(word))}
+            if counted:
+                result.matches[rel] = FileHits(counted=counted)
+            continue
         found = [(ln, col, _ascii_lower(t)) for ln, col, t in _matches_in(text, regex)]
         if found:
             result.matches[rel] = FileHits(found=found)
