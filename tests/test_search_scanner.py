@@ -182,6 +182,8 @@ def test_query_terms() -> None:
         "port", "relay", "use",
     ]  # fmt: skip
     assert [t.text for t in query_terms("what is it")] == ["what", "is", "it"]
+    assert [t.text for t in query_terms("what's qdrant's port")] == ["qdrant", "port"]
+    assert [t.text for t in query_terms("x")] == ["x"]
 
 
 def test_stem_keeps_short_words_and_double_s() -> None:

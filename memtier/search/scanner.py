@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -224,18 +225,28 @@ def scan_with_rg(
     if "archive" not in tiers:
         argv += ["--max-depth", "1"]  # every other tier folder is flat (PROTOCOL §1)
     argv += ["--regexp", pattern, "--", *paths]
-    try:
-        proc = subprocess.run(argv, cwd=root, capture_output=True, check=False)
-    except OSError as exc:
-        raise InputError(f"cannot run ripgrep ({rg}): {exc.strerror}") from None
-    if proc.returncode == 2 and not proc.stdout.strip():
-        message = proc.stderr.decode("utf-8", "replace").strip()
+    # ripgrep's output goes to an unlinked temporary file, not a pipe: a broad query
+    # prints megabytes, and a pipe's small buffer stalls rg's search threads.
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            done = subprocess.run(
+                argv, cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=err, check=False
+            )
+            code = done.returncode
+        except OSError as exc:
+            raise InputError(f"cannot run ripgrep ({rg}): {exc.strerror}") from None
+        out.seek(0)
+        output = out.read()
+        err.seek(0)
+        errors = err.read().decode("utf-8", "replace")
+    if code == 2 and not output.strip():
+        message = errors.strip()
         if "regex" in message:
             first = next((ln for ln in message.splitlines() if "error" in ln), message)
             raise InputError(f"invalid search pattern: {first.strip()}")
         raise InputError(f"ripgrep failed: {message.splitlines()[0] if message else '?'}")
-    _parse_rg_output(proc.stdout, result)
-    for line in proc.stderr.decode("utf-8", "replace").splitlines():
+    _parse_rg_output(output, result)
+    for line in errors.splitlines():
         if line.strip():
             result.warnings.append(line.removeprefix("rg: ").strip())
     return result

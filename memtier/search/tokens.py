@@ -14,7 +14,8 @@ Rules:
   ``10.0.0.50``): a cheap stand-in for stemming that keeps ripgrep's literal
   prefilter fast. A query word with a common English suffix is reduced to its
   stem first (``restarting`` → ``restart``).
-- Common English words (`STOPWORDS`) are dropped from a query that has others.
+- Common English words (`STOPWORDS`) and single letters or digits are dropped
+  from a query that has other terms.
 - CJK scripts have no spaces between words: a run of one or two CJK characters
   is one term, matched anywhere; a longer run becomes its overlapping
   character pairs, so a two-character query finds its line.
@@ -129,7 +130,9 @@ def query_terms(query: str) -> tuple[Term, ...]:
                 text = text.strip("-.")
                 candidates = [Term(stem(text))] if text else []
             found.extend(t for t in candidates if t not in found)
-    meaningful = [t for t in found if t.text not in STOPWORDS]
+    # A stopword or a lone Latin letter or digit ("what's" gives "s") would match
+    # nearly every line; such terms count only when the query has nothing else.
+    meaningful = [t for t in found if t.text not in STOPWORDS and (t.cjk or len(t.text) > 1)]
     return tuple(meaningful or found)
 
 
