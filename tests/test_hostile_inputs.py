@@ -600,3 +600,70 @@ def test_newlines_in_every_text_argument_are_folded(cli: CliRunner, ws_root: Pat
         assert "first" in line or "e N005" in line, line
     assert "Open: e N005" in everything
     no_traceback(cli(*_args(ws_root, "health-check")))
+
+
+# ---------------------------------------------------------------------------
+# a folder where a file belongs, and the other way round
+
+
+def _file_for_folder(root: Path, rel: str) -> None:
+    shutil.rmtree(root / rel)
+    (root / rel).write_text("not a folder\n")
+
+
+def _folder_for_file(root: Path, rel: str) -> None:
+    (root / rel).unlink(missing_ok=True)
+    (root / rel).mkdir()
+
+
+@pytest.mark.parametrize(
+    ("swap", "command", "code"),
+    [
+        (lambda r: _file_for_folder(r, ".learnings"), ("learn", "error", "N001"), 2),
+        (lambda r: _file_for_folder(r, "memory/episodic"), ("episodic", "append", "N001"), 1),
+        (lambda r: _file_for_folder(r, "memory/episodic"), ("rotate",), 1),
+        (lambda r: _folder_for_file(r, "memory/.memtier.lock"), ("buffer", "note", "N001"), 1),
+        (lambda r: _folder_for_file(r, "memory/working-buffer.md.lock"), ("weekly-review",), 1),
+        (lambda r: (r / BUFFER).write_text(""), ("buffer", "note", "N001"), 2),
+    ],
+    ids=[
+        "learnings-is-a-file",
+        "episodic-is-a-file-append",
+        "episodic-is-a-file-rotate",
+        "lock-file-is-a-folder",
+        "marker-is-a-folder",
+        "empty-buffer",
+    ],
+)
+def test_wrong_kind_of_file_is_one_error_and_changes_nothing(
+    cli: CliRunner,
+    ws_root: Path,
+    snapshot: Snapshot,
+    swap: Callable[[Path], object],
+    command: tuple[str, ...],
+    code: int,
+) -> None:
+    swap(ws_root)
+    before = snapshot(ws_root)
+    one_error(cli(*_args(ws_root, *command)), code)
+    assert snapshot(ws_root) == before
+    for reader in (("health-check",), ("search", "event"), ("stats",), ("tags",)):
+        result = cli(*_args(ws_root, *reader))
+        assert "Traceback" not in result.stderr, reader
+        assert result.exit_code in (0, 1), (reader, result.stderr)
+
+
+def test_pending_snapshot_that_is_a_folder(
+    cli: CliRunner, ws_root: Path, snapshot: Snapshot
+) -> None:
+    """Recovery fails (§4 step 4) and cannot discard it: one error, no line lost, stable."""
+    _folder_for_file(ws_root, "memory/working-buffer.md.pending")
+    before = _tokens(ws_root)
+    line = one_error(cli(*_args(ws_root, "session-start")), 1)
+    assert "working-buffer.md.pending" in line
+    # The buffer's lines went to today's note before its fresh start: none is lost.
+    assert _tokens(ws_root) == before
+    assert "failed recovery: is a directory" in (ws_root / ".learnings/ERRORS.md").read_text()
+    settled = snapshot(ws_root)
+    one_error(cli(*_args(ws_root, "session-start")), 1)
+    assert snapshot(ws_root) == settled
