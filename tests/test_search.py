@@ -397,3 +397,16 @@ def test_missing_rg_override_falls_back_with_a_warning(
     assert result.exit_code == 0
     assert "MEMTIER_RG=/nonexistent/rg not found" in result.stderr
     assert len(json.loads(result.stdout)["results"]) == 1
+
+
+def test_a_query_asking_for_the_latest_favours_the_newest_note(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    write(root, "memory/episodic/2026-06-01.md", "# a\n\n- renewed the nginx certificate\n")
+    write(root, "memory/episodic/2026-11-20.md",
+          "# b\n\n- renewed the nginx certificate, dns challenge again\n")  # fmt: skip
+    plain = paths(search(cli, root, "nginx certificate renewed"))
+    assert plain[0] == "memory/episodic/2026-06-01.md"  # shorter, so BM25 prefers it
+    latest = search(cli, root, "when was the nginx certificate last renewed")
+    assert paths(latest)[0] == "memory/episodic/2026-11-20.md"
+    assert results(latest)[0]["matched_terms"] == ["nginx", "certificate", "renew"]

@@ -96,7 +96,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
     """Scan, rank, and record the search in the search log."""
     from memtier.search.rank import rank
     from memtier.search.scanner import scan, tier_of
-    from memtier.search.tokens import query_terms, scan_pattern
+    from memtier.search.tokens import query_terms, scan_pattern, wants_recent
 
     if request.limit < 1:
         raise InputError("--limit must be at least 1")
@@ -132,6 +132,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         limit=request.limit,
         tags=request.tags,
         context=request.context,
+        recent=not request.regex and wants_recent(request.query),
     )
     warnings = list(ranked.warnings)
     redacted: dict[str, int] = {}

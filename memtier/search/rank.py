@@ -21,7 +21,9 @@ bm25 = Σ_t idf(t) · w_t·(k1+1) / (w_t + k1·(1 − b + b·dl/avgdl))
   COLD above archive (PROTOCOL §1 order of trust).
 - ``recency`` for dated notes (COLD and archive, named ``YYYY-MM-DD``):
   ``1 + RECENCY_BONUS · 0.5^(age_days / RECENCY_HALF_LIFE)``; 1 elsewhere. Kept
-  small enough that a note of today stays below BUFFER and SCRATCH.
+  small enough that a note of today stays below BUFFER and SCRATCH. A query
+  asking for the newest ("last", "latest", "recent"…, see `tokens.RECENT_WORDS`)
+  uses `RECENT_QUERY_BONUS` instead: then the newest note should win.
 - ``cover = 1 + COVER_BONUS · (idf of the query terms in the section / idf of
   all query terms)²`` rewards sections holding the query's terms together, the
   rare ones most (a term found nowhere counts with the largest idf).
@@ -69,6 +71,7 @@ TIER_WEIGHTS: dict[str, float] = {
     "archive": 0.8,
 }
 RECENCY_BONUS = 0.12
+RECENT_QUERY_BONUS = 1.0  # replaces RECENCY_BONUS when the query asks for the latest
 RECENCY_HALF_LIFE = 30.0
 COVER_BONUS = 1.0
 PHRASE_BONUS = 0.5
@@ -111,9 +114,9 @@ class Ranked:
     warnings: tuple[str, ...]
 
 
-def recency(path: str, today: date) -> float:
+def recency(path: str, today: date, bonus: float = RECENCY_BONUS) -> float:
     """The boost of a dated note (file name ``YYYY-MM-DD…``), 1 for anything else."""
-    return _recency_of(path, today.toordinal())
+    return _recency_of(path, today.toordinal(), bonus)
 
 
 def idf(df: int, n: int) -> float:
@@ -132,6 +135,7 @@ class _Context:
     tags: frozenset[str]
     context: int
     idf: dict[str, float] = field(default_factory=dict)
+    recency_bonus: float = RECENCY_BONUS
     max_idf: float = 0.0
     total_idf: float = 0.0
     keys: dict[str, str | None] = field(default_factory=dict)
@@ -171,6 +175,7 @@ def _prescore_all(
     today = ctx.today.toordinal()
     scored: list[tuple[float, int, str]] = []
     fromisoformat = date.fromisoformat
+    bonus = ctx.recency_bonus
     for rel, texts in counted.items():
         base = 0.0
         weights: dict[str, float] = {}
@@ -194,7 +199,7 @@ def _prescore_all(
             except ValueError:
                 age = None
             if age is not None:
-                score *= 1.0 + RECENCY_BONUS * math.pow(0.5, age / RECENCY_HALF_LIFE)
+                score *= 1.0 + bonus * math.pow(0.5, age / RECENCY_HALF_LIFE)
         if graded:
             share = sum(weights.values()) / total
             score *= 1.0 + COVER_BONUS * share * share
@@ -202,7 +207,7 @@ def _prescore_all(
     return scored
 
 
-def _recency_of(rel: str, today: int) -> float:
+def _recency_of(rel: str, today: int, bonus: float) -> float:
     """`recency`, for a path and a proleptic ordinal *today* (the hot loop's form)."""
     name = rel[rel.rfind("/") + 1 :]
     if len(name) < 10 or name[4] != "-" or name[7] != "-":
@@ -211,7 +216,7 @@ def _recency_of(rel: str, today: int) -> float:
         age = today - date.fromisoformat(name[:10]).toordinal()
     except ValueError:
         return 1.0
-    return 1.0 + RECENCY_BONUS * math.pow(0.5, max(0, age) / RECENCY_HALF_LIFE)
+    return 1.0 + bonus * math.pow(0.5, max(0, age) / RECENCY_HALF_LIFE)
 
 
 def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[_Scored]:
@@ -247,11 +252,14 @@ def rank(
     limit: int,
     tags: tuple[str, ...],
     context: int,
+    recent: bool = False,
 ) -> Ranked:
     """Rank the scan's matches; *tiers_of* maps each matched path to its tier."""
     warnings = list(scanned.warnings)
     wanted = frozenset(t.lower().lstrip("#") for t in tags)
     ctx = _Context(terms, regex, today, wanted, context)
+    if recent:
+        ctx.recency_bonus = RECENT_QUERY_BONUS
     if not regex and terms:
         ctx.precise = re.compile(combined_pattern(terms), re.IGNORECASE)
     words: list[tuple[str, bytes]] | None = None
@@ -347,7 +355,7 @@ def _score_file(
             per_section.setdefault(index, []).append(match)
     file_tags = {t.lower() for t in tag_line_tags(lines[1])} if len(lines) > 1 else set()
     tags_line = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else None
-    weight = TIER_WEIGHTS[tier] * recency(rel, ctx.today)
+    weight = TIER_WEIGHTS[tier] * recency(rel, ctx.today, ctx.recency_bonus)
     hits: list[Hit] = []
     for index, matches in sorted(per_section.items()):
         section = sections[index]

@@ -99,6 +99,16 @@ def stem(word: str) -> str:
     return word
 
 
+# Words that ask for the newest occurrence ("when did we last renew the cert"): they
+# say which note is wanted rather than what it contains, so they raise the recency
+# boost (`rank.RECENT_QUERY_BONUS`) instead of being searched for.
+RECENT_WORDS = frozenset({"last", "latest", "lately", "newest", "recent", "recently"})
+
+
+def wants_recent(query: str) -> bool:
+    return any(word in RECENT_WORDS for word in _PLAIN_WORD_RE.findall(query.lower()))
+
+
 def is_cjk(ch: str) -> bool:
     code = ord(ch)
     return any(low <= code <= high for low, high in _CJK_RANGES)
@@ -132,7 +142,11 @@ def query_terms(query: str) -> tuple[Term, ...]:
             found.extend(t for t in candidates if t not in found)
     # A stopword or a lone Latin letter or digit ("what's" gives "s") would match
     # nearly every line; such terms count only when the query has nothing else.
-    meaningful = [t for t in found if t.text not in STOPWORDS and (t.cjk or len(t.text) > 1)]
+    meaningful = [
+        t
+        for t in found
+        if t.text not in STOPWORDS and t.text not in RECENT_WORDS and (t.cjk or len(t.text) > 1)
+    ]
     return tuple(meaningful or found)
 
 
