@@ -3,11 +3,13 @@
 For MEMORY.md and every WARM file: the tags on line 2, how often each tag is
 used, and the tokens outside the configured vocabulary (compared
 case-sensitively, as health-check does). A file without a ``#tags:`` line is
-listed as missing one. Unreadable files are skipped with a warning.
+listed as missing one. Unreadable files, and symlinks that lead out of the
+workspace, are skipped with a warning.
 """
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -92,8 +94,13 @@ def collect_tags(ws: Workspace) -> TagsReport:
     files: list[FileTags] = []
     warnings: list[str] = []
     paths = ([ws.hot] if ws.hot.exists() else []) + ws.warm_files()
+    real_root = os.path.realpath(ws.root)
     for path in paths:
         rel = ws.relative(path)
+        real = os.path.realpath(path)
+        if not (real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)):
+            warnings.append(f"skipped {rel}: symlink pointing outside the workspace")
+            continue
         try:
             text = store.read_text(path, root=ws.root)
         except InputError as exc:

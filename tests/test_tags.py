@@ -72,3 +72,15 @@ def test_parse_tag_line() -> None:
     assert parse_tag_line("#tags: a, b|c d") == ("a", "b", "c", "d")
     assert parse_tag_line("#tags:") == ()
     assert parse_tag_line("tags: a") is None
+
+
+def test_a_warm_symlink_out_of_the_workspace_is_not_read(root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Elsewhere\n#tags: leaked\n")
+    (root / "memory/semantic/linked.md").symlink_to(outside)
+    report = collect_tags(Workspace.open(root, NOW))
+    assert "leaked" not in report.invalid
+    assert "memory/semantic/linked.md" not in {f.path for f in report.files}
+    assert report.warnings == (
+        "skipped memory/semantic/linked.md: symlink pointing outside the workspace",
+    )
