@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier.clock import format_timestamp
 from memtier.errors import MemtierError
@@ -34,10 +34,11 @@ def log_path(ws: Workspace) -> Path:
     return ws.memory_dir / LOG_NAME
 
 
-@dataclass(frozen=True)
-class Logged:
+class Logged(NamedTuple):
+    """What logging a search gave: warnings, and the secrets redacted from the query."""
+
     warnings: tuple[str, ...] = ()
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: dict[str, int] = {}  # noqa: RUF012 (a NamedTuple default, never mutated)
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier.errors import InputError
 from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult
@@ -107,8 +107,7 @@ class Hit:
         }
 
 
-@dataclass(frozen=True)
-class Ranked:
+class Ranked(NamedTuple):
     hits: tuple[Hit, ...]
     total_matched: int
     warnings: tuple[str, ...]
@@ -127,19 +126,28 @@ def _saturate(weight: float, norm: float) -> float:
     return weight * (K1 + 1.0) / (weight + K1 * norm)
 
 
-@dataclass
 class _Context:
-    terms: tuple[Term, ...]
-    regex: bool
-    today: date
-    tags: frozenset[str]
-    context: int
-    idf: dict[str, float] = field(default_factory=dict)
-    recency_bonus: float = RECENCY_BONUS
-    max_idf: float = 0.0
-    total_idf: float = 0.0
-    keys: dict[str, str | None] = field(default_factory=dict)
-    precise: re.Pattern[str] | None = None
+    """What scoring needs to know about the query and the corpus (one per search)."""
+
+    def __init__(
+        self,
+        terms: tuple[Term, ...],
+        regex: bool,
+        today: date,
+        tags: frozenset[str],
+        context: int,
+    ) -> None:
+        self.terms = terms
+        self.regex = regex
+        self.today = today
+        self.tags = tags
+        self.context = context
+        self.idf: dict[str, float] = {}
+        self.recency_bonus = RECENCY_BONUS
+        self.max_idf = 0.0
+        self.total_idf = 0.0
+        self.keys: dict[str, str | None] = {}
+        self.precise: re.Pattern[str] | None = None
 
 
 # A match as the ranking uses it: line, byte column, text, term, weight.

@@ -28,7 +28,6 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtier.errors import InputError
@@ -150,12 +149,14 @@ class FileHits:
         return self._list
 
 
-@dataclass
 class ScanResult:
-    files_searched: int = 0
-    matches: dict[str, FileHits] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    scanner: str = "python"
+    """What a scan found: files searched, matches per file, warnings."""
+
+    def __init__(self, scanner: str = "python") -> None:
+        self.files_searched = 0
+        self.matches: dict[str, FileHits] = {}
+        self.warnings: list[str] = []
+        self.scanner = scanner
 
 
 def _inside(real_root: str, path: str) -> bool:

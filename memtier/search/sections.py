@@ -13,7 +13,7 @@ Also here: the ``#tags:`` line (PROTOCOL §2) and inline ``#tag`` words, which
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 _ITEM_RE = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s")
@@ -22,8 +22,7 @@ _INLINE_TAG_RE = re.compile(r"(?<![\w#&/])#([^\W\d_][\w-]*)")
 MAX_BLOCK_LINES = 6
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     """Lines *start*..*end* (1-based, inclusive) and the heading line above them."""
 
     start: int

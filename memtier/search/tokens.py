@@ -27,7 +27,7 @@ Both pattern flavours used here (escapes of ASCII punctuation, ``\\b``, ``\\w``,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Han, Hiragana, Katakana, Hangul: scripts written without spaces.
 _CJK_RANGES: tuple[tuple[int, int], ...] = (
@@ -66,8 +66,7 @@ STOPWORDS = frozenset(
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):
     """One query term: its normalised text and whether it is CJK."""
 
     text: str
