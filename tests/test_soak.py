@@ -1,6 +1,6 @@
 """Concurrency soak: an agent, cron, a searcher and a person, all at once (PROTOCOL §3).
 
-Four actors run side by side for `SOAK_SECONDS` (``$MEMTIER_SOAK_SECONDS``
+Five actors run side by side for `SOAK_SECONDS` (``$MEMTIER_SOAK_SECONDS``
 overrides it), each a loop of real ``memtier`` processes or, for the person,
 editor-style saves (temporary file, then rename):
 
@@ -10,9 +10,14 @@ editor-style saves (temporary file, then rename):
   so every pass has old notes to move;
 - a searcher runs search, tags, stats and health-check;
 - a person edits a WARM file and yesterday's note, neither of which any
-  memtier command in this mix rewrites.
+  memtier command in this mix rewrites;
+- a crasher starts writes (buffer lines, note lines, session-end) and has them
+  killed by SIGKILL, at a fault point or at a random moment. When a killed
+  rotation leaves its journal, the agent's next write is refused and the agent
+  runs session-start, as the protocol tells it to.
 
-Afterwards every line the agent's commands acknowledged stands exactly once,
+Afterwards every line the agent's commands acknowledged stands exactly once
+(and no line of a refused one), a killed write's line stands at most once,
 the workspace's own lines are all there, each old note stands in one place
 byte-identical, the person's files are exactly what the person last saved,
 no temporary file or marker is left, and health-check passes.
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import subprocess
 import threading
@@ -52,6 +58,7 @@ from tests.reliability_support import (
 SOAK_SECONDS = float(os.environ.get("MEMTIER_SOAK_SECONDS", "12"))
 AGENT_TOKEN = re.compile(r"\bA\d{4}\b")
 PERSON_TOKEN = re.compile(r"\bP\d{4}\b")
+CRASH_TOKEN = re.compile(r"\bB\d{4}\b")
 # Cron runs three hours later the same day: the agent's buffer looks idle to it.
 CRON_NOW = (NOW + timedelta(hours=3)).isoformat()
 # Every third day from late June: none of them is one of populate's old notes.
@@ -69,6 +76,10 @@ class Actor:
         self.problems: list[str] = []
         self.acknowledged: list[str] = []
         self.stdout = ""
+        self.stderr = ""
+        self.killed = 0
+        self.refused = 0
+        self.random = random.Random(f"soak-{name}")
 
     def memtier(self, *args: str, now: str = NOW_TEXT, ok: tuple[int, ...] = (0,)) -> int:
         proc = subprocess.run(
@@ -77,7 +88,7 @@ class Actor:
             timeout=120,
         )
         self.ops += 1
-        err = proc.stderr.decode("utf-8", "replace")
+        err = self.stderr = proc.stderr.decode("utf-8", "replace")
         if proc.returncode not in ok or "Traceback" in err:
             self.problems.append(f"{self.name}: {' '.join(args)} exit {proc.returncode}: {err}")
         self.stdout = proc.stdout.decode("utf-8", "replace")
@@ -102,11 +113,69 @@ def agent(actor: Actor, n: int) -> None:
         ("buffer", "note", f"note A{3 * n + 1:04d}"),
         ("episodic", "append", f"event A{3 * n + 2:04d}"),
     ):
-        if actor.memtier(*args) == 0:
+        code = actor.memtier(*args, ok=(0, 1))
+        if code == 0:
             actor.acknowledged.append(args[2].split()[-1])
-    actor.memtier("buffer", "done", "1", ok=(0, 2))
-    if n % 3 == 2:
-        actor.memtier("session-end")
+        else:
+            # A rotation killed by the crasher left its journal: the protocol refuses
+            # buffer writes until session-start has recovered it (§4 step 4), and
+            # an agent does exactly that.
+            _refused_then_recover(actor)
+    actor.memtier("buffer", "done", "1", ok=(0, 1, 2))
+    if n % 3 == 2 and actor.memtier("session-end", ok=(0, 1)) == 1:
+        _refused_then_recover(actor)
+
+
+def _refused_then_recover(actor: Actor) -> None:
+    if "run memtier session-start" not in actor.stderr:
+        actor.problems.append(f"{actor.name}: refused without a reason: {actor.stderr}")
+    actor.refused += 1
+    actor.memtier("session-start")
+
+
+CRASH_POINTS = (
+    "store.temp-written@1",
+    "store.replaced@1",
+    "rotate.locked",
+    "rotate.pending-written",
+    "rotate.note-written",
+    "rotate.buffer-reset",
+    "rotate.pending-removed",
+    "buffer.read",
+    "episodic.read",
+)
+
+
+def crasher(actor: Actor, n: int) -> None:
+    """Writes killed by SIGKILL, as a power cut or an OOM kill would stop them.
+
+    Even rounds die at a fault point picked at random, odd rounds at a random
+    moment from outside.
+    """
+    args = (
+        ("buffer", "note", f"crash note B{n:04d}"),
+        ("episodic", "append", f"crash event B{n:04d}"),
+        ("session-end",),
+        ("buffer", "task", f"crash task B{n:04d}"),
+        ("session-end",),
+    )[n % 5]
+    env = dict(os.environ)
+    if n % 2 == 0:
+        env["MEMTIER_FAULT"] = actor.random.choice(CRASH_POINTS)
+    proc = subprocess.Popen(
+        [*memtier_command(), *args, "--root", str(actor.root), "--now", NOW_TEXT],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    if n % 2:
+        time.sleep(actor.random.uniform(0.1, 0.9))
+        proc.kill()
+    proc.wait(timeout=120)
+    actor.ops += 1
+    if proc.returncode == -9:
+        actor.killed += 1
+    time.sleep(0.1)
 
 
 def cron(actor: Actor, n: int) -> None:
@@ -167,12 +236,14 @@ def test_everyone_at_once(tmp_path: Path) -> None:
     before = token_counts(root)
     deadline = time.monotonic() + SOAK_SECONDS
     person = Person(root)
-    actors = {name: Actor(name, root, deadline) for name in ("agent", "cron", "searcher", "person")}
+    names = ("agent", "cron", "searcher", "person", "crasher")
+    actors = {name: Actor(name, root, deadline) for name in names}
     bodies: dict[str, Callable[[Actor, int], None]] = {
         "agent": agent,
         "cron": cron,
         "searcher": searcher,
         "person": person.edit,
+        "crasher": crasher,
     }
     started = time.monotonic()
     threads = [
@@ -198,6 +269,11 @@ def test_everyone_at_once(tmp_path: Path) -> None:
     acknowledged = actors["agent"].acknowledged
     assert acknowledged, "the agent did nothing"
     assert {t: agent_counts[t] for t in acknowledged} == dict.fromkeys(acknowledged, 1)
+    # A refused write left nothing behind.
+    assert set(agent_counts) <= set(acknowledged)
+    # A killed write's line stands at most once.
+    crashed = Counter(t for text in texts.values() for t in CRASH_TOKEN.findall(text))
+    assert [t for t, count in crashed.items() if count > 1] == []
     assert token_counts(root) == before
     for rel, data in olds.items():
         assert len(copies_of(root, data)) == 1, rel
@@ -208,5 +284,7 @@ def test_everyone_at_once(tmp_path: Path) -> None:
     print(
         f"\nsoak: {elapsed:.1f} s; operations: {ops}; lines verified: "
         f"{len(acknowledged)} agent, {sum(before.values())} workspace, {person_lines} person, "
-        f"{len(olds)} old notes byte-identical"
+        f"{len(olds)} old notes byte-identical; {actors['crasher'].killed} writes killed, "
+        f"{len(crashed)} of their lines kept once; the agent recovered "
+        f"{actors['agent'].refused} interrupted rotation(s)"
     )
