@@ -121,6 +121,7 @@ def _projects(done: Path, folder: Path) -> dict[str, set[bytes | None]]:
 CLOSE = ("--decisions", "moved N001", "--signal", "none", "--open", "none")
 CASES = (
     Case("init", ("init",), _hand_written_hot, rerun=("init",), extra_frozen=("MEMORY.md",)),
+    Case("init-empty-folder", ("init",), lambda f: f.mkdir(parents=True), rerun=("init",)),
     Case("atomic-write", ("atomic-write", PROJECTS), stdin=_appended_projects, whole=_projects),
     Case("buffer-task", ("buffer", "task", "task N001 rebuild the index")),
     Case("buffer-note", ("buffer", "note", "note N001 the mirror is back")),
