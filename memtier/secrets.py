@@ -58,6 +58,7 @@ prefix-anchored patterns is fast, predictable and easy to audit.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -113,7 +114,7 @@ class _Rule:
     stay linear in time.
     """
 
-    __slots__ = ("anchors", "block", "folded", "name", "pattern")
+    __slots__ = ("anchors", "block", "folded", "name", "pattern", "plausible")
 
     def __init__(
         self,
@@ -122,12 +123,30 @@ class _Rule:
         anchors: tuple[str, ...],
         folded: bool = False,
         block: tuple[str, str, str] | None = None,
+        plausible: Callable[[re.Match[str]], bool] | None = None,
     ) -> None:
         self.name = name
         self.pattern = pattern
         self.anchors = anchors
         self.folded = folded
         self.block = block
+        # A check in Python on top of the regex (ripgrep's prefilter stays a superset).
+        self.plausible = plausible
+
+
+def _assigned_value_is_credential(match: re.Match[str]) -> bool:
+    """Tell ``password=hunter22`` from prose such as ``the token: refreshed yesterday``.
+
+    A code-style assignment (``=``) is taken as a credential whatever the value.
+    After a colon, a value that is one plain word (letters only, one case after
+    the first letter, trailing punctuation aside) reads as prose and is left alone.
+    """
+    if "=" in match.group(0)[: match.start(1) - match.start(0)]:
+        return True
+    value = match.group(1).rstrip(".,:;!?)")
+    if any(not ch.isalpha() for ch in value):
+        return True
+    return any(ch.isupper() for ch in value[1:])
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -209,6 +228,7 @@ _RULES: tuple[_Rule, ...] = (
         + _VALUE,
         ("password", "passwd", "pwd", "secret", "apikey", "api_key", "api-key", "token"),
         folded=True,
+        plausible=_assigned_value_is_credential,
     ),
 )
 
@@ -321,6 +341,8 @@ def _candidates(text: str, comp: _Compiled, exhaustive: bool) -> list[tuple[int,
             continue
         for line_start in lines:
             for match in compiled.finditer(text, line_start, _line_end(text, line_start)):
+                if rule.plausible is not None and not rule.plausible(match):
+                    continue
                 start, end = match.span(1) if compiled.groups else match.span()
                 if end > start:
                     found.append((start, end, index))
