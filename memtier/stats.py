@@ -135,7 +135,7 @@ def _buffer_state(ws: Workspace) -> BufferState:
 def collect_stats(ws: Workspace) -> StatsReport:
     """Walk every tier once and gather the figures."""
     from memtier.clock import parse_day
-    from memtier.search.scanner import tier_files, tier_of
+    from memtier.search.paths import tier_files, tier_of
     from memtier.tags import collect_tags
 
     warnings: list[str] = []

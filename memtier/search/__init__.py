@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memtier.errors import InputError
-from memtier.search.rank import Hit
+from memtier.search.hits import Hit
 from memtier.search.scanner import TIER_ORDER, find_rg
 from memtier.workspace import Workspace
 
@@ -58,7 +58,7 @@ class SearchReport:
         }
 
     def text_lines(self) -> Iterable[str]:
-        from memtier.search.render import hit_lines
+        from memtier.search.hits import hit_lines
 
         searched = ", ".join(t.upper() for t in self.tiers)
         if not self.hits:

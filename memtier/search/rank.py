@@ -46,13 +46,13 @@ import math
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import date
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from memtier.errors import InputError
+from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult
 from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
 from memtier.search.tokens import Term, combined_pattern, exactness, length_in_words, term_of
@@ -77,34 +77,7 @@ COVER_BONUS = 1.0
 PHRASE_BONUS = 0.5
 SAME_LINE_BONUS = 1.0
 MIN_CANDIDATES = 50
-MAX_EXCERPT_LINES = 12
 PHRASE_GAP = 3  # bytes allowed between two words of a phrase: a space, "-", ", "
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One ranked section."""
-
-    path: str
-    tier: str
-    line_start: int
-    line_end: int
-    score: float
-    excerpt: str
-    excerpt_start: int
-    matched_terms: tuple[str, ...]
-    match_lines: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "tier": self.tier,
-            "line_start": self.line_start,
-            "line_end": self.line_end,
-            "score": round(self.score, 4),
-            "excerpt": self.excerpt,
-            "matched_terms": list(self.matched_terms),
-        }
 
 
 class Ranked(NamedTuple):
@@ -148,10 +121,6 @@ class _Context:
         self.total_idf = 0.0
         self.keys: dict[str, str | None] = {}
         self.precise: re.Pattern[str] | None = None
-
-
-# A match as the ranking uses it: line, byte column, text, term, weight.
-_Scored = tuple[int, int, str, str, float]
 
 
 def _raw_key(text: str, ctx: _Context) -> str | None:
@@ -227,13 +196,13 @@ def _recency_of(rel: str, today: int, bonus: float) -> float:
     return 1.0 + bonus * math.pow(0.5, max(0, age) / RECENCY_HALF_LIFE)
 
 
-def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[_Scored]:
+def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
     """Matches that count: whole words (or a word plus a short ending) of the query.
 
     The scan looks for the bare terms, which is what keeps it fast; word
     boundaries are checked here, on the lines of the few files being ranked.
     """
-    scored: list[_Scored] = []
+    scored: list[Scored] = []
     if ctx.regex or ctx.precise is None:
         for line, column, text in hits.matches():
             scored.append((line, column, text, text.lower(), 1.0))
@@ -353,7 +322,7 @@ def _score_file(
     ctx: _Context,
 ) -> list[Hit]:
     starts = [s.start for s in sections]
-    per_section: dict[int, list[_Scored]] = {}
+    per_section: dict[int, list[Scored]] = {}
     per_line: dict[int, list[tuple[str, float]]] = {}
     for match in _precise(lines, found, ctx):
         line = match[0]
@@ -384,7 +353,9 @@ def _score_file(
         norm = 1.0 - B + B * dl / avgdl
         base = sum(ctx.idf.get(t, 0.0) * _saturate(w, norm) for t, w in counts.items())
         score = base * weight * _cover(direct, ctx) * _phrase(matches, ctx)
-        hits.append(_make_hit(rel, tier, lines, section, matches, score, ctx))
+        hits.append(
+            make_hit(rel, tier, lines, section, matches, score, ctx.context, ctx.terms, ctx.regex)
+        )
     return hits
 
 
@@ -400,7 +371,7 @@ def _covered(present: Iterable[str], ctx: _Context) -> float:
     return found / ctx.total_idf if ctx.total_idf else 0.0
 
 
-def _phrase(matches: list[_Scored], ctx: _Context) -> float:
+def _phrase(matches: list[Scored], ctx: _Context) -> float:
     """Reward terms standing close: on one line (by idf share), and as the query's phrase."""
     if ctx.regex or len(ctx.terms) < 2:
         return 1.0
@@ -420,41 +391,3 @@ def _phrase(matches: list[_Scored], ctx: _Context) -> float:
             run = run + 1 if adjacent else 1
             phrase = phrase or run == len(ctx.terms)
     return (1.0 + SAME_LINE_BONUS * best_line**2) * (1.0 + PHRASE_BONUS * phrase)
-
-
-def _make_hit(
-    rel: str,
-    tier: str,
-    lines: list[str],
-    section: Section,
-    matches: list[_Scored],
-    score: float,
-    ctx: _Context,
-) -> Hit:
-    matched_lines = sorted({m[0] for m in matches})
-    first = max(1, matched_lines[0] - ctx.context)
-    last = min(len(lines), matched_lines[-1] + ctx.context)
-    last = min(last, first + MAX_EXCERPT_LINES - 1)
-    while first < last and not lines[first - 1].strip():
-        first += 1
-    while last > first and not lines[last - 1].strip():
-        last -= 1
-    spans: dict[int, list[tuple[int, int]]] = {}
-    for line, column, text, _, _ in matches:
-        spans.setdefault(line, []).append((column, len(text.encode("utf-8"))))
-    if ctx.regex:
-        names = sorted({m[3] for m in matches})
-    else:
-        present = {m[3] for m in matches}
-        names = [t.text for t in ctx.terms if t.text in present]
-    return Hit(
-        path=rel,
-        tier=tier,
-        line_start=section.start,
-        line_end=section.end,
-        score=score,
-        excerpt="\n".join(lines[first - 1 : last]),
-        excerpt_start=first,
-        matched_terms=tuple(names),
-        match_lines={line: tuple(sorted(s)) for line, s in spans.items()},
-    )

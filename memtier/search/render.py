@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from memtier.render import paint
-from memtier.search.rank import Hit
+from memtier.search.hits import Hit
 
 
 def _highlight(line: str, spans: tuple[tuple[int, int], ...], colour: bool) -> str:

@@ -1,25 +1,22 @@
-"""Find the lines that match: ripgrep when it is there, pure Python otherwise.
+"""Find what matches: ripgrep when it is there, pure Python otherwise.
 
-Both scanners search exactly the tier files of PROTOCOL §1 and report the same
-thing: for every file with a match, each match's line, byte column and matched
-text, plus how many files were searched (BM25's corpus size). A parity test
-runs both on one workspace.
+Both scanners search exactly the tier files of PROTOCOL §1 (see `paths`) and
+report the same thing: for every file with a match, how often each query term
+occurs in it (for a raw ``--regex``: each match's line, byte column and text),
+plus how many files were searched, BM25's corpus size. A parity test runs both
+on one workspace.
 
 Rules shared by both:
-- Only ``*.md`` files of the chosen tiers, named by `tier_of`; nothing else under
-  the root is read (not ``memory/scripts``, not the search log, not temp files).
 - Hidden folders and ignore files do not hide memory (ripgrep: ``--hidden
   --no-ignore``); no ripgrep configuration file is read (``--no-config``).
 - Symlinks are never followed inside tier folders (ripgrep without
-  ``--follow``). A tier file or folder that is itself a symlink is read only if
-  it resolves inside the root; otherwise it is skipped with a warning.
+  ``--follow``); see `paths` for tier files that are symlinks themselves.
 - Binary files (a NUL byte) are skipped with a warning. A file that is not
   UTF-8 is skipped by the ranking step, which reads it, with a warning too.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import shutil
@@ -27,22 +24,18 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 from memtier.errors import InputError
+from memtier.search.paths import (
+    TIER_ORDER,
+    search_paths,
+    symlink_warnings,
+    tier_files,
+    tier_of,
+)
 
-TIER_ORDER: tuple[str, ...] = ("hot", "warm", "buffer", "scratch", "cold", "archive")
-
-# PROTOCOL §1: what each tier searches, as paths relative to the root.
-_TIER_PATHS: dict[str, tuple[str, ...]] = {
-    "hot": ("MEMORY.md",),
-    "warm": ("memory/semantic", "memory/procedural"),
-    "buffer": ("memory/working-buffer.md",),
-    "scratch": (".learnings",),
-    "cold": ("memory/episodic",),
-    "archive": ("memory/archive",),
-}
+__all__ = ["TIER_ORDER", "FileHits", "ScanResult", "find_rg", "scan", "tier_files", "tier_of"]
 
 
 def find_rg(override: str | None = None) -> str | None:
@@ -55,29 +48,6 @@ def find_rg(override: str | None = None) -> str | None:
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
     return shutil.which("rg")
-
-
-def tier_of(rel: str) -> str | None:
-    """The tier a root-relative path (forward slashes) belongs to, or None."""
-    if not rel.endswith(".md"):
-        return None
-    if rel.startswith("memory/episodic/") and rel.count("/") == 2:
-        return "cold"  # the common case, first: a broad query asks for every note
-    parts = rel.split("/")
-    if parts == ["MEMORY.md"]:
-        return "hot"
-    if len(parts) == 3 and parts[0] == "memory":
-        if parts[1] in ("semantic", "procedural"):
-            return "warm"
-        if parts[1] == "episodic":
-            return "cold"
-    if parts == ["memory", "working-buffer.md"]:
-        return "buffer"
-    if len(parts) == 2 and parts[0] == ".learnings":
-        return "scratch"
-    if len(parts) >= 3 and parts[0] == "memory" and parts[1] == "archive":
-        return "archive"
-    return None
 
 
 # One match: 1-based line, 1-based byte column, the matched text. A plain tuple,
@@ -157,43 +127,6 @@ class ScanResult:
         self.matches: dict[str, FileHits] = {}
         self.warnings: list[str] = []
         self.scanner = scanner
-
-
-def _inside(real_root: str, path: str) -> bool:
-    return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
-
-
-def search_paths(root: Path, tiers: tuple[str, ...], warnings: list[str]) -> list[str]:
-    """The existing tier paths to scan; symlinks leading out of the root are dropped."""
-    real_root = os.path.realpath(root)
-    chosen: list[str] = []
-    for tier in TIER_ORDER:
-        if tier not in tiers:
-            continue
-        for rel in _TIER_PATHS[tier]:
-            full = root / rel
-            if not os.path.lexists(full):
-                continue
-            linked = any(os.path.islink(root / p) for p in _prefixes(rel))
-            if linked:
-                try:
-                    real = str(full.resolve(strict=True))
-                except (OSError, RuntimeError) as exc:
-                    loop = isinstance(exc, RuntimeError) or exc.errno == errno.ELOOP
-                    reason = "symlink loop" if loop else "broken symlink"
-                    warnings.append(f"skipped {rel}: {reason}")
-                    continue
-                if not _inside(real_root, real):
-                    warnings.append(f"skipped {rel}: symlink pointing outside the workspace")
-                    continue
-            chosen.append(rel)
-    return chosen
-
-
-def _prefixes(rel: str) -> Iterator[str]:
-    parts = rel.split("/")
-    for i in range(1, len(parts) + 1):
-        yield "/".join(parts[:i])
 
 
 # ---------------------------------------------------------------------------
@@ -277,71 +210,6 @@ def _parse_rg_output(output: bytes, result: ScanResult) -> None:
 
 # ---------------------------------------------------------------------------
 # pure Python
-
-
-def _symlink_warning(rel: str) -> str:
-    return f"skipped {rel}: symlink (never followed inside a tier folder)"
-
-
-def _worth_naming(rel: str) -> bool:
-    """A skipped symlink is named if it would have been searched: a tier file, or a
-    folder of the archive (the one tier with subfolders)."""
-    return tier_of(rel) is not None or rel.startswith("memory/archive/")
-
-
-def _walk(root: Path, rel: str, warnings: list[str]) -> Iterator[str]:
-    """Files under *rel* without following symlinks below it (as ripgrep does)."""
-    full = root / rel
-    if not os.path.isdir(full):
-        yield rel
-        return
-    try:
-        entries = sorted(os.scandir(full), key=lambda e: e.name)
-    except OSError as exc:
-        warnings.append(f"skipped {rel}: cannot be read ({exc.strerror})")
-        return
-    for entry in entries:
-        child = f"{rel}/{entry.name}"
-        if entry.is_symlink():
-            if _worth_naming(child):
-                warnings.append(_symlink_warning(child))
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            yield from _walk(root, child, warnings)
-        elif entry.is_file(follow_symlinks=False):
-            yield child
-
-
-def symlink_warnings(root: Path, paths: list[str], warnings: list[str]) -> None:
-    """Name the symlinks ripgrep will pass over silently, as the Python walk does.
-
-    Only the flat tier folders are listed (one ``scandir`` each, no ``stat``);
-    under the archive the recursive walk is left to `_walk`.
-    """
-    for rel in paths:
-        if rel == "memory/archive":
-            for _ in _walk(root, rel, warnings):
-                pass
-            continue
-        try:
-            with os.scandir(root / rel) as entries:
-                links = sorted(e.name for e in entries if e.is_symlink())
-        except NotADirectoryError:
-            continue
-        except OSError:
-            continue
-        for name in links:
-            child = f"{rel}/{name}"
-            if _worth_naming(child):
-                warnings.append(_symlink_warning(child))
-
-
-def tier_files(root: Path, tiers: tuple[str, ...], warnings: list[str]) -> Iterator[str]:
-    """Every file of the chosen tiers (root-relative), as both scanners see them."""
-    for top in search_paths(root, tiers, warnings):
-        for rel in _walk(root, top, warnings):
-            if tier_of(rel) is not None:
-                yield rel
 
 
 def scan_with_python(
