@@ -410,3 +410,20 @@ def test_a_query_asking_for_the_latest_favours_the_newest_note(
     latest = search(cli, root, "when was the nginx certificate last renewed")
     assert paths(latest)[0] == "memory/episodic/2026-11-20.md"
     assert results(latest)[0]["matched_terms"] == ["nginx", "certificate", "renew"]
+
+
+def test_a_broken_rg_falls_back_to_the_built_in_scanner(
+    cli: CliRunner, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(root, "memory/episodic/2026-11-29.md", "# x\n\n- plover\n")
+    broken = tmp_path / "rg"
+    broken.write_text("#!/bin/sh\necho 'rg: something went wrong' >&2\nexit 2\n")
+    broken.chmod(0o755)
+    monkeypatch.setenv("MEMTIER_RG", str(broken))
+    result = cli("search", "plover", "--json", "--root", str(root))
+    assert result.exit_code == 0
+    payload = json.loads(result.stdout)
+    assert [r["path"] for r in payload["results"]] == ["memory/episodic/2026-11-29.md"]
+    assert payload["warnings"][0] == (
+        f"ripgrep ({broken}) failed: rg: something went wrong; used the built-in scanner"
+    )

@@ -136,6 +136,10 @@ _STATS_RE = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
 _BINARY_RE = re.compile(rb"^(.*): binary file matches")
 
 
+class _RipgrepUnusable(Exception):
+    """ripgrep could not run or failed for a reason other than the user's pattern."""
+
+
 def scan_with_rg(
     rg: str, root: Path, tiers: tuple[str, ...], pattern: str, *, ignore_case: bool
 ) -> ScanResult:
@@ -168,7 +172,7 @@ def scan_with_rg(
             )
             code = done.returncode
         except OSError as exc:
-            raise InputError(f"cannot run ripgrep ({rg}): {exc.strerror}") from None
+            raise _RipgrepUnusable(exc.strerror or str(exc)) from None
         out.seek(0)
         output = out.read()
         err.seek(0)
@@ -178,7 +182,7 @@ def scan_with_rg(
         if "regex" in message:
             first = next((ln for ln in message.splitlines() if "error" in ln), message)
             raise InputError(f"invalid search pattern: {first.strip()}")
-        raise InputError(f"ripgrep failed: {message.splitlines()[0] if message else '?'}")
+        raise _RipgrepUnusable(message.splitlines()[0] if message else f"exit status {code}")
     _parse_rg_output(output, result)
     for line in errors.splitlines():
         if line.strip():
@@ -280,7 +284,14 @@ def scan(
     rg: str | None,
     literals: list[str],
 ) -> ScanResult:
-    """Scan with ripgrep when *rg* is given, else with the Python fallback."""
+    """Scan with ripgrep when *rg* is given, else (or if it fails) with the Python fallback."""
+    failure = None
     if rg:
-        return scan_with_rg(rg, root, tiers, pattern, ignore_case=ignore_case)
-    return scan_with_python(root, tiers, pattern, ignore_case=ignore_case, literals=literals)
+        try:
+            return scan_with_rg(rg, root, tiers, pattern, ignore_case=ignore_case)
+        except _RipgrepUnusable as exc:
+            failure = f"ripgrep ({rg}) failed: {exc}; used the built-in scanner"
+    result = scan_with_python(root, tiers, pattern, ignore_case=ignore_case, literals=literals)
+    if failure:
+        result.warnings.insert(0, failure)
+    return result
