@@ -8,6 +8,7 @@ archive). Read-only; symlinks are treated as `search` treats them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,6 +113,9 @@ def _buffer_state(ws: Workspace) -> BufferState:
 
     if not ws.buffer.exists():
         return BufferState(exists=False)
+    real, real_root = os.path.realpath(ws.buffer), os.path.realpath(ws.root)
+    if not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        return BufferState(exists=True)  # a symlink out of the workspace: never read
     try:
         text = store.read_text(ws.buffer, root=ws.root)
     except InputError:

@@ -63,3 +63,20 @@ def test_text_output_and_symlinks_not_counted(cli: CliRunner, root: Path, tmp_pa
     assert "buffer: " in result.stdout and "(fresh)" in result.stdout
     assert lines[-1] == "notes: none"
     assert "2026-11-02.md: symlink" in result.stderr
+
+
+def test_a_buffer_symlinked_out_of_the_workspace_is_not_read(root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "buffer.md"
+    outside.write_text(
+        "# Working Buffer\ncreated: 2026-11-30T09:00:00+01:00\n"
+        "last_active: 2026-11-30T09:30:00+01:00\n\n## Active Task:\n- leaked task\n"
+    )
+    buffer = root / "memory/working-buffer.md"
+    buffer.unlink()
+    buffer.symlink_to(outside)
+    report = collect_stats(Workspace.open(root, NOW))
+    assert report.buffer.exists and not report.buffer.valid
+    assert report.buffer.active_tasks == 0
+    assert "skipped memory/working-buffer.md: symlink pointing outside the workspace" in (
+        report.warnings
+    )
