@@ -101,13 +101,16 @@ class FileHits:
         if lines and _FULL_RE.match(lines[0]):
             lines = [m.group(3) for m in _FULL_RE.finditer(raw)]
         counted = Counter(lines)
-        return {k.decode("utf-8", "replace"): n for k, n in counted.items()}
+        # ripgrep prints empty matches (a pattern like ``^``); they match no text.
+        return {k.decode("utf-8", "replace"): n for k, n in counted.items() if k}
 
     def match_count(self) -> int:
         if self._counted is not None:
             return sum(self._counted.values())
         if self._list is not None:
             return len(self._list)
+        if _FULL_RE.match(self._raw):  # positions: a --regex scan, maybe with empty matches
+            return len(self.matches())
         return self._raw.count(b"\n") + 1
 
     def matches(self) -> list[Match]:
@@ -115,6 +118,7 @@ class FileHits:
             self._list = [
                 (int(line), int(column), text.decode("utf-8", "replace"))
                 for line, column, text in _FULL_RE.findall(self._raw)
+                if text
             ]
         return self._list
 
