@@ -35,6 +35,7 @@ NOTE = f"memory/episodic/{TODAY}.md"
 BUFFER = "memory/working-buffer.md"
 ERRORS = ".learnings/ERRORS.md"
 DECISIONS = "memory/semantic/decisions.md"
+LEARNINGS = ".learnings/LEARNINGS.md"
 
 
 def editor_write(path: Path, text: str) -> None:
@@ -129,6 +130,20 @@ EDITS = (
         {DECISIONS: ("- P001 by hand\n", "K301")},
     ),
     Edit(
+        "promote-source",
+        ("promote", CANDIDATE, "--to", DECISIONS, "--yes"),
+        LEARNINGS,
+        _append,
+        {LEARNINGS: ("- 2026-11-30 P001 by hand\n", f"{CANDIDATE}\n")},
+    ),
+    Edit(
+        "weekly-review-deferred",
+        ("weekly-review",),
+        NOTE,
+        _before_closure,
+        {NOTE: ("- P001 by hand\n", "Active session detected; weekly review deferred")},
+    ),
+    Edit(
         "weekly-review-flags",
         ("weekly-review",),
         ERRORS,
@@ -169,7 +184,8 @@ def test_an_edit_made_while_memtier_waits_for_its_lock_is_kept(tmp_path: Path, e
         tmp_path / "ws", last_active=STALE if edit.stale else "2026-11-30T09:40:00+01:00"
     )
     path = root / edit.file
-    line = "- 2026-11-30 P001 by hand\n" if edit.file == ERRORS else "- P001 by hand\n"
+    scratch = edit.file in (ERRORS, LEARNINGS)
+    line = "- 2026-11-30 P001 by hand\n" if scratch else "- P001 by hand\n"
     with store.workspace_lock(root / "memory/.memtier.lock"):
         proc = subprocess.Popen(
             [*memtier_command(), *edit.args, "--root", str(root), "--now", NOW_TEXT],
