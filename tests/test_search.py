@@ -427,3 +427,14 @@ def test_a_broken_rg_falls_back_to_the_built_in_scanner(
     assert payload["warnings"][0] == (
         f"ripgrep ({broken}) failed: rg: something went wrong; used the built-in scanner"
     )
+
+
+def test_a_huge_line_is_cut_to_a_window_around_the_match(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    write(root, "memory/episodic/2026-11-29.md", "# x\n\n- " + "y" * 5000 + " zebra " + "z" * 5000)
+    (hit,) = results(search(cli, root, "zebra"))
+    excerpt = str(hit["excerpt"])
+    assert len(excerpt) < 500
+    assert "zebra" in excerpt
+    assert excerpt.startswith("…") and excerpt.endswith("…")

@@ -2,7 +2,8 @@
 
 The excerpt is the section's matching lines with ``--context`` lines around
 them (at most `MAX_EXCERPT_LINES`, blank edges trimmed), so a hit shows a few
-lines, not a whole day. The human view is shaped like ripgrep's output:
+lines, not a whole day; a line longer than `MAX_LINE_CHARS` is cut to a window
+around its first match. The human view is shaped like ripgrep's output:
 ``path:start-end  TIER  score N`` then the excerpt, each line numbered, ``12:``
 for a line with a match (matched text highlighted on a terminal) and ``13-``
 for a context line, as ``rg -n -C`` prints them.
@@ -19,6 +20,7 @@ from memtier.search.sections import Section
 from memtier.search.tokens import Term
 
 MAX_EXCERPT_LINES = 12
+MAX_LINE_CHARS = 400  # a longer line is cut to a window around its first match
 
 # A match as the ranking uses it: line, byte column, text, term, weight.
 Scored = tuple[int, int, str, str, float]
@@ -50,6 +52,17 @@ class Hit:
         }
 
 
+def _shorten(line: str, spans: list[tuple[int, int]]) -> str:
+    """A window of a very long line around its first match (no highlighting there)."""
+    start = 0
+    if spans:
+        column = min(spans)[0]
+        start = len(line.encode("utf-8")[: column - 1].decode("utf-8", "ignore"))
+    begin = max(0, start - MAX_LINE_CHARS // 4)
+    end = begin + MAX_LINE_CHARS
+    return ("…" if begin else "") + line[begin:end] + ("…" if end < len(line) else "")
+
+
 def make_hit(
     rel: str,
     tier: str,
@@ -78,13 +91,19 @@ def make_hit(
     else:
         present = {m[3] for m in matches}
         names = [t.text for t in terms if t.text in present]
+    shown: list[str] = []
+    for number in range(first, last + 1):
+        content = lines[number - 1]
+        if len(content) > MAX_LINE_CHARS:
+            content = _shorten(content, spans.pop(number, []))
+        shown.append(content)
     return Hit(
         path=rel,
         tier=tier,
         line_start=section.start,
         line_end=section.end,
         score=score,
-        excerpt="\n".join(lines[first - 1 : last]),
+        excerpt="\n".join(shown),
         excerpt_start=first,
         matched_terms=tuple(names),
         match_lines={line: tuple(sorted(s)) for line, s in spans.items()},
