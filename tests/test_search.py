@@ -438,3 +438,5 @@ def test_a_huge_line_is_cut_to_a_window_around_the_match(
     assert len(excerpt) < 500
     assert "zebra" in excerpt
     assert excerpt.startswith("…") and excerpt.endswith("…")
+    text = cli("search", "zebra", "--root", str(root)).stdout.splitlines()
+    assert text[1].startswith("3:…y")

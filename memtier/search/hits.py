@@ -95,7 +95,9 @@ def make_hit(
     for number in range(first, last + 1):
         content = lines[number - 1]
         if len(content) > MAX_LINE_CHARS:
-            content = _shorten(content, spans.pop(number, []))
+            content = _shorten(content, spans.get(number, []))
+            if number in spans:
+                spans[number] = []  # columns no longer fit the shortened line
         shown.append(content)
     return Hit(
         path=rel,
@@ -139,6 +141,6 @@ def hit_lines(hit: Hit, colour: bool) -> Iterator[str]:
     for offset, line in enumerate(hit.excerpt.split("\n")):
         number = hit.excerpt_start + offset
         spans = hit.match_lines.get(number)
-        mark = ":" if spans else "-"
-        label = paint(f"{number}{mark}", "green" if spans else "dim", colour)
+        mark = ":" if spans is not None else "-"
+        label = paint(f"{number}{mark}", "green" if spans is not None else "dim", colour)
         yield f"{label}{_highlight(line, spans or (), colour)}"
