@@ -667,3 +667,47 @@ def test_pending_snapshot_that_is_a_folder(
     settled = snapshot(ws_root)
     one_error(cli(*_args(ws_root, "session-start")), 1)
     assert snapshot(ws_root) == settled
+
+
+# ---------------------------------------------------------------------------
+# a process that holds the workspace lock and never lets go
+
+
+def test_a_stuck_lock_holder_is_one_error_and_changes_nothing(
+    cli: CliRunner, ws_root: Path, snapshot: Snapshot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from memtier import searchlog, store
+
+    lock = ws_root / "memory/.memtier.lock"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            f"fd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+            "print('locked', flush=True)\n"
+            "sys.stdin.read()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
+        # Wait 0.2 s instead of the 60 s default before giving up.
+        wrapped = store.workspace_lock.__wrapped__  # type: ignore[attr-defined]
+        monkeypatch.setattr(wrapped, "__kwdefaults__", {"timeout": 0.2})
+        monkeypatch.setattr(searchlog, "LOCK_TIMEOUT_SECONDS", 0.2)
+        before = snapshot(ws_root)
+        for command in (("buffer", "note", "N001"), ("rotate",), ("learn", "error", "N001")):
+            line = one_error(cli(*_args(ws_root, *command)), 1)
+            assert "locked by another memtier process" in line
+        assert snapshot(ws_root) == before
+        # A search still answers; only its log entry is skipped, with a warning.
+        found = cli(*_args(ws_root, "search", "deploy"))
+        assert found.exit_code == 0
+        assert "memtier: warning: search not logged" in found.stderr
+    finally:
+        holder.communicate(b"", timeout=10)
