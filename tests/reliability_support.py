@@ -22,7 +22,7 @@ from pathlib import Path
 from memtier.buffer import Buffer
 from memtier.init import init_workspace
 from memtier.store import is_temp_file
-from tests.conftest import NOW, NOW_TEXT
+from tests.conftest import NOW, NOW_TEXT, run_memtier
 
 TOKEN = re.compile(r"\b[KN]\d{3}\b")
 CREATED = (NOW - timedelta(hours=1)).isoformat()
@@ -127,13 +127,24 @@ def run_in_process(*args: str, input: bytes = b"") -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def recover_and_check(folder: Path) -> list[str]:
-    """`memtier session-start` then `memtier health-check`; the problems found."""
+def run_as_process(*args: str, input: bytes = b"") -> tuple[int, str, str]:
+    """The memtier command line as a separate process (any thread may call it)."""
+    proc = run_memtier(*args, input=input)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def recover_and_check(folder: Path, *, separate: bool = False) -> list[str]:
+    """`memtier session-start` then `memtier health-check`; the problems found.
+
+    They run in this process through the CLI's entry point, or as *separate*
+    processes.
+    """
+    runner = run_as_process if separate else run_in_process
     problems: list[str] = []
-    code, _out, err = run_in_process("session-start", "--root", str(folder), "--now", NOW_TEXT)
+    code, _out, err = runner("session-start", "--root", str(folder), "--now", NOW_TEXT)
     if code != 0:
         problems.append(f"session-start exit {code}: {err.strip()}")
-    code, out, err = run_in_process("health-check", "--root", str(folder), "--now", NOW_TEXT)
+    code, out, err = runner("health-check", "--root", str(folder), "--now", NOW_TEXT)
     if code != 0:
         failed = [line for line in out.splitlines() if line.startswith("❌")]
         problems.append(f"health-check exit {code}: {failed} {err.strip()}")
