@@ -302,18 +302,7 @@ def move_file(source: Path, folder: Path, *, root: Path) -> Path:
     still at its old place or already at its new one, never in both or neither.
     Callers hold the workspace lock, so the free name cannot be taken meanwhile.
     """
-    src = confine(root, source)
-    make_dirs(folder, root=root)
-    dest = free_destination(confine(root, folder), source.name)
-    checkpoint("store.before-move")
-    try:
-        os.rename(src, dest)
-    except OSError as exc:
-        raise _failed("move", _display(src, root), exc) from None
-    checkpoint("store.moved")
-    _fsync_dir(dest.parent)
-    _fsync_dir(src.parent)
-    return dest
+    return move_files([source], folder, root=root)[0]
 
 
 def move_files(sources: Sequence[Path], folder: Path, *, root: Path) -> list[Path]:
