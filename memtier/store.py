@@ -185,10 +185,8 @@ def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
     if target.is_dir():
         raise InputError(f"{shown}: is a directory, expected a file", path=target)
     folder = target.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise _failed("create folder for", shown, exc) from None
+    if not folder.is_dir():
+        make_dirs(folder, root=root)
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
@@ -270,10 +268,14 @@ def make_dirs(path: Path, *, root: Path) -> bool:
         return False
     try:
         target.mkdir(parents=True, exist_ok=False)
-    except FileExistsError:
+    except (FileExistsError, NotADirectoryError):
         if target.is_dir():
             return False
-        raise InputError(f"{_display(target, root)}: exists and is not a folder") from None
+        # A file stands where a folder of the layout belongs: name it (input error).
+        blocker = next(
+            (p for p in (target, *target.parents) if p.exists() and not p.is_dir()), target
+        )
+        raise InputError(f"{_display(blocker, root)}: exists and is not a folder") from None
     except OSError as exc:
         raise _failed("create folder", _display(target, root), exc) from None
     _fsync_dir(target.parent)

@@ -620,8 +620,8 @@ def _folder_for_file(root: Path, rel: str) -> None:
     ("swap", "command", "code"),
     [
         (lambda r: _file_for_folder(r, ".learnings"), ("learn", "error", "N001"), 2),
-        (lambda r: _file_for_folder(r, "memory/episodic"), ("episodic", "append", "N001"), 1),
-        (lambda r: _file_for_folder(r, "memory/episodic"), ("rotate",), 1),
+        (lambda r: _file_for_folder(r, "memory/episodic"), ("episodic", "append", "N001"), 2),
+        (lambda r: _file_for_folder(r, "memory/episodic"), ("rotate",), 2),
         (lambda r: _folder_for_file(r, "memory/.memtier.lock"), ("buffer", "note", "N001"), 1),
         (lambda r: _folder_for_file(r, "memory/working-buffer.md.lock"), ("weekly-review",), 1),
         (lambda r: (r / BUFFER).write_text(""), ("buffer", "note", "N001"), 2),

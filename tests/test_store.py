@@ -245,3 +245,15 @@ def test_lock_waits_for_a_filelock_holder_then_times_out(tmp_path: Path) -> None
         holder.wait()
     with store.workspace_lock(lock, timeout=5):  # free again once the holder is gone
         pass
+
+
+def test_a_file_where_a_folder_belongs_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "episodic").write_text("not a folder\n")
+    for target in (
+        tmp_path / "memory" / "episodic" / "2026-11-30.md",
+        tmp_path / "memory" / "episodic" / "deeper" / "x.md",
+    ):
+        with pytest.raises(InputError, match="memory/episodic: exists and is not a folder"):
+            store.write_text(target, "x\n", root=tmp_path)
+    assert (tmp_path / "memory" / "episodic").read_text() == "not a folder\n"
