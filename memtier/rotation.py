@@ -19,7 +19,7 @@ from typing import Any
 from memtier import store
 from memtier.buffer import Buffer, body_has_content, fresh_buffer, parse_buffer
 from memtier.episodic import ClosureBlock, contains_lines, place_before_closure
-from memtier.errors import InputError, RefusedError
+from memtier.errors import InputError, MemtierError, RefusedError
 from memtier.faults import checkpoint
 from memtier.workspace import Workspace
 
@@ -145,14 +145,14 @@ def rotate_locked(ws: Workspace) -> RotateResult:
     # already stands in a note.
     try:
         store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
-    except store.WriteFailed:
+    except MemtierError:
         _take_back(ws, pending=False)
         raise
     checkpoint("rotate.pending-written")
     # Step 4.
     try:
         placement = append_body(ws, buffer)
-    except store.WriteFailed:
+    except MemtierError:
         _take_back(ws, pending=True)
         raise
     checkpoint("rotate.note-written")
@@ -174,7 +174,8 @@ def rotate_locked(ws: Workspace) -> RotateResult:
 
 
 def _take_back(ws: Workspace, *, pending: bool) -> None:
-    """A write refused by the OS in step 3 or 4 changed no memory file: drop our journal.
+    """A write refused in step 3 or 4 (by the OS or as bad input) changed no memory
+    file: drop our journal.
 
     (A refused write leaves its target untouched, PROTOCOL §3.) From step 5 on the
     note holds the body, so the journal stays for session-start to finish with.
