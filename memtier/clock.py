@@ -27,13 +27,26 @@ def parse_now(value: str, *, source: str = "--now") -> datetime:
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:
+        parsed = _parse_other_iso_forms(text, value, source)
+    if parsed.tzinfo is None:
+        parsed = parsed.astimezone()
+    return parsed
+
+
+def _parse_other_iso_forms(text: str, value: str, source: str) -> datetime:
+    """ISO 8601 forms the standard library does not read (basic format such as
+    ``20261130T091500Z``, week dates such as ``2026-W49-1``), through dateutil."""
+    from dateutil.parser import isoparse  # only for the rarer forms: keeps start-up lean
+
+    try:
+        if not text:
+            raise ValueError(text)
+        return isoparse(text)
+    except (ValueError, OverflowError):
         raise InputError(
             f"{source}: not an ISO 8601 date-time: {value!r} "
             "(expected e.g. 2026-11-30T09:15:00+01:00)"
         ) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.astimezone()
-    return parsed
 
 
 def resolve_now(option: str | None, env_value: str | None) -> datetime:

@@ -121,3 +121,14 @@ def test_timestamps_are_written_to_the_second_with_offset() -> None:
     assert format_timestamp(NOW.replace(microsecond=123456)) == "2026-11-30T10:00:00+01:00"
     assert format_timestamp(datetime(2026, 1, 1, tzinfo=UTC)).endswith("+00:00")
     assert parse_day("2026-02-29") is None and parse_day("2028-02-29") == date(2028, 2, 29)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("20261130T091500Z", datetime(2026, 11, 30, 9, 15, tzinfo=UTC)),
+        ("2026-W49-1T10:00:00+00:00", datetime(2026, 11, 30, 10, 0, tzinfo=UTC)),
+    ],
+)
+def test_other_iso_8601_forms_are_read(text: str, expected: datetime) -> None:
+    assert parse_now(text) == expected
