@@ -41,12 +41,13 @@ def _parse_other_iso_forms(text: str, value: str, source: str) -> datetime:
     try:
         if not text:
             raise ValueError(text)
-        return isoparse(text)
+        parsed: datetime = isoparse(text)
     except (ValueError, OverflowError):
         raise InputError(
             f"{source}: not an ISO 8601 date-time: {value!r} "
             "(expected e.g. 2026-11-30T09:15:00+01:00)"
         ) from None
+    return parsed
 
 
 def resolve_now(option: str | None, env_value: str | None) -> datetime:
