@@ -39,13 +39,18 @@ def find_root(start: Path) -> Path:
 
 
 def resolve_root(explicit: str | Path | None, cwd: Path) -> Path:
-    """An explicit root must be a workspace; without one, walk up from *cwd*."""
+    """An explicit root must hold MEMORY.md or memory/; without one, walk up from *cwd*.
+
+    An explicit root that lost one of the two is still that workspace: PROTOCOL §4
+    step 1 (session-start recreates a missing MEMORY.md) and the `hot.header`
+    check's "MEMORY.md missing" (§6) are only reachable through it.
+    """
     if explicit is None or str(explicit) == "":
         return find_root(cwd)
     root = (cwd / Path(explicit).expanduser()).absolute()
     if not root.is_dir():
         raise InputError(f"workspace root {root} is not a directory", path=root)
-    if not is_workspace(root):
+    if not (is_workspace(root) or (root / MEMORY_DIR).is_dir() or (root / HOT_FILE).is_file()):
         raise WorkspaceNotFound()
     return root
 
