@@ -1240,3 +1240,30 @@ def test_bad_bytes_never_give_a_traceback(
     if result.exit_code == 2:
         assert result.stderr.startswith("memtier: error:")
     assert (root / rel).read_bytes() == data
+
+
+@pytest.mark.parametrize("command", ["atomic-write", "promote"])
+def test_relative_path_from_outside_the_workspace_means_from_its_root(
+    root: Path, tmp_path: Path, command: str
+) -> None:
+    """§3 confinement judges where a path resolves; a relative path typed with --root from
+    another folder names a file of that workspace, the same for every command."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    rel = "memory/procedural/new-topic.md"
+    if command == "atomic-write":
+        args: tuple[str, ...] = ("atomic-write", rel)
+        stdin = "# New topic\n"
+    else:
+        (root / ".learnings" / "ERRORS.md").write_text("# E\n- 2026-11-01 pin the mirror\n")
+        args = ("promote", "pin the mirror", "--to", rel, "--yes")
+        stdin = ""
+    proc = run_memtier("--root", str(root), "--now", NOW_TEXT, *args, input=stdin, cwd=elsewhere)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / rel).is_file() and not (elsewhere / rel).exists()
+    inside = run_memtier(
+        "--root", str(root), "atomic-write", "sub.md", input="x\n", cwd=root / "memory"
+    )
+    assert inside.returncode == 0 and (root / "memory" / "sub.md").read_text() == "x\n"
+    escape = run_memtier("--root", str(root), "atomic-write", "../x.md", input="x\n", cwd=elsewhere)
+    assert escape.returncode == 2 and not (tmp_path / "x.md").exists()

@@ -118,6 +118,18 @@ def open_workspace(ctx: click.Context, root: str | None, now: str | None) -> Wor
     return Workspace.open(folder, moment)
 
 
+def user_path(ws_root: Path, given: Path) -> Path:
+    """A path a person typed: as is if absolute; a relative one from the working folder
+    when that lies inside the workspace, else from the workspace root (so
+    ``memtier --root R atomic-write memory/x.md`` means ``R/memory/x.md`` from anywhere)."""
+    given = given.expanduser()
+    if given.is_absolute():
+        return given
+    cwd = Path.cwd()
+    inside = cwd == ws_root or ws_root in cwd.parents
+    return (cwd if inside else ws_root) / given
+
+
 def show(report: Report, as_json: bool) -> None:
     from memtier.render import emit
 

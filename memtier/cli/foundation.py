@@ -17,6 +17,7 @@ from memtier.cli._app import (
     open_workspace,
     resolve_moment,
     show,
+    user_path,
 )
 
 
@@ -43,7 +44,11 @@ def init_command(
 def atomic_write_command(
     ctx: typer.Context,
     path: Annotated[
-        Path, typer.Argument(help="File to replace; must resolve inside the workspace.")
+        Path,
+        typer.Argument(
+            help="File to replace; must resolve inside the workspace. A relative path "
+            "starts from the current folder inside the workspace, else from its root."
+        ),
     ],
     root: RootOption = None,
     now: NowOption = None,
@@ -54,7 +59,7 @@ def atomic_write_command(
     from memtier.render import notice
 
     ws = open_workspace(ctx, root, now)
-    result = atomic_write(ws, Path.cwd() / path, sys.stdin.buffer.read())
+    result = atomic_write(ws, user_path(ws.root, path), sys.stdin.buffer.read())
     for rule, count in sorted(result.redacted.items()):
         notice(f"redacted {count} secret(s): {rule}")
     show(result, as_json)

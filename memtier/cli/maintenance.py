@@ -11,7 +11,15 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show
+from memtier.cli._app import (
+    JsonOption,
+    NowOption,
+    RootOption,
+    app,
+    open_workspace,
+    show,
+    user_path,
+)
 
 
 def _notice_redactions(counts: dict[str, int]) -> None:
@@ -111,15 +119,6 @@ def candidates_command(
     show(result, as_json)
 
 
-def _target_path(ws_root: Path, given: Path) -> Path:
-    """--to if absolute; else from the working folder when inside the workspace, else the root."""
-    if given.is_absolute():
-        return given
-    cwd = Path.cwd()
-    inside = cwd == ws_root or ws_root in cwd.parents
-    return (cwd if inside else ws_root) / given
-
-
 @app.command("promote")
 def promote_command(
     ctx: typer.Context,
@@ -152,7 +151,7 @@ def promote_command(
     from memtier.learnings import promote
 
     ws = open_workspace(ctx, root, now)
-    show(promote(ws, " ".join(text), _target_path(ws.root, to), yes), as_json)
+    show(promote(ws, " ".join(text), user_path(ws.root, to), yes), as_json)
 
 
 def _memtier_command() -> str:
