@@ -39,9 +39,9 @@ def find_root(start: Path) -> Path:
 
 
 def resolve_root(explicit: str | Path | None, cwd: Path) -> Path:
-    """An explicit root must hold MEMORY.md or memory/; without one, walk up from *cwd*.
+    """An explicit root must hold memory/; without one, walk up from *cwd*.
 
-    An explicit root that lost one of the two is still that workspace: PROTOCOL §4
+    An explicit root whose MEMORY.md is gone is still that workspace: PROTOCOL §4
     step 1 (session-start recreates a missing MEMORY.md) and the `hot.header`
     check's "MEMORY.md missing" (§6) are only reachable through it.
     """
@@ -50,7 +50,7 @@ def resolve_root(explicit: str | Path | None, cwd: Path) -> Path:
     root = (cwd / Path(explicit).expanduser()).absolute()
     if not root.is_dir():
         raise InputError(f"workspace root {root} is not a directory", path=root)
-    if not (is_workspace(root) or (root / MEMORY_DIR).is_dir() or (root / HOT_FILE).is_file()):
+    if not (root / MEMORY_DIR).is_dir():
         raise WorkspaceNotFound()
     return root
 

@@ -86,6 +86,16 @@ def test_root_from_the_environment(root: Path, tmp_path: Path) -> None:
     assert proc.stdout.splitlines()[0] == "=== Memory Health Check (2026-11-30 10:00) ==="
 
 
+def test_explicit_root_needs_the_memory_folder(tmp_path: Path, cli: CliRunner) -> None:
+    (tmp_path / "MEMORY.md").write_text(HOT_OK)
+    result = cli("--root", str(tmp_path), "--now", NOW_TEXT, "health-check")
+    assert (result.exit_code, result.stderr) == (2, NOT_FOUND)
+    (tmp_path / "MEMORY.md").unlink()
+    (tmp_path / "memory").mkdir()
+    missing = cli("--root", str(tmp_path), "--now", NOW_TEXT, "health-check")
+    assert missing.exit_code == 1 and "❌ MEMORY.md missing" in missing.stdout.splitlines()
+
+
 @pytest.mark.parametrize(
     "command",
     [
