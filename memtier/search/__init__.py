@@ -95,7 +95,7 @@ def resolve_tiers(names: Iterable[str], all_tiers: bool) -> tuple[str, ...]:
 def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> SearchReport:
     """Scan, rank, and record the search in the search log."""
     from memtier.search.rank import rank
-    from memtier.search.scanner import scan, tier_of
+    from memtier.search.scanner import scan
     from memtier.search.tokens import query_terms, scan_pattern, wants_recent
 
     if request.limit < 1:
@@ -121,11 +121,9 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         rg=request.rg,
         literals=literals,
     )
-    tiers_of = {rel: tier_of(rel) or "cold" for rel in scanned.matches}
     ranked = rank(
         ws.root,
         scanned,
-        tiers_of,
         terms=terms,
         regex=request.regex,
         today=ws.today,

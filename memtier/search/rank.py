@@ -32,16 +32,22 @@ bm25 = Σ_t idf(t) · w_t·(k1+1) / (w_t + k1·(1 − b + b·dl/avgdl))
   1 when all the query's terms stand next to each other, in order, on a line.
 
 A query matching many files is ranked in two steps: a cheap per-file score from
-the scan alone (the same formula with file-level counts) picks the best
-`max(MIN_CANDIDATES, 5 × limit)` files, and only those are read and cut into
-sections. ``total_matched`` counts sections in the files read, plus an estimate
-for the files left unread (their matches times the sections-per-match ratio of
-the files read, at least one each): broad queries only.
+the scan alone (the same formula with file-level counts, no length
+normalisation; see `pick`) picks the best `max(MIN_CANDIDATES, 5 × limit)`
+files, and only those are read and cut into sections. Approximation: a section
+in a file left unread is never ranked, even if it would have scored above a
+section of a file read. For a word query the file-level counts are occurrences
+of each term's text in the file's lowercased matches (a term inside a longer
+matched term counts for both), and files with equal counts in one tier are
+scored as a group (`pick.pick_counted`, which picks exactly the files a score
+of every file would). ``total_matched`` counts sections in the files read, plus
+an estimate for the files left unread (their matches times the
+sections-per-match ratio of the files read, at least one each): broad queries
+only.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
 from bisect import bisect_right
@@ -53,7 +59,7 @@ from typing import NamedTuple
 
 from memtier.errors import InputError
 from memtier.search.hits import Hit, Scored, make_hit
-from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult
+from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult, tier_of
 from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
 from memtier.search.tokens import Term, combined_pattern, exactness, length_in_words, term_of
 
@@ -78,6 +84,9 @@ PHRASE_BONUS = 0.5
 SAME_LINE_BONUS = 1.0
 MIN_CANDIDATES = 50
 PHRASE_GAP = 3  # bytes allowed between two words of a phrase: a space, "-", ", "
+
+
+_NO_HITS = FileHits()  # a file of a word query: `_precise` finds its matches itself
 
 
 class Ranked(NamedTuple):
@@ -119,69 +128,7 @@ class _Context:
         self.recency_bonus = RECENCY_BONUS
         self.max_idf = 0.0
         self.total_idf = 0.0
-        self.keys: dict[str, str | None] = {}
         self.precise: re.Pattern[str] | None = None
-
-
-def _raw_key(text: str, ctx: _Context) -> str | None:
-    """The term a raw scan match counts for (cached: a broad query repeats a few texts)."""
-    key = ctx.keys.get(text, "")
-    if key == "":
-        if ctx.regex:
-            key = text.lower()
-        else:
-            term = term_of(text, ctx.terms)
-            key = term.text if term is not None else None
-        ctx.keys[text] = key
-    return key
-
-
-def _prescore_all(
-    counted: dict[str, dict[str, int]], tiers_of: dict[str, str], ctx: _Context
-) -> list[tuple[float, int, str]]:
-    """The file-level score that picks which files get read and ranked by section.
-
-    The same formula as a section's, with the file's counts and no length
-    normalisation. One tight loop: a broad query runs it for every file.
-    """
-    idf_of = ctx.idf
-    total = ctx.total_idf or 1.0
-    graded = not ctx.regex and len(ctx.terms) > 1
-    order = {tier: i for i, tier in enumerate(TIER_ORDER)}
-    boost = {tier: TIER_WEIGHTS[tier] for tier in TIER_ORDER}
-    today = ctx.today.toordinal()
-    scored: list[tuple[float, int, str]] = []
-    fromisoformat = date.fromisoformat
-    bonus = ctx.recency_bonus
-    for rel, texts in counted.items():
-        base = 0.0
-        weights: dict[str, float] = {}
-        for text, count in texts.items():
-            weight = idf_of.get(text)
-            key = text
-            if weight is None:
-                found = _raw_key(text, ctx)
-                if found is None:
-                    continue
-                key, weight = found, idf_of[found]
-            base += weight * count * (K1 + 1.0) / (count + K1)
-            weights[key] = weight
-        tier = tiers_of[rel]
-        score = base * boost[tier]
-        # `_recency_of`, inlined: this loop runs once per matching file.
-        name = rel[rel.rfind("/") + 1 :]
-        if len(name) >= 10 and name[4] == "-" and name[7] == "-":
-            try:
-                age: int | None = max(0, today - fromisoformat(name[:10]).toordinal())
-            except ValueError:
-                age = None
-            if age is not None:
-                score *= 1.0 + bonus * math.pow(0.5, age / RECENCY_HALF_LIFE)
-        if graded:
-            share = sum(weights.values()) / total
-            score *= 1.0 + COVER_BONUS * share * share
-        scored.append((-score, order[tier], rel))
-    return scored
 
 
 def _recency_of(rel: str, today: int, bonus: float) -> float:
@@ -221,7 +168,6 @@ def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
 def rank(
     root: Path,
     scanned: ScanResult,
-    tiers_of: dict[str, str],
     *,
     terms: tuple[Term, ...],
     regex: bool,
@@ -231,7 +177,9 @@ def rank(
     context: int,
     recent: bool = False,
 ) -> Ranked:
-    """Rank the scan's matches; *tiers_of* maps each matched path to its tier."""
+    """Rank the scan's matches."""
+    from memtier.search import pick
+
     warnings = list(scanned.warnings)
     wanted = frozenset(t.lower().lstrip("#") for t in tags)
     ctx = _Context(terms, regex, today, wanted, context)
@@ -239,54 +187,45 @@ def rank(
         ctx.recency_bonus = RECENT_QUERY_BONUS
     if not regex and terms:
         ctx.precise = re.compile(combined_pattern(terms), re.IGNORECASE)
-    words: list[tuple[str, bytes]] | None = None
-    if not regex and not any(t.text.isdigit() for t in terms):
-        words = [(t.text, t.text.encode("utf-8")) for t in terms]
-    counted = {rel: hits.counts(words) for rel, hits in scanned.matches.items()}
-    df: dict[str, int] = {}
-    for texts in counted.values():
-        for text in texts:
-            df[text] = df.get(text, 0) + 1
-    if words is None:  # raw texts: several may stand for one term
-        df = {}
-        for texts in counted.values():
-            for key in {_raw_key(text, ctx) for text in texts}:
-                if key is not None:
-                    df[key] = df.get(key, 0) + 1
-    n = max(scanned.files_searched, len(scanned.matches))
+    counts = scanned.counted
+    raw: dict[str, dict[str, int]] = {}
+    if counts is not None:
+        df = counts.document_frequency()
+        matched = counts.file_count()
+    else:
+        raw, df = pick.raw_counts(scanned.matches, terms, regex)
+        matched = len(raw)
+    n = max(scanned.files_searched, matched)
     ctx.idf = {t: idf(count, n) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
     ctx.total_idf = sum(ctx.idf.get(t.text, ctx.max_idf) for t in terms)
 
-    prescored = _prescore_all(counted, tiers_of, ctx)
-    cap = len(prescored) if ctx.tags else max(MIN_CANDIDATES, 5 * limit)
-    best = heapq.nsmallest(cap, prescored)
-    chosen = [rel for _, _, rel in best]
-    unread = [rel for _, _, rel in prescored] if len(best) < len(prescored) else []
-    if unread:
-        picked = set(chosen)
-        unread = [rel for rel in unread if rel not in picked]
+    scoring = pick.Scoring(terms, regex, ctx.idf, ctx.total_idf, today, ctx.recency_bonus)
+    cap = matched if ctx.tags else max(MIN_CANDIDATES, 5 * limit)
+    if counts is not None:
+        picked = pick.pick_counted(counts, scoring, cap)
+    else:
+        tiers_of = {rel: tier_of(rel) or "cold" for rel in raw}
+        picked = pick.pick_raw(raw, scanned.matches, tiers_of, scoring, cap)
 
-    files: list[tuple[str, list[str], list[Section]]] = []
-    for rel in chosen:
+    files: list[tuple[str, str, int, list[str], list[Section]]] = []
+    for rel, tier, found in picked.files:
         lines = _read_lines(root, rel, warnings)
         if lines is not None:
-            files.append((rel, lines, split_sections(lines)))
-    length = sum(length_in_words(line) for _, lines, _ in files for line in lines)
-    count = sum(len(sections) for _, _, sections in files)
+            files.append((rel, tier, found, lines, split_sections(lines)))
+    length = sum(length_in_words(line) for *_, lines, _ in files for line in lines)
+    count = sum(len(sections) for *_, sections in files)
     avgdl = length / count if count and length else 1.0
 
     hits: list[Hit] = []
-    for rel, lines, sections in files:
-        hits.extend(
-            _score_file(rel, tiers_of[rel], lines, sections, scanned.matches[rel], avgdl, ctx)
-        )
+    for rel, tier, _, lines, sections in files:
+        found_hits = scanned.matches.get(rel, _NO_HITS)
+        hits.extend(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx))
     total = len(hits)
-    if unread:
+    if picked.unread_files:
         # Estimate: sections per match in the files read, times matches in the rest.
-        read = sum(scanned.matches[rel].match_count() for rel, _, _ in files) or 1
-        rest = sum(scanned.matches[rel].match_count() for rel in unread)
-        total += max(len(unread), round(rest * len(hits) / read))
+        read = sum(found for _, _, found, _, _ in files) or 1
+        total += max(picked.unread_files, round(picked.unread_matches * len(hits) / read))
     hits.sort(key=lambda h: (-h.score, TIER_ORDER.index(h.tier), h.path, h.line_start))
     return Ranked(tuple(hits[:limit]), total, tuple(warnings))
 

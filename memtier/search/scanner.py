@@ -23,10 +23,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 from memtier.errors import InputError
+from memtier.search.found import FileHits, Match, ScanResult, counting_words
 from memtier.search.paths import (
     TIER_ORDER,
     search_paths,
@@ -50,94 +50,12 @@ def find_rg(override: str | None = None) -> str | None:
     return shutil.which("rg")
 
 
-# One match: 1-based line, 1-based byte column, the matched text. A plain tuple,
-# not a dataclass: a broad query yields tens of thousands of them.
-Match = tuple[int, int, str]
-
-_FULL_RE = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
-
-
-class FileHits:
-    """The matches in one file, kept as ripgrep printed them until someone asks.
-
-    Most matching files of a broad query are only counted, never read: for them
-    the per-text counts come from one C-level ``findall`` instead of a Python
-    loop over every match.
-    """
-
-    __slots__ = ("_counted", "_list", "_raw")
-
-    def __init__(
-        self,
-        raw: bytes = b"",
-        found: list[Match] | None = None,
-        counted: dict[str, int] | None = None,
-    ) -> None:
-        self._raw = raw
-        self._list = found
-        self._counted = counted
-
-    def counts(self, words: list[tuple[str, bytes]] | None = None) -> dict[str, int]:
-        """How many times each matched text occurs (lowercase).
-
-        With *words* (each query term and its UTF-8 bytes; none of them all
-        digits), each is counted with one ``bytes.count``: a term cannot straddle
-        a ``line:column:`` prefix. A term inside a longer matched term is counted
-        for both, an approximation this file-level count accepts (see `rank`).
-        """
-        if self._counted is not None:
-            return self._counted
-        if self._list is not None:
-            return dict(Counter(text for _, _, text in self._list))
-        raw = self._raw
-        if words is not None:
-            found = {}
-            for word, data in words:
-                n = raw.count(data)
-                if n:
-                    found[word] = n
-            return found
-        lines = raw.split(b"\n") if raw else []
-        if lines and _FULL_RE.match(lines[0]):
-            lines = [m.group(3) for m in _FULL_RE.finditer(raw)]
-        counted = Counter(lines)
-        # ripgrep prints empty matches (a pattern like ``^``); they match no text.
-        return {k.decode("utf-8", "replace"): n for k, n in counted.items() if k}
-
-    def match_count(self) -> int:
-        if self._counted is not None:
-            return sum(self._counted.values())
-        if self._list is not None:
-            return len(self._list)
-        if _FULL_RE.match(self._raw):  # positions: a --regex scan, maybe with empty matches
-            return len(self.matches())
-        return self._raw.count(b"\n") + 1
-
-    def matches(self) -> list[Match]:
-        if self._list is None:
-            self._list = [
-                (int(line), int(column), text.decode("utf-8", "replace"))
-                for line, column, text in _FULL_RE.findall(self._raw)
-                if text
-            ]
-        return self._list
-
-
-class ScanResult:
-    """What a scan found: files searched, matches per file, warnings."""
-
-    def __init__(self, scanner: str = "python") -> None:
-        self.files_searched = 0
-        self.matches: dict[str, FileHits] = {}
-        self.warnings: list[str] = []
-        self.scanner = scanner
-
-
 # ---------------------------------------------------------------------------
 # ripgrep
 
 _STATS_RE = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
 _BINARY_RE = re.compile(rb"^(.*): binary file matches")
+_EPISODIC = "memory/episodic/"
 
 
 class _RipgrepUnusable(Exception):
@@ -145,16 +63,22 @@ class _RipgrepUnusable(Exception):
 
 
 def scan_with_rg(
-    rg: str, root: Path, tiers: tuple[str, ...], pattern: str, *, ignore_case: bool
+    rg: str,
+    root: Path,
+    tiers: tuple[str, ...],
+    pattern: str,
+    *,
+    ignore_case: bool,
+    words: list[str] | None = None,
 ) -> ScanResult:
     """Run ripgrep once. Query terms (*ignore_case*) need only the matched texts,
-    the ranking finds their lines itself in the few files it reads; a raw
-    ``--regex`` needs each match's line and column from ripgrep."""
-    result = ScanResult(scanner="ripgrep")
+    the ranking finds their lines itself in the few files it reads; with *words*
+    they are counted per file right away. A raw ``--regex`` needs each match's
+    line and column from ripgrep."""
+    result = ScanResult(scanner="ripgrep", words=words)
     paths = search_paths(root, tiers, result.warnings)
     if not paths:
         return result
-    symlink_warnings(root, paths, result.warnings)
     argv = [
         rg, "--no-config", "--hidden", "--no-ignore", "--binary", "--null",
         "--heading",
@@ -171,12 +95,14 @@ def scan_with_rg(
     # prints megabytes, and a pipe's small buffer stalls rg's search threads.
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
-            done = subprocess.run(
-                argv, cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=err, check=False
+            process = subprocess.Popen(
+                argv, cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=err
             )
-            code = done.returncode
         except OSError as exc:
             raise _RipgrepUnusable(exc.strerror or str(exc)) from None
+        # Listing the tier folders for symlinks overlaps with ripgrep's search.
+        symlink_warnings(root, paths, result.warnings)
+        code = process.wait()
         out.seek(0)
         output = out.read()
         err.seek(0)
@@ -197,14 +123,35 @@ def scan_with_rg(
 def _parse_rg_output(output: bytes, result: ScanResult) -> None:
     """Split ``--heading --null`` output: one block per file, ``path NUL`` then its
     ``line:column:text`` lines, blocks separated by a blank line, stats last."""
+    counted = result.counted
+    encoded = counted.encoded if counted is not None else ()
+    groups = counted.groups if counted is not None else {}
     for block in output.split(b"\n\n"):
         path_bytes, sep, body = block.partition(b"\0")
         if sep:
             rel = path_bytes.decode("utf-8", "surrogateescape").removeprefix("./")
-            if tier_of(rel) is not None:
-                # Lowercased once here (ASCII only, byte lengths unchanged): the
-                # matched texts then are the query terms themselves.
-                result.matches[rel] = FileHits(body.lower())
+            # `tier_of`, its common case inlined: this loop runs once per matching file.
+            if rel.startswith(_EPISODIC) and rel.find("/", len(_EPISODIC)) < 0:
+                tier: str | None = "cold" if rel.endswith(".md") else None
+            else:
+                tier = tier_of(rel)
+            if tier is None:
+                continue
+            # Lowercased once here (ASCII only, byte lengths unchanged): the
+            # matched texts then are the query terms themselves.
+            body = body.lower()
+            if counted is None:
+                result.matches[rel] = FileHits(body)
+                continue
+            # One C-level count per term: the matched texts hold no line prefix a
+            # term could straddle (see `found.counting_words`). `TermCounts.add`,
+            # inlined.
+            key = (tier, tuple(map(body.count, encoded)))
+            group = groups.get(key)
+            if group is None:
+                groups[key] = [rel]
+            else:
+                group.append(rel)
             continue
         binary = _BINARY_RE.match(block)
         if binary:
@@ -225,12 +172,13 @@ def scan_with_python(
 ) -> ScanResult:
     """The fallback scanner. With *literals* (the query terms, lowercase) it only
     counts them per file, as the ripgrep path does; a raw pattern gets positions."""
-    result = ScanResult(scanner="python")
+    result = ScanResult(scanner="python", words=counting_words(literals))
     try:
         regex = re.compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
     except re.error as exc:
         raise InputError(f"invalid search pattern: {exc}") from None
-    encoded = [(word, word.encode("utf-8")) for word in literals]
+    counted = result.counted
+    encoded = [word.encode("utf-8") for word in literals]
     base = str(root)
     for rel in tier_files(root, tiers, result.warnings):
         try:
@@ -242,29 +190,35 @@ def scan_with_python(
         if b"\0" in data:
             result.warnings.append(f"skipped {rel}: binary file")
             continue
-        if literals and data.isascii():
-            # The common case, kept in bytes: no decoding, ASCII lowercase is exact.
-            lowered_bytes = data.lower()
-            counted = {word: n for word, raw in encoded if (n := lowered_bytes.count(raw))}
-            if counted:
-                result.matches[rel] = FileHits(counted=counted)
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            # Scan it like ripgrep does (bytes); the ranking step reads it, warns, skips it.
-            text = data.decode("utf-8", "replace")
-        text = text.removeprefix("\ufeff")
         if literals:
-            lowered = text.lower()
-            counted = {word: n for word in literals if (n := lowered.count(word))}
-            if counted:
-                result.matches[rel] = FileHits(counted=counted)
+            if data.isascii():
+                # The common case, kept in bytes: no decoding, ASCII lowercase is exact.
+                lowered_bytes = data.lower()
+                counts = [lowered_bytes.count(word) for word in encoded]
+            else:
+                lowered = _decode(data).lower()
+                counts = [lowered.count(word) for word in literals]
+            if not any(counts):
+                continue
+            if counted is not None:
+                counted.add(rel, tier_of(rel) or "cold", tuple(counts))
+            else:
+                found = {word: n for word, n in zip(literals, counts, strict=True) if n}
+                result.matches[rel] = FileHits(counted=found)
             continue
-        found = [(ln, col, _ascii_lower(t)) for ln, col, t in _matches_in(text, regex)]
-        if found:
-            result.matches[rel] = FileHits(found=found)
+        found_raw = [(ln, col, _ascii_lower(t)) for ln, col, t in _matches_in(_decode(data), regex)]
+        if found_raw:
+            result.matches[rel] = FileHits(found=found_raw)
     return result
+
+
+def _decode(data: bytes) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        # Scan it like ripgrep does (bytes); the ranking step reads it, warns, skips it.
+        text = data.decode("utf-8", "replace")
+    return text.removeprefix("\ufeff")
 
 
 def _read_all(path: str) -> bytes:
@@ -313,7 +267,8 @@ def scan(
     failure = None
     if rg:
         try:
-            return scan_with_rg(rg, root, tiers, pattern, ignore_case=ignore_case)
+            words = counting_words(literals)
+            return scan_with_rg(rg, root, tiers, pattern, ignore_case=ignore_case, words=words)
         except _RipgrepUnusable as exc:
             failure = f"ripgrep ({rg}) failed: {exc}; used the built-in scanner"
     result = scan_with_python(root, tiers, pattern, ignore_case=ignore_case, literals=literals)

@@ -1,0 +1,164 @@
+"""What a scan found, in the forms the ranking reads (see `scanner`, `pick`).
+
+- `TermCounts`: for a word query, how often each query term occurs in each
+  matching file, files grouped by tier and counts (the ranking scores a group
+  at once). Both scanners count the same way: occurrences of the term's text in
+  the lowercased matches, a term inside a longer matched term counted for both.
+- `FileHits`: for ``--regex`` (and a term of digits only), the raw matches of
+  one file, kept as ripgrep printed them until someone asks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+__all__ = ["FileHits", "Match", "ScanResult", "TermCounts", "counting_words"]
+
+
+class TermCounts:
+    """Per file, the count of each query term, files grouped by (tier, counts).
+
+    *words* are the query terms (lowercase); a count tuple follows their order.
+    """
+
+    __slots__ = ("encoded", "groups", "words")
+
+    def __init__(self, words: Sequence[str]) -> None:
+        self.words = tuple(words)
+        self.encoded = tuple(word.encode("utf-8") for word in self.words)
+        self.groups: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+
+    def add(self, rel: str, tier: str, counts: tuple[int, ...]) -> None:
+        group = self.groups.get((tier, counts))
+        if group is None:
+            self.groups[(tier, counts)] = [rel]
+        else:
+            group.append(rel)
+
+    def file_count(self) -> int:
+        return sum(len(files) for files in self.groups.values())
+
+    def paths(self) -> list[str]:
+        return sorted(rel for files in self.groups.values() for rel in files)
+
+    def counts_of(self, rel: str) -> dict[str, int]:
+        """One file's counts by term (zero counts left out); a linear search, for tests."""
+        for (_, counts), files in self.groups.items():
+            if rel in files:
+                return {w: n for w, n in zip(self.words, counts, strict=True) if n}
+        raise KeyError(rel)
+
+    def document_frequency(self) -> dict[str, int]:
+        """How many files each term occurs in (terms found nowhere left out)."""
+        df: dict[str, int] = {}
+        for (_, counts), files in self.groups.items():
+            for word, n in zip(self.words, counts, strict=True):
+                if n:
+                    df[word] = df.get(word, 0) + len(files)
+        return df
+
+    def match_total(self) -> int:
+        return sum(sum(counts) * len(files) for (_, counts), files in self.groups.items())
+
+
+# One match: 1-based line, 1-based byte column, the matched text. A plain tuple,
+# not a dataclass: a broad query yields tens of thousands of them.
+Match = tuple[int, int, str]
+
+_FULL_RE = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
+
+
+class FileHits:
+    """The matches in one file, kept as ripgrep printed them until someone asks.
+
+    Most matching files of a broad query are only counted, never read: for them
+    the per-text counts come from one C-level ``findall`` instead of a Python
+    loop over every match.
+    """
+
+    __slots__ = ("_counted", "_list", "_raw")
+
+    def __init__(
+        self,
+        raw: bytes = b"",
+        found: list[Match] | None = None,
+        counted: dict[str, int] | None = None,
+    ) -> None:
+        self._raw = raw
+        self._list = found
+        self._counted = counted
+
+    def counts(self, words: list[tuple[str, bytes]] | None = None) -> dict[str, int]:
+        """How many times each matched text occurs (lowercase).
+
+        With *words* (each query term and its UTF-8 bytes; none of them all
+        digits), each is counted with one ``bytes.count``: a term cannot straddle
+        a ``line:column:`` prefix. A term inside a longer matched term is counted
+        for both, an approximation this file-level count accepts (see `rank`).
+        """
+        if self._counted is not None:
+            return self._counted
+        if self._list is not None:
+            return dict(Counter(text for _, _, text in self._list))
+        raw = self._raw
+        if words is not None:
+            found = {}
+            for word, data in words:
+                n = raw.count(data)
+                if n:
+                    found[word] = n
+            return found
+        lines = raw.split(b"\n") if raw else []
+        if lines and _FULL_RE.match(lines[0]):
+            lines = [m.group(3) for m in _FULL_RE.finditer(raw)]
+        counted = Counter(lines)
+        # ripgrep prints empty matches (a pattern like ``^``); they match no text.
+        return {k.decode("utf-8", "replace"): n for k, n in counted.items() if k}
+
+    def match_count(self) -> int:
+        if self._counted is not None:
+            return sum(self._counted.values())
+        if self._list is not None:
+            return len(self._list)
+        if _FULL_RE.match(self._raw):  # positions: a --regex scan, maybe with empty matches
+            return len(self.matches())
+        return self._raw.count(b"\n") + 1
+
+    def matches(self) -> list[Match]:
+        if self._list is None:
+            self._list = [
+                (int(line), int(column), text.decode("utf-8", "replace"))
+                for line, column, text in _FULL_RE.findall(self._raw)
+                if text
+            ]
+        return self._list
+
+
+class ScanResult:
+    """What a scan found: files searched, warnings, and per matching file either the
+    count of each query word (*counted*, a word query) or the raw matches (*matches*)."""
+
+    def __init__(self, scanner: str = "python", words: list[str] | None = None) -> None:
+        self.files_searched = 0
+        self.matches: dict[str, FileHits] = {}
+        self.counted: TermCounts | None = TermCounts(words) if words else None
+        self.warnings: list[str] = []
+        self.scanner = scanner
+
+    def matched_paths(self) -> list[str]:
+        if self.counted is not None:
+            return self.counted.paths()
+        return sorted(self.matches)
+
+
+def counting_words(literals: list[str]) -> list[str] | None:
+    """The query words to count per file, or None when the raw matches are needed.
+
+    A term of digits only keeps the raw path: counted inside the matched texts it
+    would also be found inside a longer number, an address or a version.
+    """
+    if not literals or any(word.isdigit() for word in literals):
+        return None
+    return literals

@@ -1,0 +1,166 @@
+"""Which matching files the ranking reads: the file-level score (PROTOCOL §9 `search`).
+
+A broad query matches nearly every file. Reading them all and cutting them into
+sections would cost far more than the scan, so each matching file first gets
+the section formula of `rank` computed with its whole-file counts and no length
+normalisation, and only the best *cap* files are read.
+
+The scan reports its counts in one of two forms:
+
+- `TermCounts`, for query words (the common case): how often each query term
+  occurs in each file, with the files grouped by tier and counts. Files of one
+  group share their score up to their recency, so each group is scored once;
+  its files are scored one by one only while the group's best possible score
+  (full recency bonus) can still reach the *cap* best files found so far. A
+  three-term query over 100,000 notes forms a few hundred groups and scores a
+  small share of the files. The files picked are exactly those the loop over
+  every file would pick: a group is passed over only when every file in it
+  scores strictly below *cap* files already found.
+- raw matched texts per file (`scanner.FileHits`), for ``--regex`` and for
+  queries with a term made of digits only: one loop over every matching file.
+"""
+
+from __future__ import annotations
+
+import heapq
+from datetime import date
+from typing import NamedTuple
+
+from memtier.search.found import FileHits, TermCounts
+from memtier.search.paths import TIER_ORDER
+from memtier.search.rank import (
+    COVER_BONUS,
+    K1,
+    TIER_WEIGHTS,
+    _recency_of,
+)
+from memtier.search.tokens import Term, term_of
+
+_ORDER = {tier: i for i, tier in enumerate(TIER_ORDER)}
+
+
+class Scoring(NamedTuple):
+    """What the file-level score needs from the query and the corpus."""
+
+    terms: tuple[Term, ...]
+    regex: bool
+    idf: dict[str, float]
+    total_idf: float
+    today: date
+    recency_bonus: float
+
+
+class Picked(NamedTuple):
+    """The files to read, best first, as (path, tier, matches); and what is left unread."""
+
+    files: list[tuple[str, str, int]]
+    unread_files: int
+    unread_matches: int
+
+
+def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
+    """The *cap* best files by file-level score, scoring as few files as it can."""
+    weights = [scoring.idf.get(word, 0.0) for word in counts.words]
+    total_idf = scoring.total_idf or 1.0
+    graded = len(scoring.terms) > 1
+    bonus = scoring.recency_bonus
+    today = scoring.today.toordinal()
+    groups: list[tuple[float, float, float, str, list[str], int]] = []
+    for (tier, found), files in counts.groups.items():
+        base = 0.0
+        share = 0.0
+        for weight, count in zip(weights, found, strict=True):
+            if count:
+                base += weight * count * (K1 + 1.0) / (count + K1)
+                share += weight
+        top = base * TIER_WEIGHTS[tier]
+        cover = 1.0
+        if graded:
+            share /= total_idf
+            cover = 1.0 + COVER_BONUS * share * share
+        # Recency is at most 1 + bonus: no file of the group can score above this.
+        bound = top * (1.0 + bonus) * cover
+        groups.append((bound, top, cover, tier, files, sum(found)))
+    groups.sort(key=lambda g: -g[0])
+    best: list[float] = []  # a min-heap of the cap best scores so far
+    entries: list[tuple[float, int, str, int]] = []
+    for bound, top, cover, tier, files, matches in groups:
+        if len(best) >= cap and bound < best[0]:
+            break  # this group and every later one score below cap files found
+        order = _ORDER[tier]
+        for rel in files:
+            score = top * _recency_of(rel, today, bonus) * cover
+            entries.append((-score, order, rel, matches))
+            if len(best) < cap:
+                heapq.heappush(best, score)
+            elif score > best[0]:
+                heapq.heapreplace(best, score)
+    chosen = heapq.nsmallest(cap, entries)
+    files_total = counts.file_count()
+    read_matches = sum(m for _, _, _, m in chosen)
+    return Picked(
+        [(rel, TIER_ORDER[order], m) for _, order, rel, m in chosen],
+        files_total - len(chosen),
+        counts.match_total() - read_matches,
+    )
+
+
+def raw_counts(
+    matches: dict[str, FileHits], scoring_terms: tuple[Term, ...], regex: bool
+) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    """Each file's counts by term, and the document frequency of each term, from raw
+    matched texts (several texts may stand for one term: ``Docker``, ``dockers``)."""
+    keys: dict[str, str | None] = {}
+    counted: dict[str, dict[str, int]] = {}
+    df: dict[str, int] = {}
+    for rel, hits in matches.items():
+        texts: dict[str, int] = {}
+        for text, n in hits.counts().items():
+            key = keys.get(text, "")
+            if key == "":
+                if regex:
+                    key = text.lower()
+                else:
+                    term = term_of(text, scoring_terms)
+                    key = term.text if term is not None else None
+                keys[text] = key
+            if key is not None:
+                texts[key] = texts.get(key, 0) + n
+        counted[rel] = texts
+        for key in texts:
+            df[key] = df.get(key, 0) + 1
+    return counted, df
+
+
+def pick_raw(
+    counted: dict[str, dict[str, int]],
+    matches: dict[str, FileHits],
+    tiers_of: dict[str, str],
+    scoring: Scoring,
+    cap: int,
+) -> Picked:
+    """`pick_counted` for raw matches: every matching file scored, one loop."""
+    idf_of = scoring.idf
+    total = scoring.total_idf or 1.0
+    graded = not scoring.regex and len(scoring.terms) > 1
+    today = scoring.today.toordinal()
+    bonus = scoring.recency_bonus
+    scored: list[tuple[float, int, str]] = []
+    for rel, texts in counted.items():
+        base = 0.0
+        share = 0.0
+        for key, count in texts.items():
+            weight = idf_of[key]
+            base += weight * count * (K1 + 1.0) / (count + K1)
+            share += weight
+        tier = tiers_of[rel]
+        score = base * TIER_WEIGHTS[tier] * _recency_of(rel, today, bonus)
+        if graded:
+            share /= total
+            score *= 1.0 + COVER_BONUS * share * share
+        scored.append((-score, _ORDER[tier], rel))
+    chosen = heapq.nsmallest(cap, scored)
+    files = [(rel, TIER_ORDER[order], matches[rel].match_count()) for _, order, rel in chosen]
+    picked = {rel for rel, _, _ in files}
+    rest = sum(hits.match_count() for rel, hits in matches.items() if rel not in picked)
+    return Picked(files, len(scored) - len(files), rest)

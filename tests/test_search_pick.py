@@ -1,0 +1,155 @@
+"""The file-level pick: grouped term counts choose exactly the files a full score would."""
+
+from __future__ import annotations
+
+import random
+from datetime import date
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memtier.search import SearchRequest, search
+from memtier.search.found import FileHits, ScanResult, TermCounts, counting_words
+from memtier.search.pick import Scoring, pick_counted, pick_raw
+from memtier.search.rank import idf
+from memtier.search.scanner import _parse_rg_output, find_rg, scan_with_python
+from memtier.search.tokens import Term
+from memtier.workspace import Workspace
+from tests.conftest import NOW
+
+RG = find_rg()
+needs_rg = pytest.mark.skipif(RG is None, reason="no rg binary")
+TODAY = date(2026, 11, 30)
+WORDS = ("qdrant", "snapshot", "timeout")
+
+_file = st.tuples(
+    st.sampled_from(["memory/episodic", "memory/semantic", ".learnings", "memory/archive/2025"]),
+    st.one_of(
+        st.dates(date(2026, 1, 1), date(2026, 12, 31)).map(date.isoformat),
+        st.sampled_from(["infra", "projects", "notes", "2026-13-40"]),
+    ),
+    st.tuples(*(st.integers(0, 3) for _ in WORDS)),
+)
+
+
+def _tier(folder: str) -> str:
+    return {
+        "memory/episodic": "cold",
+        "memory/semantic": "warm",
+        ".learnings": "scratch",
+        "memory/archive/2025": "archive",
+    }[folder]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    files=st.lists(_file, min_size=1, max_size=60),
+    cap=st.integers(1, 20),
+    terms=st.integers(1, 3),
+    bonus=st.sampled_from([0.12, 1.0]),
+)
+def test_grouped_pick_equals_scoring_every_file(
+    files: list[tuple[str, str, tuple[int, ...]]], cap: int, terms: int, bonus: float
+) -> None:
+    words = WORDS[:terms]
+    counts = TermCounts(words)
+    raw: dict[str, dict[str, int]] = {}
+    matches: dict[str, FileHits] = {}
+    tiers_of: dict[str, str] = {}
+    for number, (folder, stem, found) in enumerate(files):
+        rel = f"{folder}/{stem}-{number}.md" if number % 3 else f"{folder}/{stem}.md"
+        if rel in tiers_of or not any(found[:terms]):
+            continue
+        found = found[:terms]
+        counts.add(rel, _tier(folder), found)
+        raw[rel] = {w: n for w, n in zip(words, found, strict=True) if n}
+        matches[rel] = FileHits(counted=raw[rel])
+        tiers_of[rel] = _tier(folder)
+    df = counts.document_frequency()
+    assert df == {w: sum(1 for c in raw.values() if w in c) for w in words if df.get(w)}
+    assert counts.file_count() == len(raw)
+    n = len(raw) + 5
+    weights = {w: idf(k, n) for w, k in df.items()}
+    scoring = Scoring(
+        tuple(Term(w) for w in words),
+        False,
+        weights,
+        sum(weights.get(w, idf(0, n)) for w in words),
+        TODAY,
+        bonus,
+    )
+    assert pick_counted(counts, scoring, cap) == pick_raw(raw, matches, tiers_of, scoring, cap)
+
+
+def test_parse_counts_each_term_per_file_and_keeps_warnings() -> None:
+    output = (
+        b"memory/episodic/2026-11-01.md\0Qdrant\nsnapshot\nqdrant\n\n"
+        b"memory/semantic/infra.md\0TIMEOUT\n\n"
+        b"memory/scripts/x.md\0qdrant\n\n"
+        b'memory/episodic/bin.md: binary file matches (found "\\0" byte around offset 3)\n\n'
+        b"12 matches\n3 files searched\n"
+    )
+    result = ScanResult("ripgrep", words=list(WORDS))
+    _parse_rg_output(output, result)
+    assert result.counted is not None
+    assert result.counted.paths() == ["memory/episodic/2026-11-01.md", "memory/semantic/infra.md"]
+    assert result.counted.counts_of("memory/episodic/2026-11-01.md") == {
+        "qdrant": 2,
+        "snapshot": 1,
+    }
+    assert result.counted.counts_of("memory/semantic/infra.md") == {"timeout": 1}
+    assert ("warm", (0, 0, 1)) in result.counted.groups
+    assert result.counted.match_total() == 4
+    assert result.files_searched == 3
+    assert result.warnings == ["skipped memory/episodic/bin.md: binary file"]
+    assert result.matches == {}
+
+
+def test_a_term_of_digits_only_keeps_the_raw_matches() -> None:
+    assert counting_words(["port", "8080"]) is None
+    assert counting_words([]) is None
+    assert counting_words(["v4.6.14", "10.0.0.5"]) == ["v4.6.14", "10.0.0.5"]
+
+
+def test_python_scanner_counts_non_ascii_files_by_unicode_lowercase(root: Path) -> None:
+    (root / "memory/episodic/2026-11-02.md").write_text("# Day\n\nCAFÉ qdrant café QDRANT\n")
+    (root / "memory/episodic/2026-11-03.md").write_text("# Day\n\nnothing here\n")
+    result = scan_with_python(
+        root, ("cold",), "café|qdrant", ignore_case=True, literals=["café", "qdrant"]
+    )
+    assert result.counted is not None
+    assert result.counted.paths() == ["memory/episodic/2026-11-02.md"]
+    assert result.counted.counts_of("memory/episodic/2026-11-02.md") == {"café": 2, "qdrant": 2}
+    with pytest.raises(KeyError):
+        result.counted.counts_of("memory/episodic/2026-11-03.md")
+
+
+def _many_notes(root: Path, count: int) -> None:
+    """More notes than the ranking reads, so the file-level pick decides."""
+    rng = random.Random(3)
+    words = ["qdrant", "snapshot", "timeout", "nginx", "restart", "backup", "disk"]
+    for i in range(count):
+        day = date(2026, 11, 29).toordinal() - i
+        name = date.fromordinal(day).isoformat()
+        lines = [f"# {name}", ""]
+        for _ in range(rng.randint(2, 6)):
+            lines.append("- " + " ".join(rng.choice(words) for _ in range(rng.randint(3, 9))))
+        (root / f"memory/episodic/{name}.md").write_text("\n".join(lines) + "\n")
+
+
+@needs_rg
+@pytest.mark.parametrize(
+    "query", ["qdrant snapshot timeout", "restart", "backup disk", "nginx restart 2026"]
+)
+def test_scanners_agree_when_most_files_are_left_unread(root: Path, query: str) -> None:
+    _many_notes(root, 140)
+    (root / "memory/memtier.toml").write_text("search_log = false\n")
+    ws = Workspace.open(root, NOW)
+    with_rg = search(ws, SearchRequest(query=query, rg=RG, limit=3))
+    with_python = search(ws, SearchRequest(query=query, rg=None, limit=3))
+    assert len(with_rg.hits) == 3
+    assert with_rg.total_matched > 50  # an estimate over files left unread
+    assert with_rg.to_json()["results"] == with_python.to_json()["results"]
+    assert with_rg.total_matched == with_python.total_matched
