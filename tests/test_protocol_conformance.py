@@ -812,7 +812,7 @@ def test_episodic_commands(root: Path, cli: CliRunner) -> None:
     shown = mt(cli, root, "episodic", "show", "--date", "2026-11-20")
     assert shown.exit_code == 0 and "Decisions: D2" in shown.stdout
     mt(cli, root, "episodic", "append", "today's line")
-    assert (root / "memory" / "episodic" / f"{TODAY}.md").read_text().startswith("")
+    assert (root / "memory" / "episodic" / f"{TODAY}.md").read_text() == "today's line\n"
     assert "today's line" in mt(cli, root, "episodic", "show").stdout
 
 
@@ -1277,3 +1277,57 @@ def test_relative_path_from_outside_the_workspace_means_from_its_root(
     assert inside.returncode == 0 and (root / "memory" / "sub.md").read_text() == "x\n"
     escape = run_memtier("--root", str(root), "atomic-write", "../x.md", input="x\n", cwd=elsewhere)
     assert escape.returncode == 2 and not (tmp_path / "x.md").exists()
+
+
+def test_archive_all_with_different_ttls_prints_one_summary_per_kind(
+    root: Path, cli: CliRunner
+) -> None:
+    (root / "memory" / "memtier.toml").write_text(
+        "episodic_ttl_days = 10\nlearnings_ttl_days = 20\n"
+    )
+    (root / "memory" / "episodic" / "2026-11-01.md").write_text("x\n")
+    stray = root / ".learnings" / "stray.md"
+    stray.write_text("- 2026-10-01 stray\n")
+    _age(stray, 25)
+    result = mt(cli, root, "archive")
+    assert result.stdout.splitlines() == [
+        "  Archive: 2026-11-01.md → 2026/11/",
+        "✅ Archived: 1 files (> 10 days old)",
+        "  Archive: stray.md → 2026/11/",
+        "✅ Archived: 1 files (> 20 days old)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("now", "deferred"),
+    [("2026-11-30T09:59:59+01:00", True), ("2026-11-30T10:00:00+01:00", False)],
+)
+def test_review_session_gate_is_less_than_stale_hours(
+    root: Path, cli: CliRunner, now: str, deferred: bool
+) -> None:
+    (root / BUF).write_text(buffer_text("2026-11-30T08:00:00+01:00", "work"))
+    result = mt(cli, root, "weekly-review", now=now)
+    assert result.exit_code == 0
+    expected = "Active session detected; weekly review deferred\n"
+    assert (result.stdout == expected) is deferred
+    assert (root / "memory" / "episodic" / f"{TODAY}.md").exists() is deferred
+
+
+def test_recurrence_counts_only_errors_and_learnings(root: Path, cli: CliRunner) -> None:
+    features = root / ".learnings" / "FEATURE_REQUESTS.md"
+    features.write_text("# F\n" + "".join(f"- 2026-11-2{n} want dark mode\n" for n in range(3)))
+    before = features.read_bytes()
+    result = mt(cli, root, "weekly-review", now="2026-11-30T13:00:00+01:00")
+    assert result.stdout == "No meaningful changes\n"
+    assert features.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "command", [("buffer", "task", "x"), ("buffer", "heartbeat"), ("session-start",)]
+)
+def test_rewrites_keep_permission_bits(
+    root: Path, cli: CliRunner, command: tuple[str, ...]
+) -> None:
+    (root / BUF).chmod(0o640)
+    assert mt(cli, root, *command).exit_code == 0
+    assert (root / BUF).stat().st_mode & 0o777 == 0o640
