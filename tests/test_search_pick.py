@@ -88,20 +88,34 @@ def test_parse_counts_each_term_per_file_and_keeps_warnings() -> None:
         b"memory/episodic/2026-11-01.md\0Qdrant\nsnapshot\nqdrant\n\n"
         b"memory/semantic/infra.md\0TIMEOUT\n\n"
         b"memory/scripts/x.md\0qdrant\n\n"
+        b"memory/episodic/deeper/2026-11-02.md\0qdrant\n\n"
+        b"memory/episodic/2026-11-03.md\0snapshot\nqdrant\nqdrant\n\n"
+        b"memory/archive/2025/01/2025-01-02.md\0qdrant\nsnapshot\nqdrant\n\n"
         b'memory/episodic/bin.md: binary file matches (found "\\0" byte around offset 3)\n\n'
         b"12 matches\n3 files searched\n"
     )
     result = ScanResult("ripgrep", words=list(WORDS))
     _parse_rg_output(output, result)
     assert result.counted is not None
-    assert result.counted.paths() == ["memory/episodic/2026-11-01.md", "memory/semantic/infra.md"]
+    assert result.counted.paths() == [
+        "memory/archive/2025/01/2025-01-02.md",
+        "memory/episodic/2026-11-01.md",
+        "memory/episodic/2026-11-03.md",
+        "memory/semantic/infra.md",
+    ]
+    # Equal counts in one tier share a group, whatever the order of the matches.
+    assert result.counted.groups[("cold", (2, 1, 0))] == [
+        "memory/episodic/2026-11-01.md",
+        "memory/episodic/2026-11-03.md",
+    ]
+    assert result.counted.groups[("archive", (2, 1, 0))] == ["memory/archive/2025/01/2025-01-02.md"]
     assert result.counted.counts_of("memory/episodic/2026-11-01.md") == {
         "qdrant": 2,
         "snapshot": 1,
     }
     assert result.counted.counts_of("memory/semantic/infra.md") == {"timeout": 1}
     assert ("warm", (0, 0, 1)) in result.counted.groups
-    assert result.counted.match_total() == 4
+    assert result.counted.match_total() == 10
     assert result.files_searched == 3
     assert result.warnings == ["skipped memory/episodic/bin.md: binary file"]
     assert result.matches == {}

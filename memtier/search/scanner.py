@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from memtier.errors import InputError
-from memtier.search.found import FileHits, Match, ScanResult, counting_words
+from memtier.search.found import FileHits, Match, ScanResult, TermCounts, counting_words
 from memtier.search.paths import (
     TIER_ORDER,
     search_paths,
@@ -122,36 +122,28 @@ def scan_with_rg(
 
 def _parse_rg_output(output: bytes, result: ScanResult) -> None:
     """Split ``--heading --null`` output: one block per file, ``path NUL`` then its
-    ``line:column:text`` lines, blocks separated by a blank line, stats last."""
-    counted = result.counted
-    encoded = counted.encoded if counted is not None else ()
-    groups = counted.groups if counted is not None else {}
+    ``line:column:text`` lines, blocks separated by a blank line, stats last.
+
+    For a word query the blocks are first gathered by their matched texts: the
+    files of a broad query repeat a few thousand distinct sequences of the same
+    few words, so the counting is done once per sequence, not once per file.
+    """
+    same_texts: dict[bytes, list[bytes]] = {}
     for block in output.split(b"\n\n"):
         path_bytes, sep, body = block.partition(b"\0")
         if sep:
+            if result.counted is not None:
+                paths = same_texts.get(body)
+                if paths is None:
+                    same_texts[body] = [path_bytes]
+                else:
+                    paths.append(path_bytes)
+                continue
             rel = path_bytes.decode("utf-8", "surrogateescape").removeprefix("./")
-            # `tier_of`, its common case inlined: this loop runs once per matching file.
-            if rel.startswith(_EPISODIC) and rel.find("/", len(_EPISODIC)) < 0:
-                tier: str | None = "cold" if rel.endswith(".md") else None
-            else:
-                tier = tier_of(rel)
-            if tier is None:
-                continue
-            # Lowercased once here (ASCII only, byte lengths unchanged): the
-            # matched texts then are the query terms themselves.
-            body = body.lower()
-            if counted is None:
-                result.matches[rel] = FileHits(body)
-                continue
-            # One C-level count per term: the matched texts hold no line prefix a
-            # term could straddle (see `found.counting_words`). `TermCounts.add`,
-            # inlined.
-            key = (tier, tuple(map(body.count, encoded)))
-            group = groups.get(key)
-            if group is None:
-                groups[key] = [rel]
-            else:
-                group.append(rel)
+            if tier_of(rel) is not None:
+                # Lowercased once here (ASCII only, byte lengths unchanged): the
+                # matched texts then are the query terms themselves.
+                result.matches[rel] = FileHits(body.lower())
             continue
         binary = _BINARY_RE.match(block)
         if binary:
@@ -161,6 +153,39 @@ def _parse_rg_output(output: bytes, result: ScanResult) -> None:
         stats = _STATS_RE.search(block)
         if stats:
             result.files_searched = int(stats.group(1))
+    if result.counted is not None:
+        _count_words(same_texts, result.counted)
+
+
+def _count_words(same_texts: dict[bytes, list[bytes]], counted: TermCounts) -> None:
+    """Count each query word in each distinct sequence of matched texts, and file
+    the paths that printed it under their tier and counts."""
+    for body, paths in same_texts.items():
+        # ASCII lowercase, as the Python scanner's bytes path; one C-level count per
+        # word: the matched texts hold no line prefix a word could straddle.
+        lowered = body.lower()
+        found = tuple(map(lowered.count, counted.encoded))
+        # One decode for all the paths; NUL cannot occur in a path.
+        names = b"\0".join(paths).decode("utf-8", "surrogateescape").split("\0")
+        # The common case first, in one pass: flat notes of the episodic folder
+        # (ripgrep's ``--glob *.md`` already kept only markdown files).
+        cold = [rel for rel in names if rel.startswith(_EPISODIC) and rel.count("/") == 2]
+        if cold:
+            group = counted.groups.get(("cold", found))
+            if group is None:
+                counted.groups[("cold", found)] = cold
+            else:
+                group.extend(cold)
+        if len(cold) == len(names):
+            continue
+        taken = set(cold)
+        for name in names:
+            if name in taken:
+                continue
+            rel = name.removeprefix("./")
+            tier = tier_of(rel)
+            if tier is not None:
+                counted.add(rel, tier, found)
 
 
 # ---------------------------------------------------------------------------
