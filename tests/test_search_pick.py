@@ -167,3 +167,11 @@ def test_scanners_agree_when_most_files_are_left_unread(root: Path, query: str) 
     assert with_rg.total_matched > 50  # an estimate over files left unread
     assert with_rg.to_json()["results"] == with_python.to_json()["results"]
     assert with_rg.total_matched == with_python.total_matched
+
+
+def test_python_scanner_reads_a_file_larger_than_one_read(root: Path) -> None:
+    body = "filler words only\n" * 20000  # about 360 KB: several reads
+    (root / "memory/episodic/2026-11-04.md").write_text(f"# Day\n\n{body}qdrant at the end\n")
+    result = scan_with_python(root, ("cold",), "qdrant", ignore_case=True, literals=["qdrant"])
+    assert result.counted is not None
+    assert result.counted.counts_of("memory/episodic/2026-11-04.md") == {"qdrant": 1}

@@ -147,7 +147,16 @@ def symlink_warnings(root: Path, paths: list[str], warnings: list[str]) -> None:
 
 def tier_files(root: Path, tiers: tuple[str, ...], warnings: list[str]) -> Iterator[str]:
     """Every file of the chosen tiers (root-relative), as both scanners see them."""
+    for rel, _ in tier_file_pairs(root, tiers, warnings):
+        yield rel
+
+
+def tier_file_pairs(
+    root: Path, tiers: tuple[str, ...], warnings: list[str]
+) -> Iterator[tuple[str, str]]:
+    """`tier_files`, each with its tier."""
     for top in search_paths(root, tiers, warnings):
         for rel in _walk(root, top, warnings):
-            if tier_of(rel) is not None:
-                yield rel
+            tier = tier_of(rel)
+            if tier is not None:
+                yield rel, tier

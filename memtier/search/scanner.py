@@ -31,6 +31,7 @@ from memtier.search.paths import (
     TIER_ORDER,
     search_paths,
     symlink_warnings,
+    tier_file_pairs,
     tier_files,
     tier_of,
 )
@@ -205,9 +206,9 @@ def scan_with_python(
     counted = result.counted
     encoded = [word.encode("utf-8") for word in literals]
     base = str(root)
-    for rel in tier_files(root, tiers, result.warnings):
+    for rel, tier in tier_file_pairs(root, tiers, result.warnings):
         try:
-            data = _read_all(os.path.join(base, rel))
+            data = _read_all(f"{base}/{rel}")
         except OSError as exc:
             result.warnings.append(f"skipped {rel}: cannot be read ({exc.strerror})")
             continue
@@ -218,15 +219,13 @@ def scan_with_python(
         if literals:
             if data.isascii():
                 # The common case, kept in bytes: no decoding, ASCII lowercase is exact.
-                lowered_bytes = data.lower()
-                counts = [lowered_bytes.count(word) for word in encoded]
+                counts = tuple(map(data.lower().count, encoded))
             else:
-                lowered = _decode(data).lower()
-                counts = [lowered.count(word) for word in literals]
+                counts = tuple(map(_decode(data).lower().count, literals))
             if not any(counts):
                 continue
             if counted is not None:
-                counted.add(rel, tier_of(rel) or "cold", tuple(counts))
+                counted.add(rel, tier, counts)
             else:
                 found = {word: n for word, n in zip(literals, counts, strict=True) if n}
                 result.matches[rel] = FileHits(counted=found)
@@ -246,12 +245,22 @@ def _decode(data: bytes) -> str:
     return text.removeprefix("\ufeff")
 
 
+_READ_SIZE = 1 << 17
+
+
 def _read_all(path: str) -> bytes:
-    """A file's bytes with plain system calls (cheaper than `Path.read_bytes` per file)."""
+    """A file's bytes with plain system calls (cheaper than `Path.read_bytes` per file).
+
+    A read of a regular file that returns less than asked has reached its end, so
+    a note (a few KB) costs one ``read``, not a second one that returns nothing.
+    """
     fd = os.open(path, os.O_RDONLY)
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 16):
+        data = os.read(fd, _READ_SIZE)
+        if len(data) < _READ_SIZE:
+            return data
+        chunks = [data]
+        while chunk := os.read(fd, _READ_SIZE):
             chunks.append(chunk)
     finally:
         os.close(fd)
