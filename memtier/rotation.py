@@ -18,7 +18,7 @@ from typing import Any
 
 from memtier import store
 from memtier.buffer import Buffer, body_has_content, fresh_buffer, parse_buffer
-from memtier.episodic import ClosureBlock, contains_lines, place_before_closure
+from memtier.episodic import ClosureBlock, closure_problem, contains_lines, place_before_closure
 from memtier.errors import InputError, MemtierError, RefusedError
 from memtier.faults import checkpoint
 from memtier.workspace import Workspace
@@ -196,7 +196,15 @@ def append_body(ws: Workspace, buffer: Buffer) -> str:
     # A rerun after a crash must not duplicate text.
     if note is not None and contains_lines(text, buffer.body):
         return "already-present"
-    new_text, placement = place_before_closure(text, buffer.body)
+    if closure_problem(text) is None:
+        new_text, placement = place_before_closure(text, buffer.body)
+    else:
+        # No valid closure block as the last four lines: none at all, or one that
+        # text follows. Append the body, then a fresh block; what stands in the
+        # note keeps its place.
+        body = buffer.body if buffer.body.endswith("\n") else buffer.body + "\n"
+        head = text if text == "" or text.endswith("\n") else text + "\n"
+        new_text, placement = head + body, "appended"
     if placement == "appended":
         new_text += fresh_closure(ws, buffer.active_tasks).render()
     write_note(ws, day, new_text, note)

@@ -1331,3 +1331,29 @@ def test_rewrites_keep_permission_bits(
     (root / BUF).chmod(0o640)
     assert mt(cli, root, *command).exit_code == 0
     assert (root / BUF).stat().st_mode & 0o777 == 0o640
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "# day\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\nlate line\n",
+        "# day\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\n\n",
+        "# day\nno block, no final newline",
+    ],
+    ids=["text-after-block", "blank-after-block", "no-block"],
+)
+def test_rotation_into_a_note_without_a_final_block_appends_a_fresh_one(
+    root: Path, cli: CliRunner, note: str
+) -> None:
+    """§5 step 4: the last four lines are not a closure block, so the body is appended
+    and a fresh block written; what the note held keeps its place."""
+    path = root / "memory" / "episodic" / f"{TODAY}.md"
+    path.write_text(note)
+    mt(cli, root, "buffer", "task", "t1")
+    assert mt(cli, root, "rotate").exit_code == 0
+    head = note if note.endswith("\n") else note + "\n"
+    assert path.read_text() == head + (
+        "## Active Task:\n- t1\nUpdated: 2026-11-30\nDecisions: working buffer rotated\n"
+        "Signal: none\nOpen: t1\n"
+    )
+    assert health(cli, root)[0] == 0

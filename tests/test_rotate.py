@@ -11,7 +11,7 @@ from memtier.buffer import fresh_buffer, parse_buffer
 from memtier.episodic import closure_problem, split_closure
 from memtier.errors import InputError, RefusedError
 from memtier.lifecycle import buffer_note, buffer_task
-from memtier.rotation import LOCK_PRESENT_MESSAGE, rotate_buffer, session_end
+from memtier.rotation import LOCK_PRESENT_MESSAGE, fresh_closure, rotate_buffer, session_end
 from memtier.workspace import Workspace
 from tests.conftest import NOW_TEXT, CliRunner, run_memtier
 
@@ -61,12 +61,15 @@ def test_rotate_into_closed_note_keeps_the_original_block(ws: Workspace) -> None
     assert ws.episodic_note().read_text() == "# morning\n" + body + BLOCK
 
 
-def test_rotate_rebuilds_a_note_whose_block_is_followed_by_text(ws: Workspace) -> None:
+def test_rotate_appends_a_fresh_block_when_text_follows_the_old_one(ws: Workspace) -> None:
+    # PROTOCOL §5 step 4: a note whose last four lines are not a closure block
+    # "has no valid closure block": body appended, then a fresh block.
     ws.episodic_note().write_text("# morning\n" + BLOCK + "late line\n")
     body = _fill(ws)
-    assert rotate_buffer(ws).placement == "rebuilt"
+    assert rotate_buffer(ws).placement == "appended"
     note = ws.episodic_note().read_text()
-    assert note == "# morning\nlate line\n" + body + BLOCK
+    fresh = fresh_closure(ws, ["migrate qdrant", "rebuild gateway"]).render()
+    assert note == "# morning\n" + BLOCK + "late line\n" + body + fresh
     assert note.rstrip("\n").split("\n")[-1].startswith("Open:")
 
 
