@@ -48,6 +48,7 @@ only.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from bisect import bisect_right
@@ -87,6 +88,11 @@ PHRASE_GAP = 3  # bytes allowed between two words of a phrase: a space, "-", ", 
 
 
 _NO_HITS = FileHits()  # a file of a word query: `_precise` finds its matches itself
+
+
+_TIER_INDEX = {tier: i for i, tier in enumerate(TIER_ORDER)}
+# A scored section, its hit not built yet: score, tier, path, section, matches, lines.
+_Scored = tuple[float, str, str, Section, list[Scored], list[str]]
 
 
 class Ranked(NamedTuple):
@@ -213,21 +219,33 @@ def rank(
         lines = _read_lines(root, rel, warnings)
         if lines is not None:
             files.append((rel, tier, found, lines, split_sections(lines)))
-    length = sum(length_in_words(line) for *_, lines, _ in files for line in lines)
+    # Words never span lines: one count over each file's text is the sum over its lines.
+    length = sum(length_in_words("\n".join(lines)) for *_, lines, _ in files)
     count = sum(len(sections) for *_, sections in files)
     avgdl = length / count if count and length else 1.0
 
-    hits: list[Hit] = []
+    scored: list[_Scored] = []
     for rel, tier, _, lines, sections in files:
         found_hits = scanned.matches.get(rel, _NO_HITS)
-        hits.extend(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx))
-    total = len(hits)
+        scored.extend(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx))
+    total = len(scored)
     if picked.unread_files:
         # Estimate: sections per match in the files read, times matches in the rest.
         read = sum(found for _, _, found, _, _ in files) or 1
-        total += max(picked.unread_files, round(picked.unread_matches * len(hits) / read))
-    hits.sort(key=lambda h: (-h.score, TIER_ORDER.index(h.tier), h.path, h.line_start))
-    return Ranked(tuple(hits[:limit]), total, tuple(warnings))
+        total += max(picked.unread_files, round(picked.unread_matches * len(scored) / read))
+    # Best first: score, then tier order, path and line; only the hits shown are built.
+    best = heapq.nsmallest(
+        limit, scored, key=lambda s: (-s[0], _TIER_INDEX[s[1]], s[2], s[3].start)
+    )
+    hits = tuple(
+        make_hit(rel, tier, lines, section, matches, score, ctx.context, ctx.terms, ctx.regex)
+        for score, tier, rel, section, matches, lines in best
+    )
+    return Ranked(hits, total, tuple(warnings))
+
+
+def _best_first(scored: _Scored) -> tuple[float, int, str, int]:
+    return (-scored[0], _TIER_INDEX[scored[1]], scored[2], scored[3].start)
 
 
 def _read_lines(root: Path, rel: str, warnings: list[str]) -> list[str] | None:
@@ -259,7 +277,7 @@ def _score_file(
     found: FileHits,
     avgdl: float,
     ctx: _Context,
-) -> list[Hit]:
+) -> list[_Scored]:
     starts = [s.start for s in sections]
     per_section: dict[int, list[Scored]] = {}
     per_line: dict[int, list[tuple[str, float]]] = {}
@@ -272,7 +290,7 @@ def _score_file(
     file_tags = {t.lower() for t in tag_line_tags(lines[1])} if len(lines) > 1 else set()
     tags_line = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else None
     weight = TIER_WEIGHTS[tier] * recency(rel, ctx.today, ctx.recency_bonus)
-    hits: list[Hit] = []
+    hits: list[_Scored] = []
     for index, matches in sorted(per_section.items()):
         section = sections[index]
         text = "\n".join(lines[section.start - 1 : section.end])
@@ -292,9 +310,7 @@ def _score_file(
         norm = 1.0 - B + B * dl / avgdl
         base = sum(ctx.idf.get(t, 0.0) * _saturate(w, norm) for t, w in counts.items())
         score = base * weight * _cover(direct, ctx) * _phrase(matches, ctx)
-        hits.append(
-            make_hit(rel, tier, lines, section, matches, score, ctx.context, ctx.terms, ctx.regex)
-        )
+        hits.append((score, tier, rel, section, matches, lines))
     return hits
 
 
