@@ -33,7 +33,6 @@ from memtier.errors import InputError
 from memtier.faults import checkpoint
 from memtier.learnings import (
     CANDIDATE_FLAG,
-    PIN_FLAG,
     is_candidate_line,
     lesson_text,
     normalise_lesson,
@@ -75,6 +74,7 @@ class ReviewResult:
     archived: ArchiveResult = field(default_factory=ArchiveResult)
     flagged: tuple[Flagged, ...] = ()
     health_failures: tuple[str, ...] = ()
+    health_failed_ids: tuple[str, ...] = ()
     closure: ClosureBlock | None = None
     note: str | None = None
 
@@ -108,7 +108,12 @@ class ReviewResult:
         # The health check does not run when a gate defers the review.
         health = None
         if self.status not in (DEFERRED_SESSION, DEFERRED_SIZE):
-            health = {"ok": not self.health_failures, "failed": list(self.health_failures)}
+            # "failed" holds check ids, as in session-start's JSON (PROTOCOL §4 step 7).
+            health = {
+                "ok": not self.health_failures,
+                "failed": list(self.health_failed_ids),
+                "messages": list(self.health_failures),
+            }
         return {
             "status": self.status,
             "message": self.message,
@@ -218,11 +223,9 @@ def _promoted_lessons(ws: Workspace) -> set[str]:
 
 
 def _with_flag(line: str) -> str:
-    text = line.rstrip()
-    if text.endswith(PIN_FLAG):
-        # Keep "#pinned" last: it only counts at the end of a line (PROTOCOL §2).
-        return f"{text[: -len(PIN_FLAG)].rstrip()} {CANDIDATE_FLAG} {PIN_FLAG}"
-    return f"{text} {CANDIDATE_FLAG}"
+    # PROTOCOL §2/§8: the flag goes at the end of the line, also after a "#pinned";
+    # pins matter only for archival, which never touches ERRORS.md or LEARNINGS.md.
+    return f"{line.rstrip()} {CANDIDATE_FLAG}"
 
 
 def flag_recurring(ws: Workspace) -> tuple[Flagged, ...]:
@@ -323,8 +326,12 @@ def weekly_review(ws: Workspace) -> ReviewResult:
             return ReviewResult(gate, lock_removed, note=note)
         report = run_health_check(ws)
         if not report.ok:
-            failures = tuple(check.message for check in report.failed)
-            return ReviewResult(HEALTH_FAILED, lock_removed, health_failures=failures)
+            return ReviewResult(
+                HEALTH_FAILED,
+                lock_removed,
+                health_failures=tuple(check.message for check in report.failed),
+                health_failed_ids=tuple(dict.fromkeys(check.id for check in report.failed)),
+            )
         archived = archive_episodic(ws).merge(archive_learnings(ws))
         flagged = flag_recurring(ws)
         if not archived.moved and not flagged:

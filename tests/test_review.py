@@ -134,10 +134,18 @@ def test_recurrence_threshold(idle: Workspace, root: Path, threshold: int, flagg
     result = weekly_review(ws)
     assert bool(result.flagged) is flagged
     if flagged:
-        # #pinned stays last so that the line still counts as pinned.
         assert "- 2026-11-01 Retry  the upload [PROMOTE-CANDIDATE]\n" in ws.errors_file.read_text()
     else:
         assert result.status == "no-changes"
+
+
+def test_flag_goes_at_the_very_end_even_after_a_pin(idle: Workspace) -> None:
+    """PROTOCOL §2/§8: `[PROMOTE-CANDIDATE]` ends the line it marks."""
+    write_errors(idle, "- 2026-11-01 pin me #pinned", "- 2026-11-02 pin me", "- 2026-11-03 pin me")
+    weekly_review(idle)
+    lines = idle.errors_file.read_text().splitlines()
+    assert "- 2026-11-01 pin me #pinned [PROMOTE-CANDIDATE]" in lines
+    assert sum("[PROMOTE-CANDIDATE]" in line for line in lines) == 1
 
 
 def test_promoted_lesson_is_not_flagged_again(idle: Workspace) -> None:
@@ -171,3 +179,9 @@ def test_cli_exit_codes_and_json(cli: CliRunner, root: Path) -> None:
     failed = cli(*args, LATER.isoformat())
     assert failed.exit_code == 1
     assert failed.stdout.startswith("❌ MEMORY.md header invalid\n")
+    as_json = cli(*args, LATER.isoformat(), "--json")
+    assert as_json.exit_code == 1
+    health = json.loads(as_json.stdout)["health"]
+    # Check ids, as in session-start's JSON, with the messages beside them.
+    assert health["ok"] is False and "hot.header" in health["failed"]
+    assert "MEMORY.md header invalid" in health["messages"]
