@@ -13,6 +13,11 @@ Rules shared by both:
   ``--follow``); see `paths` for tier files that are symlinks themselves.
 - Binary files (a NUL byte) are skipped with a warning. A file that is not
   UTF-8 is skipped by the ranking step, which reads it, with a warning too.
+
+One ripgrep run for all the terms, not one per term: measured on 100,000
+notes, three ``--count-matches`` runs in parallel (one per term) took about
+twice as long as this single ``--only-matching`` run, because each run opens
+and reads every file again, and opening files is most of ripgrep's work here.
 """
 
 from __future__ import annotations
@@ -101,9 +106,11 @@ def scan_with_rg(
             )
         except OSError as exc:
             raise _RipgrepUnusable(exc.strerror or str(exc)) from None
-        # Listing the tier folders for symlinks overlaps with ripgrep's search.
-        symlink_warnings(root, paths, result.warnings)
-        code = process.wait()
+        try:
+            # Listing the tier folders for symlinks overlaps with ripgrep's search.
+            symlink_warnings(root, paths, result.warnings)
+        finally:
+            code = process.wait()
         out.seek(0)
         output = out.read()
         err.seek(0)
