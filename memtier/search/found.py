@@ -71,12 +71,8 @@ _FULL_RE = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
 
 
 class FileHits:
-    """The matches in one file, kept as ripgrep printed them until someone asks.
-
-    Most matching files of a broad query are only counted, never read: for them
-    the per-text counts come from one C-level ``findall`` instead of a Python
-    loop over every match.
-    """
+    """The matches in one file, kept as ripgrep printed them until someone asks
+    (the Python scanner hands over its matches or counts directly)."""
 
     __slots__ = ("_counted", "_list", "_raw")
 
@@ -90,26 +86,13 @@ class FileHits:
         self._list = found
         self._counted = counted
 
-    def counts(self, words: list[tuple[str, bytes]] | None = None) -> dict[str, int]:
-        """How many times each matched text occurs (lowercase).
-
-        With *words* (each query term and its UTF-8 bytes; none of them all
-        digits), each is counted with one ``bytes.count``: a term cannot straddle
-        a ``line:column:`` prefix. A term inside a longer matched term is counted
-        for both, an approximation this file-level count accepts (see `rank`).
-        """
+    def counts(self) -> dict[str, int]:
+        """How many times each matched text occurs (lowercase)."""
         if self._counted is not None:
             return self._counted
         if self._list is not None:
             return dict(Counter(text for _, _, text in self._list))
         raw = self._raw
-        if words is not None:
-            found = {}
-            for word, data in words:
-                n = raw.count(data)
-                if n:
-                    found[word] = n
-            return found
         lines = raw.split(b"\n") if raw else []
         if lines and _FULL_RE.match(lines[0]):
             lines = [m.group(3) for m in _FULL_RE.finditer(raw)]
@@ -146,11 +129,6 @@ class ScanResult:
         self.counted: TermCounts | None = TermCounts(words) if words else None
         self.warnings: list[str] = []
         self.scanner = scanner
-
-    def matched_paths(self) -> list[str]:
-        if self.counted is not None:
-            return self.counted.paths()
-        return sorted(self.matches)
 
 
 def counting_words(literals: list[str]) -> list[str] | None:

@@ -16,7 +16,7 @@ The scan reports its counts in one of two forms:
   small share of the files. The files picked are exactly those the loop over
   every file would pick: a group is passed over only when every file in it
   scores strictly below *cap* files already found.
-- raw matched texts per file (`scanner.FileHits`), for ``--regex`` and for
+- raw matched texts per file (`found.FileHits`), for ``--regex`` and for
   queries with a term made of digits only: one loop over every matching file.
 """
 
