@@ -62,8 +62,9 @@ def test_json_keys_are_the_contract(cli: CliRunner, root: Path, scanner: str) ->
     assert payload["total_matched"] == 1
     (hit,) = results(payload)
     assert set(hit) == {
-        "path", "tier", "line_start", "line_end", "score", "excerpt", "matched_terms",
+        "path", "tier", "line", "line_start", "line_end", "score", "excerpt", "matched_terms",
     }  # fmt: skip
+    assert hit["line"] == 3  # PROTOCOL §9: a hit's line, its first matching line
     assert hit["path"] == "memory/episodic/2026-11-20.md"
     assert hit["tier"] == "cold"
     assert (hit["line_start"], hit["line_end"]) == (3, 3)
@@ -240,6 +241,9 @@ def test_regex_matches_a_raw_pattern(cli: CliRunner, root: Path, scanner: str) -
     bad = cli("search", "(unclosed", "--regex", "--root", str(root))
     assert bad.exit_code == 2
     assert "invalid search pattern" in bad.stderr
+    # Both scanners say what is wrong, not only that something is.
+    assert "unclosed" in bad.stderr or "missing )" in bad.stderr, bad.stderr
+    assert bad.stderr.count("\n") == 1
 
 
 def test_zero_hits_are_reported_plainly(cli: CliRunner, root: Path, scanner: str) -> None:

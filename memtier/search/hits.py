@@ -44,6 +44,8 @@ class Hit:
         return {
             "path": self.path,
             "tier": self.tier,
+            # PROTOCOL §9 names a hit's "line": its first matching line.
+            "line": min(self.match_lines, default=self.line_start),
             "line_start": self.line_start,
             "line_end": self.line_end,
             "score": round(self.score, 4),

@@ -118,8 +118,10 @@ def scan_with_rg(
     if code == 2 and not output.strip():
         message = errors.strip()
         if "regex" in message:
-            first = next((ln for ln in message.splitlines() if "error" in ln), message)
-            raise InputError(f"invalid search pattern: {first.strip()}")
+            # ripgrep prints the pattern and a caret, then "error: <what is wrong>".
+            lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+            reason = next((ln for ln in reversed(lines) if ln.startswith("error:")), lines[0])
+            raise InputError(f"invalid search pattern: {reason.removeprefix('error:').strip()}")
         raise _RipgrepUnusable(message.splitlines()[0] if message else f"exit status {code}")
     _parse_rg_output(output, result)
     for line in errors.splitlines():
