@@ -149,6 +149,7 @@ def test_atomic_write_redacts_secrets(root: Path, cli: CliRunner) -> None:
         (["--help"], None),
         (["--version"], None),
         (["--bogus", "stats"], None),
+        (["buffer", "note", "task"], "buffer"),
         ([], None),
     ],
 )
@@ -164,5 +165,9 @@ def test_narrowed_application_holds_only_the_asked_command() -> None:
     narrowed = app_for(["--root", "/w", "buffer", "note", "x"])
     assert [g.name for g in narrowed.registered_groups] == ["buffer"]
     assert narrowed.registered_commands == []
+    inner = narrowed.registered_groups[0].typer_instance
+    assert inner is not None and [c.name for c in inner.registered_commands] == ["note"]
+    whole = app_for(["buffer", "--help"]).registered_groups[0].typer_instance
+    assert whole is not None and len(whole.registered_commands) == 5  # help lists them all
     assert app_for(["no-such-command"]) is app  # so click can say "No such command"
     assert len(app.registered_commands) > 10  # the full application is untouched

@@ -139,20 +139,50 @@ def show(report: Report, as_json: bool) -> None:
 _GLOBAL_VALUE_OPTIONS = ("--root", "--now")
 
 
-def command_name(args: list[str]) -> str | None:
-    """The command an argument list asks for, skipping the global options before it."""
+def command_path(args: list[str]) -> list[str]:
+    """The command (and subcommand) an argument list asks for, skipping the global
+    options before it; empty for --help, --version or an option typer must judge."""
     skip = False
+    path: list[str] = []
     for arg in args:
         if skip:
             skip = False
-        elif arg in _GLOBAL_VALUE_OPTIONS:
+        elif not path and arg in _GLOBAL_VALUE_OPTIONS:
             skip = True
         elif arg.startswith("-"):
-            if not arg.startswith(tuple(o + "=" for o in _GLOBAL_VALUE_OPTIONS)):
-                return None  # --help, --version or a usage error: the full application
+            if path or not arg.startswith(tuple(o + "=" for o in _GLOBAL_VALUE_OPTIONS)):
+                break
         else:
-            return arg
-    return None
+            path.append(arg)
+            if len(path) == 2:
+                break
+    return path
+
+
+def command_name(args: list[str]) -> str | None:
+    """The top-level command an argument list asks for (see `command_path`)."""
+    path = command_path(args)
+    return path[0] if path else None
+
+
+def _narrowed(application: typer.Typer, path: list[str]) -> typer.Typer:
+    """*application* with only the command or group named by ``path[0]`` registered,
+    and inside a group only the subcommand ``path[1]``, when both exist."""
+    if not path:
+        return application
+    name = path[0]
+    commands = [c for c in application.registered_commands if c.name == name]
+    groups = [g for g in application.registered_groups if g.name == name]
+    if not commands and not groups:
+        return application  # so click can say "No such command"
+    narrowed = copy.copy(application)
+    narrowed.registered_commands = commands
+    narrowed.registered_groups = groups
+    if groups and len(path) > 1 and groups[0].typer_instance is not None:
+        group = copy.copy(groups[0])
+        group.typer_instance = _narrowed(groups[0].typer_instance, path[1:])
+        narrowed.registered_groups = [group]
+    return narrowed
 
 
 def app_for(args: list[str]) -> typer.Typer:
@@ -162,17 +192,7 @@ def app_for(args: list[str]) -> typer.Typer:
     about 15 ms for the whole tree; an agent's call needs one. Top-level help,
     the version and unknown commands get the full application.
     """
-    name = command_name(args)
-    if name is None:
-        return app
-    commands = [c for c in app.registered_commands if c.name == name]
-    groups = [g for g in app.registered_groups if g.name == name]
-    if not commands and not groups:
-        return app
-    narrowed = copy.copy(app)
-    narrowed.registered_commands = commands
-    narrowed.registered_groups = groups
-    return narrowed
+    return _narrowed(app, command_path(args))
 
 
 def run(argv: list[str] | None = None) -> int:
