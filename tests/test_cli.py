@@ -50,8 +50,10 @@ def test_every_command_has_help(cli: CliRunner, path: tuple[str, ...]) -> None:
     result = cli(*path, "--help")
     assert result.exit_code == 0, result.stderr
     assert "Usage: memtier " + " ".join(path) in result.stdout
+    assert result.stdout.startswith("Usage: memtier")
     lines = [line for line in result.stdout.splitlines() if line.strip()]
     assert len(lines) >= 3  # usage, a description, options
+    assert len(result.stdout.split("\n")) > 4
 
 
 def test_readme_names_every_command() -> None:

@@ -255,31 +255,6 @@ def test_cli_episodic(cli: CliRunner, root: Path) -> None:
     assert missing.stderr.startswith("memtier: error: memory/episodic/2026-01-01.md")
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        ("session-start",),
-        ("session-end",),
-        ("rotate",),
-        ("buffer",),
-        ("buffer", "task"),
-        ("buffer", "note"),
-        ("buffer", "done"),
-        ("buffer", "show"),
-        ("buffer", "heartbeat"),
-        ("episodic",),
-        ("episodic", "append"),
-        ("episodic", "close"),
-        ("episodic", "show"),
-    ],
-)
-def test_every_command_has_help(cli: CliRunner, command: tuple[str, ...]) -> None:
-    result = cli(*command, "--help")
-    assert result.exit_code == 0
-    assert "Usage:" in result.stdout
-    assert len(result.stdout.split("\n")) > 4
-
-
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(min_size=1))
 def test_no_text_breaks_a_closed_note(ws: Workspace, text: str) -> None:
