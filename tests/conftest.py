@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from memtier.init import init_workspace
+from memtier.commands.init import init_workspace
 from memtier.workspace import Workspace
 
 NOW_TEXT = "2026-11-30T10:00:00+01:00"

@@ -8,8 +8,7 @@ import pytest
 
 from memtier.config import DEFAULT_VOCABULARY, Config, load_config, parse_config
 from memtier.errors import ConfigError
-
-from .conftest import CliRunner
+from tests.conftest import CliRunner
 
 WHERE = Path("memory/memtier.toml")
 

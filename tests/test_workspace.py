@@ -10,8 +10,7 @@ import pytest
 from memtier.clock import format_timestamp, parse_day, parse_now, parse_timestamp, resolve_now
 from memtier.errors import InputError, WorkspaceNotFound
 from memtier.workspace import Workspace, find_root, resolve_root
-
-from .conftest import NOW, CliRunner
+from tests.conftest import NOW, CliRunner
 
 NOT_FOUND = (
     "memtier: error: workspace root not found "

@@ -33,7 +33,7 @@ def init_command(
     Uses --root or the current directory (it does not walk up, and it ignores
     $MEMTIER_ROOT). Prints what it created; a second run creates nothing.
     """
-    from memtier.init import init_workspace
+    from memtier.commands.init import init_workspace
 
     chosen = root or global_options(ctx).root
     folder = Path.cwd() / Path(chosen).expanduser() if chosen else Path.cwd()
@@ -55,7 +55,7 @@ def atomic_write_command(
     as_json: JsonOption = False,
 ) -> None:
     """Write standard input to PATH atomically (temp file, fsync, rename), secrets redacted."""
-    from memtier.atomic_write import atomic_write
+    from memtier.commands.atomic_write import atomic_write
     from memtier.render import notice
 
     ws = open_workspace(ctx, root, now)

@@ -35,7 +35,7 @@ def health_check_command(
     non-archived memory file, leftover temporary files and shim versions.
     Warnings never change the exit code. Reads only: it never writes a file.
     """
-    from memtier.health import run_health_check
+    from memtier.health.report import run_health_check
     from memtier.render import colour_enabled
 
     ws = open_workspace(ctx, root, now)
@@ -65,7 +65,7 @@ def install_scripts_command(
     never touched.
     """
     from memtier import __version__
-    from memtier.shims import install_scripts, installer_command
+    from memtier.commands.shims import install_scripts, installer_command
 
     ws = open_workspace(ctx, root, now)
     show(install_scripts(ws, fallback=installer_command(), version=__version__), as_json)

@@ -13,7 +13,7 @@ import typer
 from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show
 
 if TYPE_CHECKING:
-    from memtier.lifecycle import BufferResult
+    from memtier.commands.lifecycle import BufferResult
 
 buffer_app = typer.Typer(
     help="The working buffer (memory/working-buffer.md): write here first, during a task.",
@@ -61,7 +61,7 @@ def session_start_command(
     MEMORY.md, the working buffer, today's and yesterday's notes, the last 20 lines
     of each .learnings file and the health-check verdict. Exit 0 even when health fails.
     """
-    from memtier.recovery import session_start
+    from memtier.commands.session_start import session_start
     from memtier.render import warn
 
     result = session_start(open_workspace(ctx, root, now))
@@ -81,7 +81,7 @@ def session_end_command(
 
     Prints 'nothing to rotate' (exit 0) when there is no active task line.
     """
-    from memtier.rotation import session_end
+    from memtier.commands.rotation import session_end
 
     show(session_end(open_workspace(ctx, root, now)), as_json)
 
@@ -98,7 +98,7 @@ def rotate_command(
     The note's closure block stays last (a new one is written if it has none). Exit 1
     when a rotation lock file is present: run session-start to recover first.
     """
-    from memtier.rotation import rotate_buffer
+    from memtier.commands.rotation import rotate_buffer
 
     show(rotate_buffer(open_workspace(ctx, root, now)), as_json)
 
@@ -128,7 +128,7 @@ def buffer_task_command(
     as_json: JsonOption = False,
 ) -> None:
     """Add an active task line ('- TEXT') under '## Active Task:'."""
-    from memtier.lifecycle import buffer_task
+    from memtier.commands.lifecycle import buffer_task
 
     _show_buffer_write(buffer_task(open_workspace(ctx, root, now), text), as_json)
 
@@ -142,7 +142,7 @@ def buffer_note(
     as_json: JsonOption = False,
 ) -> None:
     """Add a line ('- TEXT') to the buffer body, after the active-task section."""
-    from memtier.lifecycle import buffer_note as add_note
+    from memtier.commands.lifecycle import buffer_note as add_note
 
     _show_buffer_write(add_note(open_workspace(ctx, root, now), text), as_json)
 
@@ -158,7 +158,7 @@ def buffer_done_command(
     as_json: JsonOption = False,
 ) -> None:
     """Move an active task out of the active section, as '- [done] TEXT' in the body."""
-    from memtier.lifecycle import buffer_done
+    from memtier.commands.lifecycle import buffer_done
 
     _show_buffer_write(buffer_done(open_workspace(ctx, root, now), task), as_json)
 
@@ -171,7 +171,7 @@ def buffer_heartbeat_command(
     as_json: JsonOption = False,
 ) -> None:
     """Set the buffer's last_active to now and change nothing else."""
-    from memtier.lifecycle import buffer_heartbeat
+    from memtier.commands.lifecycle import buffer_heartbeat
 
     _show_buffer_write(buffer_heartbeat(open_workspace(ctx, root, now)), as_json)
 
@@ -184,7 +184,7 @@ def buffer_show_command(
     as_json: JsonOption = False,
 ) -> None:
     """Print the working buffer (with --json: its state, active tasks and text)."""
-    from memtier.lifecycle import buffer_show
+    from memtier.commands.lifecycle import buffer_show
 
     show(buffer_show(open_workspace(ctx, root, now)), as_json)
 
@@ -203,7 +203,7 @@ def episodic_append_command(
     as_json: JsonOption = False,
 ) -> None:
     """Add a line to a day's note, before its closure block if it has one."""
-    from memtier.lifecycle import episodic_append, parse_date_option
+    from memtier.commands.lifecycle import episodic_append, parse_date_option
 
     ws = open_workspace(ctx, root, now)
     result = episodic_append(ws, text, parse_date_option(date, ws))
@@ -229,7 +229,7 @@ def episodic_close_command(
     as_json: JsonOption = False,
 ) -> None:
     """Write the note's closure block (Updated/Decisions/Signal/Open), replacing a final one."""
-    from memtier.lifecycle import episodic_close, parse_date_option
+    from memtier.commands.lifecycle import episodic_close, parse_date_option
 
     ws = open_workspace(ctx, root, now)
     result = episodic_close(ws, decisions, signal, open_items, parse_date_option(date, ws))
@@ -246,7 +246,7 @@ def episodic_show_command(
     as_json: JsonOption = False,
 ) -> None:
     """Print a day's note (default today)."""
-    from memtier.lifecycle import episodic_show, parse_date_option
+    from memtier.commands.lifecycle import episodic_show, parse_date_option
 
     ws = open_workspace(ctx, root, now)
     show(episodic_show(ws, parse_date_option(date, ws)), as_json)

@@ -58,7 +58,7 @@ def archive_command(
     ERRORS.md, LEARNINGS.md and FEATURE_REQUESTS.md never move. A taken name in
     the archive is kept and the newcomer stored as <name>.1.md.
     """
-    from memtier.archive import archive
+    from memtier.commands.archive import archive
     from memtier.render import notice, warn
 
     ws = open_workspace(ctx, root, now)
@@ -93,7 +93,7 @@ def learn_command(
     redacted. A lesson already standing in another SCRATCH file is refused (exit 1);
     repeating it in the same file is allowed: that is how recurrence is counted.
     """
-    from memtier.learnings import learn
+    from memtier.commands.learnings import learn
 
     ws = open_workspace(ctx, root, now)
     result = learn(ws, kind.lower(), " ".join(text), pin)
@@ -109,8 +109,8 @@ def candidates_command(
     as_json: JsonOption = False,
 ) -> None:
     """List every [PROMOTE-CANDIDATE] line of .learnings/ with its file and line number."""
+    from memtier.commands.review import find_candidates
     from memtier.render import warn
-    from memtier.review import find_candidates
 
     ws = open_workspace(ctx, root, now)
     result = find_candidates(ws)
@@ -148,7 +148,7 @@ def promote_command(
     becomes today and the flag leaves the source line. Refused (exit 1) when the
     same fact already stands in another WARM file.
     """
-    from memtier.learnings import promote
+    from memtier.commands.learnings import promote
 
     ws = open_workspace(ctx, root, now)
     show(promote(ws, " ".join(text), user_path(ws.root, to), yes), as_json)
@@ -183,7 +183,7 @@ def cron_command(
     Output goes to memory/weekly-review.log. Without a crontab program, prints
     the line and an equivalent systemd user timer and service instead.
     """
-    from memtier.cron import schedule_review
+    from memtier.commands.cron import schedule_review
     from memtier.render import notice
 
     ws = open_workspace(ctx, root, now)
@@ -207,8 +207,8 @@ def weekly_review_command(
     exit 0); a failing health check stops it (exit 1, nothing changed). A week
     with nothing to do prints 'No meaningful changes' and changes nothing.
     """
+    from memtier.commands.review import weekly_review
     from memtier.render import notice
-    from memtier.review import weekly_review
 
     ws = open_workspace(ctx, root, now)
     result = weekly_review(ws)

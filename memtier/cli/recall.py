@@ -96,8 +96,8 @@ def recent_searches_command(
     as_json: JsonOption = False,
 ) -> None:
     """List recent searches from the search log, newest first."""
+    from memtier.commands.searchlog import recent_searches
     from memtier.render import warn
-    from memtier.searchlog import recent_searches
 
     report = recent_searches(open_workspace(ctx, root, now), limit=limit, zero=zero)
     for message in report.warnings:
@@ -113,8 +113,8 @@ def tags_command(
     as_json: JsonOption = False,
 ) -> None:
     """Tags on line 2 of MEMORY.md and every WARM file, counts, tokens outside the vocabulary."""
+    from memtier.commands.tags import collect_tags
     from memtier.render import warn
-    from memtier.tags import collect_tags
 
     report = collect_tags(open_workspace(ctx, root, now))
     for message in report.warnings:
@@ -130,8 +130,8 @@ def stats_command(
     as_json: JsonOption = False,
 ) -> None:
     """Files, lines and bytes per tier, buffer state, top tags, oldest and newest note."""
+    from memtier.commands.stats import collect_stats
     from memtier.render import warn
-    from memtier.stats import collect_stats
 
     report = collect_stats(open_workspace(ctx, root, now))
     for message in report.warnings:

@@ -1,0 +1,1 @@
+"""One module per command family: each takes the workspace and returns a result."""

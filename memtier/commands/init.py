@@ -1,0 +1,81 @@
+"""`memtier init`: lay out a workspace from the templates (PROTOCOL §1, §9).
+
+Creates every missing folder and file of the layout, never overwrites anything
+that exists (a hand-written MEMORY.md is kept byte for byte), and reports what
+it created. Running it twice changes nothing the second time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memtier import store
+from memtier.config import Config, load_config
+from memtier.errors import InputError
+from memtier.faults import checkpoint
+from memtier.formats.templates import render_template, template_paths
+from memtier.workspace import Workspace
+
+# Folders of PROTOCOL §1 that hold no template file of their own.
+LAYOUT_FOLDERS: tuple[str, ...] = (
+    "memory",
+    "memory/episodic",
+    "memory/semantic",
+    "memory/procedural",
+    "memory/archive",
+    "memory/scripts",
+    ".learnings",
+)
+
+
+@dataclass(frozen=True)
+class InitResult:
+    root: Path
+    created: tuple[str, ...] = field(default_factory=tuple)
+    existing: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "root": str(self.root),
+            "created": list(self.created),
+            "existing": list(self.existing),
+        }
+
+    def text_lines(self) -> Iterable[str]:
+        for name in self.created:
+            yield f"created {name}"
+        if not self.created:
+            yield f"nothing to create: {self.root} is already a complete workspace"
+        else:
+            yield f"✅ Workspace ready at {self.root} ({len(self.created)} created)"
+
+
+def init_workspace(root: Path, now: datetime, config: Config | None = None) -> InitResult:
+    """Create whatever part of the layout is missing under *root*."""
+    root = root.absolute()
+    if root.exists() and not root.is_dir():
+        raise InputError(f"{root}: exists and is not a folder; cannot initialise a workspace there")
+    created: list[str] = []
+    existing: list[str] = []
+    if store.make_dirs(root / "memory", root=root):
+        created.append("memory/")
+    cfg = config if config is not None else load_config(root)
+    ws = Workspace(root=root, now=now, config=cfg)
+    with store.workspace_lock(ws.lock_file):
+        for folder in LAYOUT_FOLDERS[1:]:
+            if store.make_dirs(root / folder, root=root):
+                created.append(folder + "/")
+        for rel in template_paths():
+            target = root / rel
+            name = rel.as_posix()
+            if target.exists() or target.is_symlink():
+                existing.append(name)
+                continue
+            store.write_text(target, render_template(rel, now, cfg), root=root)
+            created.append(name)
+            checkpoint("init.file-written")
+    return InitResult(root=root, created=tuple(created), existing=tuple(existing))

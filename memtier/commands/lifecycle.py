@@ -1,0 +1,398 @@
+"""Buffer and episodic writes of the session lifecycle (PROTOCOL §4).
+
+`buffer task|note|done|heartbeat` and `episodic append|close` each take the
+workspace lock, re-read their file under it, change it and write it back
+atomically. Every buffer write sets ``last_active`` to now.
+
+Text arguments are *folded to one line*: line breaks (and the spaces around
+them) become a single space. A buffer line or a note line is one fact, and a
+folded argument can never add a heading, a header line or a closure block of
+its own, whatever it contains. Secrets are redacted before folding (PROTOCOL
+§3), so a multi-line key block is recognised whole.
+
+Session-start and rotation live in `memtier.commands.session_start` and `memtier.commands.rotation`;
+`CHECKPOINTS` lists every fault point of the lifecycle for crash tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from memtier import store
+from memtier.clock import format_timestamp, parse_day
+from memtier.commands.rotation import (
+    PENDING_PRESENT_MESSAGE,
+    ROTATE_CHECKPOINTS,
+    read_note,
+    write_note,
+)
+from memtier.commands.session_start import SESSION_START_CHECKPOINTS
+from memtier.errors import InputError, RefusedError
+from memtier.faults import checkpoint
+from memtier.formats.buffer import (
+    ACTIVE_HEADING,
+    Buffer,
+    count_lines,
+    fresh_buffer,
+    is_oversized,
+    is_stale,
+    is_task_line,
+    parse_buffer,
+    task_text,
+)
+from memtier.formats.episodic import (
+    ClosureBlock,
+    closure_problem,
+    place_before_closure,
+    replace_closure,
+)
+from memtier.workspace import Workspace
+
+BUFFER_CHECKPOINTS: tuple[str, ...] = ("buffer.read", "buffer.written")
+EPISODIC_CHECKPOINTS: tuple[str, ...] = ("episodic.read", "episodic.written")
+CHECKPOINTS: tuple[str, ...] = (
+    *SESSION_START_CHECKPOINTS,
+    *BUFFER_CHECKPOINTS,
+    *ROTATE_CHECKPOINTS,
+    *EPISODIC_CHECKPOINTS,
+)
+NOTES_HEADING = "## Notes"
+DONE_PREFIX = "- [done] "
+
+
+# ---------------------------------------------------------------------------
+# text arguments
+
+
+@dataclass(frozen=True)
+class CleanText:
+    text: str
+    redacted: dict[str, int] = field(default_factory=dict)
+
+
+def clean_text(raw: str, what: str) -> CleanText:
+    """Redact secrets, then fold to one line; empty text is an input error."""
+    from memtier.secrets import redact
+
+    redaction = redact(raw)
+    # NUL would make the file "binary" for every reader (PROTOCOL §3): it becomes a space.
+    parts = (part.strip() for part in redaction.text.replace("\0", " ").splitlines())
+    text = " ".join(part for part in parts if part)
+    if not text:
+        raise InputError(f"{what}: the text is empty")
+    return CleanText(text, dict(redaction.counts))
+
+
+def parse_date_option(value: str | None, ws: Workspace) -> date:
+    if value is None:
+        return ws.today
+    day = parse_day(value.strip())
+    if day is None:
+        raise InputError(f"--date: not a calendar date: {value!r} (expected YYYY-MM-DD)")
+    return day
+
+
+# ---------------------------------------------------------------------------
+# buffer body edits (pure)
+
+
+def _lines(body: str) -> list[str]:
+    lines = body.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _join(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)
+
+
+def _active_section(lines: list[str]) -> tuple[int, int]:
+    """(index of ``## Active Task:``, index where its section ends); adds the heading if absent."""
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == ACTIVE_HEADING), None)
+    if start is None:
+        lines[:0] = [ACTIVE_HEADING, ""] if lines else [ACTIVE_HEADING]
+        start = 0
+    end = start + 1
+    while end < len(lines) and not lines[end].startswith("## "):
+        end += 1
+    return start, end
+
+
+def _active_indexes(lines: list[str], start: int, end: int) -> list[int]:
+    """Indexes of the active task lines (PROTOCOL §2) of the section [start, end)."""
+    return [i for i in range(start + 1, end) if is_task_line(lines[i])]
+
+
+def add_task(body: str, line: str) -> str:
+    """*line* after the last active task line (or right under the heading)."""
+    lines = _lines(body)
+    start, end = _active_section(lines)
+    tasks = _active_indexes(lines, start, end)
+    lines.insert(tasks[-1] + 1 if tasks else start + 1, line)
+    return _join(lines)
+
+
+def add_note(body: str, line: str) -> str:
+    """*line* at the end of the body, in a section after the active one (PROTOCOL §4)."""
+    lines = _lines(body)
+    _start, end = _active_section(lines)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if end >= len(lines):
+        # No section follows the active one: open one, or the note would count as a task.
+        lines += ["", NOTES_HEADING]
+    lines.append(line)
+    return _join(lines)
+
+
+def remove_task(body: str, ref: str) -> tuple[str, str]:
+    """(body without the task *ref* names — its 1-based number or its text — the task text)."""
+    lines = _lines(body)
+    start, end = _active_section(lines)
+    indexes = _active_indexes(lines, start, end)
+    if not indexes:
+        raise InputError("buffer done: the buffer has no active task")
+    if ref.isascii() and ref.isdigit():
+        number = int(ref)
+        if not 1 <= number <= len(indexes):
+            raise InputError(f"buffer done: no active task number {number} (1–{len(indexes)})")
+        chosen = indexes[number - 1]
+    else:
+        chosen = _match_task(lines, indexes, ref)
+    text = task_text(lines[chosen])
+    del lines[chosen]
+    return _join(lines), text
+
+
+def _match_task(lines: list[str], indexes: list[int], ref: str) -> int:
+    for index in indexes:
+        if task_text(lines[index]).strip() == ref:
+            return index
+    needle = ref.casefold()
+    found = [i for i in indexes if needle in task_text(lines[i]).casefold()]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise InputError(f"buffer done: no active task matches {ref!r}")
+    raise InputError(f"buffer done: {ref!r} matches {len(found)} active tasks; give its number")
+
+
+# ---------------------------------------------------------------------------
+# buffer commands
+
+
+@dataclass(frozen=True)
+class BufferResult:
+    """The buffer after a command: what was done and its state."""
+
+    action: str
+    path: str
+    text: str
+    line: str | None
+    active_tasks: tuple[str, ...]
+    lines: int
+    oversized: bool
+    stale: bool
+    last_active: str
+    redacted: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "path": self.path,
+            "line": self.line,
+            "active_tasks": list(self.active_tasks),
+            "lines": self.lines,
+            "oversized": self.oversized,
+            "stale": self.stale,
+            "last_active": self.last_active,
+            "redacted": dict(self.redacted),
+            **({"text": self.text} if self.action == "show" else {}),
+        }
+
+    def text_lines(self) -> Iterable[str]:
+        if self.action == "show":
+            yield from self.text.rstrip("\n").split("\n")
+            return
+        done = {
+            "task": "added active task",
+            "note": "added note",
+            "done": "marked done",
+            "heartbeat": "heartbeat",
+        }[self.action]
+        detail = f": {self.line}" if self.line else ""
+        yield f"{done}{detail} ({self.path}: {len(self.active_tasks)} active, {self.lines} lines)"
+
+
+def _result(ws: Workspace, action: str, text: str, line: str | None, **extra: Any) -> BufferResult:
+    buffer = parse_buffer(text)
+    return BufferResult(
+        action=action,
+        path=ws.relative(ws.buffer),
+        text=text,
+        line=line,
+        active_tasks=tuple(buffer.active_tasks),
+        lines=count_lines(text),
+        oversized=is_oversized(text, ws.config),
+        stale=is_stale(buffer, ws.now, ws.config),
+        last_active=buffer.last_active,
+        **extra,
+    )
+
+
+def _edit_buffer(
+    ws: Workspace, action: str, edit: Callable[[str], tuple[str, str | None]], **extra: Any
+) -> BufferResult:
+    """Read-modify-write of the buffer under the workspace lock; last_active = now."""
+    with store.workspace_lock(ws.lock_file):
+        if ws.buffer_pending.exists():
+            # Restoring .pending later would drop this write: recovery comes first.
+            raise RefusedError(PENDING_PRESENT_MESSAGE, path=ws.buffer_pending)
+        doc = None
+        text = fresh_buffer(ws.now, ws.config)
+        if ws.buffer.exists() or ws.buffer.is_symlink():
+            doc = store.read_document(ws.buffer, root=ws.root)
+            text = doc.text
+        buffer = parse_buffer(text)
+        checkpoint("buffer.read")
+        body, line = edit(buffer.body)
+        new = Buffer(buffer.created, format_timestamp(ws.now), body).render()
+        store.write_text(ws.buffer, new, root=ws.root, like=doc)
+        checkpoint("buffer.written")
+    return _result(ws, action, new, line, **extra)
+
+
+def buffer_task(ws: Workspace, raw: str) -> BufferResult:
+    clean = clean_text(raw, "buffer task")
+    line = f"- {clean.text}"
+    return _edit_buffer(
+        ws, "task", lambda body: (add_task(body, line), line), redacted=clean.redacted
+    )
+
+
+def buffer_note(ws: Workspace, raw: str) -> BufferResult:
+    clean = clean_text(raw, "buffer note")
+    line = f"- {clean.text}"
+    return _edit_buffer(
+        ws, "note", lambda body: (add_note(body, line), line), redacted=clean.redacted
+    )
+
+
+def buffer_done(ws: Workspace, ref: str) -> BufferResult:
+    clean = clean_text(ref, "buffer done")
+
+    def edit(body: str) -> tuple[str, str]:
+        without, text = remove_task(body, clean.text)
+        line = DONE_PREFIX + text
+        return add_note(without, line), line
+
+    return _edit_buffer(ws, "done", edit, redacted=clean.redacted)
+
+
+def buffer_heartbeat(ws: Workspace) -> BufferResult:
+    return _edit_buffer(ws, "heartbeat", lambda body: (body, None))
+
+
+def buffer_show(ws: Workspace) -> BufferResult:
+    from memtier.commands.rotation import read_buffer
+
+    doc, _buffer = read_buffer(ws)
+    return _result(ws, "show", doc.text, None)
+
+
+# ---------------------------------------------------------------------------
+# episodic commands
+
+
+@dataclass(frozen=True)
+class EpisodicResult:
+    action: str
+    date: str
+    path: str
+    text: str
+    line: str | None = None
+    closed: bool = False
+    redacted: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "action": self.action,
+            "date": self.date,
+            "path": self.path,
+            "closed": self.closed,
+            "redacted": dict(self.redacted),
+        }
+        if self.action == "show":
+            payload["text"] = self.text
+        else:
+            payload["line"] = self.line
+        return payload
+
+    def text_lines(self) -> Iterable[str]:
+        if self.action == "show":
+            yield from self.text.rstrip("\n").split("\n")
+        elif self.action == "append":
+            yield f"appended to {self.path}: {self.line}"
+        else:
+            yield f"closure block written to {self.path}"
+
+
+def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> EpisodicResult:
+    """PROTOCOL §4: one line into a day's note, before its closure block if it has one."""
+    clean = clean_text(raw, "episodic append")
+    day = day or ws.today
+    with store.workspace_lock(ws.lock_file):
+        note = read_note(ws, day)
+        checkpoint("episodic.read")
+        text, _placement = place_before_closure(note.text if note else "", clean.text)
+        write_note(ws, day, text, note)
+        checkpoint("episodic.written")
+    return _episodic_result(ws, "append", day, text, clean.text, clean.redacted)
+
+
+def episodic_close(
+    ws: Workspace, decisions: str, signal: str, open_items: str, day: date | None = None
+) -> EpisodicResult:
+    """PROTOCOL §4: write the closure block, replacing a final one in place."""
+    fields = [clean_text(v, f"--{n}") for v, n in ((decisions, "decisions"), (signal, "signal"))]
+    fields.append(clean_text(open_items, "--open"))
+    block = ClosureBlock(ws.today.isoformat(), *(f.text for f in fields))
+    redacted: dict[str, int] = {}
+    for f in fields:
+        for rule, count in f.redacted.items():
+            redacted[rule] = redacted.get(rule, 0) + count
+    day = day or ws.today
+    with store.workspace_lock(ws.lock_file):
+        note = read_note(ws, day)
+        checkpoint("episodic.read")
+        text = replace_closure(note.text if note else "", block)
+        write_note(ws, day, text, note)
+        checkpoint("episodic.written")
+    return _episodic_result(ws, "close", day, text, None, redacted)
+
+
+def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
+    day = day or ws.today
+    note = read_note(ws, day)
+    if note is None:
+        shown = ws.relative(ws.episodic_note(day))
+        raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
+    return _episodic_result(ws, "show", day, note.text, None, {})
+
+
+def _episodic_result(
+    ws: Workspace, action: str, day: date, text: str, line: str | None, redacted: dict[str, int]
+) -> EpisodicResult:
+    return EpisodicResult(
+        action=action,
+        date=day.isoformat(),
+        path=ws.relative(ws.episodic_note(day)),
+        text=text,
+        line=line,
+        closed=closure_problem(text) is None,
+        redacted=redacted,
+    )

@@ -1,0 +1,245 @@
+"""Buffer rotation (PROTOCOL §5) and `session-end` (§4), plus the note writes they share.
+
+`rotate_buffer` moves the working buffer's body into today's episodic note in
+six steps, each followed by a named fault checkpoint. The ``.lock`` marker and
+the ``.pending`` snapshot are the journal that `memtier.commands.session_start` (session-start)
+reads after a crash; the "body already stands verbatim in the note" test makes
+every step safe to repeat. The whole sequence runs under the workspace lock, so
+no other memtier process ever sees the marker of a rotation that is running.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from memtier import store
+from memtier.errors import InputError, MemtierError, RefusedError
+from memtier.faults import checkpoint
+from memtier.formats.buffer import Buffer, body_has_content, fresh_buffer, parse_buffer
+from memtier.formats.episodic import (
+    ClosureBlock,
+    closure_problem,
+    contains_lines,
+    place_before_closure,
+)
+from memtier.workspace import Workspace
+
+ROTATE_CHECKPOINTS: tuple[str, ...] = (
+    "rotate.locked",  # step 2 done: the .lock marker exists
+    "rotate.pending-written",  # step 3 done: the .pending snapshot is on disk
+    "rotate.note-written",  # step 4 done: the body stands in today's note
+    "rotate.buffer-reset",  # step 5 done: a fresh buffer replaced the old one
+    "rotate.pending-removed",  # step 6, first half
+    "rotate.unlocked",  # step 6 done
+)
+
+LOCK_PRESENT_MESSAGE = (
+    "rotation lock file present: another rotation is running or one crashed; "
+    "run memtier session-start"
+)
+PENDING_PRESENT_MESSAGE = (
+    "pending rotation file present: a rotation was interrupted; run memtier session-start"
+)
+
+
+# ---------------------------------------------------------------------------
+# shared reads and note writes
+
+
+def read_buffer(ws: Workspace) -> tuple[store.Document, Buffer]:
+    """The buffer as on disk and parsed; a missing file or a bad header is an input error."""
+    if not ws.buffer.exists():
+        raise InputError(
+            f"{ws.relative(ws.buffer)}: no such file (run memtier session-start)", path=ws.buffer
+        )
+    doc = store.read_document(ws.buffer, root=ws.root)
+    return doc, parse_buffer(doc.text)
+
+
+def read_note(ws: Workspace, day: date) -> store.Document | None:
+    path = ws.episodic_note(day)
+    if not path.exists() and not path.is_symlink():
+        return None
+    return store.read_document(path, root=ws.root)
+
+
+def write_note(ws: Workspace, day: date, text: str, like: store.Document | None) -> None:
+    store.write_text(ws.episodic_note(day), text, root=ws.root, like=like)
+
+
+def fresh_closure(ws: Workspace, open_tasks: Iterable[str]) -> ClosureBlock:
+    """PROTOCOL §5 step 4: the block a rotation writes under a note without one."""
+    tasks = "; ".join(open_tasks)
+    return ClosureBlock(
+        updated=ws.today.isoformat(),
+        decisions="working buffer rotated",
+        signal="none",
+        open=tasks or "none",
+    )
+
+
+# ---------------------------------------------------------------------------
+# rotation
+
+
+@dataclass(frozen=True)
+class RotateResult:
+    """What a rotation did to today's note and the buffer."""
+
+    note: str
+    placement: str  # "inserted" | "rebuilt" | "appended" | "already-present" | "empty"
+    lines: int
+    open_tasks: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def appended(self) -> bool:
+        return self.placement in ("inserted", "rebuilt", "appended")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rotated": True,
+            "note": self.note,
+            "placement": self.placement,
+            "appended": self.appended,
+            "lines": self.lines,
+            "open_tasks": list(self.open_tasks),
+        }
+
+    def text_lines(self) -> Iterable[str]:
+        if self.placement == "empty":
+            yield "working buffer was empty: nothing appended; fresh buffer written"
+        elif self.placement == "already-present":
+            yield f"buffer body already in {self.note}: not appended again; fresh buffer written"
+        else:
+            how = {
+                "inserted": "before its closure block",
+                "rebuilt": "rebuilt with its closure block last",
+                "appended": "with a new closure block",
+            }[self.placement]
+            yield f"rotated working buffer: {self.lines} line(s) into {self.note} ({how})"
+        if self.open_tasks:
+            yield f"open tasks: {'; '.join(self.open_tasks)}"
+
+
+def rotate_buffer(ws: Workspace) -> RotateResult:
+    """`memtier rotate` (PROTOCOL §5), under the workspace lock."""
+    with store.workspace_lock(ws.lock_file):
+        return rotate_locked(ws)
+
+
+def rotate_locked(ws: Workspace) -> RotateResult:
+    """The six steps of PROTOCOL §5; the caller holds the workspace lock."""
+    # Step 1: a marker means a rotation crashed (a running one would hold our lock).
+    if ws.buffer_lock.exists() or ws.buffer_lock.is_symlink():
+        raise RefusedError(LOCK_PRESENT_MESSAGE, path=ws.buffer_lock)
+    # Bad input (a broken buffer header, an unreadable note) refuses before step 2,
+    # so it never leaves a marker behind.
+    doc, buffer = read_buffer(ws)
+    read_note(ws, ws.today)
+    # Step 2.
+    if not store.create_exclusive(ws.buffer_lock, ws.now.isoformat() + "\n", root=ws.root):
+        raise RefusedError(LOCK_PRESENT_MESSAGE, path=ws.buffer_lock)
+    checkpoint("rotate.locked")
+    # Step 3: the snapshot session-start recovers from if we die after this point.
+    # An older .pending (its marker cleared by hand) is overwritten: buffer writes
+    # are refused while one exists, so it either equals this buffer or its body
+    # already stands in a note.
+    try:
+        store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
+    except MemtierError:
+        _take_back(ws, pending=False)
+        raise
+    checkpoint("rotate.pending-written")
+    # Step 4.
+    try:
+        placement = append_body(ws, buffer)
+    except MemtierError:
+        _take_back(ws, pending=True)
+        raise
+    checkpoint("rotate.note-written")
+    # Step 5.
+    store.write_text(ws.buffer, fresh_buffer(ws.now, ws.config), root=ws.root, like=doc)
+    checkpoint("rotate.buffer-reset")
+    # Step 6.
+    store.remove_residue(ws.buffer_pending, root=ws.root)
+    checkpoint("rotate.pending-removed")
+    store.remove_residue(ws.buffer_lock, root=ws.root)
+    checkpoint("rotate.unlocked")
+    body_lines = buffer.body.count("\n") if buffer.has_content else 0
+    return RotateResult(
+        note=ws.relative(ws.episodic_note()),
+        placement=placement,
+        lines=body_lines,
+        open_tasks=tuple(buffer.active_tasks),
+    )
+
+
+def _take_back(ws: Workspace, *, pending: bool) -> None:
+    """A write refused in step 3 or 4 (by the OS or as bad input) changed no memory
+    file: drop our journal.
+
+    (A refused write leaves its target untouched, PROTOCOL §3.) From step 5 on the
+    note holds the body, so the journal stays for session-start to finish with.
+    """
+    with suppress(store.WriteFailed):
+        if pending:
+            store.remove_residue(ws.buffer_pending, root=ws.root)
+        store.remove_residue(ws.buffer_lock, root=ws.root)
+
+
+def append_body(ws: Workspace, buffer: Buffer) -> str:
+    """PROTOCOL §5 step 4: the buffer body into today's note, closure block last."""
+    if not body_has_content(buffer.body):
+        return "empty"
+    day = ws.today
+    note = read_note(ws, day)
+    text = note.text if note is not None else ""
+    # A rerun after a crash must not duplicate text.
+    if note is not None and contains_lines(text, buffer.body):
+        return "already-present"
+    if closure_problem(text) is None:
+        new_text, placement = place_before_closure(text, buffer.body)
+    else:
+        # No valid closure block as the last four lines: none at all, or one that
+        # text follows. Append the body, then a fresh block; what stands in the
+        # note keeps its place.
+        body = buffer.body if buffer.body.endswith("\n") else buffer.body + "\n"
+        head = text if text == "" or text.endswith("\n") else text + "\n"
+        new_text, placement = head + body, "appended"
+    if placement == "appended":
+        new_text += fresh_closure(ws, buffer.active_tasks).render()
+    write_note(ws, day, new_text, note)
+    return placement
+
+
+# ---------------------------------------------------------------------------
+# session-end
+
+
+@dataclass(frozen=True)
+class SessionEndResult:
+    rotation: RotateResult | None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.rotation is None:
+            return {"rotated": False, "message": "nothing to rotate"}
+        return self.rotation.to_json()
+
+    def text_lines(self) -> Iterable[str]:
+        if self.rotation is None:
+            yield "nothing to rotate"
+        else:
+            yield from self.rotation.text_lines()
+
+
+def session_end(ws: Workspace) -> SessionEndResult:
+    """PROTOCOL §4: rotate when the buffer has active task lines, else nothing."""
+    with store.workspace_lock(ws.lock_file):
+        _doc, buffer = read_buffer(ws)
+        if not buffer.active_task_lines:
+            return SessionEndResult(None)
+        return SessionEndResult(rotate_locked(ws))

@@ -1,0 +1,1 @@
+"""Pure file formats: text in, text out, no I/O (PROTOCOL §2)."""

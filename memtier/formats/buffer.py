@@ -1,0 +1,178 @@
+"""The working buffer's format (PROTOCOL §2): pure functions on its text, no I/O.
+
+``memory/working-buffer.md`` starts with an exact 4-line header::
+
+    # Working Buffer
+    created: 2026-11-30T09:15:00+01:00
+    last_active: 2026-11-30T10:02:41+01:00
+    <blank line>
+
+and everything after those four lines is the *body*. Active task lines are the
+lines matching ``^-\\s+\\S`` between ``## Active Task:`` and the next ``## ``
+heading (or the end).
+
+Line endings: these functions work on text whose newlines are ``\\n``. Callers
+read files with `memtier.store.read_document` (which turns CRLF into ``\\n``)
+and write them back with ``write_text(..., like=doc)`` (which restores CRLF), so
+a buffer a person saved with CRLF endings keeps them. A lone ``\\r`` inside a
+line is ordinary content.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from memtier.clock import parse_timestamp
+from memtier.config import Config
+from memtier.errors import InputError
+
+BUFFER_TITLE = "# Working Buffer"
+ACTIVE_HEADING = "## Active Task:"
+CREATED_PREFIX = "created: "
+LAST_ACTIVE_PREFIX = "last_active: "
+BUFFER_NAME = "working-buffer.md"
+BUFFER_TEMPLATE = "memory/working-buffer.md"
+HEADER_LINES = 4
+
+_ACTIVE_LINE_RE = re.compile(r"-\s+\S")
+_ACTIVE_TEXT_RE = re.compile(r"-\s+")
+
+
+def _header_fields(text: str) -> list[str]:
+    """The first four lines; a line past the end of the text reads as empty (like ``sed``)."""
+    lines = text.split("\n", HEADER_LINES)[:HEADER_LINES]
+    return lines + [""] * (HEADER_LINES - len(lines))
+
+
+def header_problem(text: str) -> str | None:
+    """The first problem of the 4-line header (PROTOCOL §2, §6 ``buffer.header``), or None."""
+    line1, line2, line3, line4 = _header_fields(text)
+    if line1 != BUFFER_TITLE:
+        return f"line 1 must be '{BUFFER_TITLE}'"
+    if not line2.startswith(CREATED_PREFIX):
+        return "line 2 must start with 'created: '"
+    if parse_timestamp(line2[len(CREATED_PREFIX) :]) is None:
+        return "created timestamp invalid"
+    if not line3.startswith(LAST_ACTIVE_PREFIX):
+        return "line 3 must start with 'last_active: '"
+    if parse_timestamp(line3[len(LAST_ACTIVE_PREFIX) :]) is None:
+        return "last_active timestamp invalid"
+    if line4 != "":
+        return "line 4 must be blank"
+    return None
+
+
+def active_task_lines(text: str) -> list[str]:
+    """PROTOCOL §2: lines ``^-\\s+\\S`` after ``## Active Task:`` up to the next ``## `` line."""
+    found: list[str] = []
+    inside = False
+    for line in text.split("\n"):
+        if not inside:
+            inside = line.rstrip() == ACTIVE_HEADING
+            continue
+        if line.startswith("## "):
+            break
+        if is_task_line(line):
+            found.append(line)
+    return found
+
+
+def is_task_line(line: str) -> bool:
+    """True for a line of the form ``^-\\s+\\S`` (an active task inside the section)."""
+    return _ACTIVE_LINE_RE.match(line) is not None
+
+
+def task_text(line: str) -> str:
+    """An active task line without its leading ``-`` and the whitespace after it."""
+    return _ACTIVE_TEXT_RE.sub("", line, count=1)
+
+
+def count_lines(text: str) -> int:
+    """What ``wc -l`` prints: the number of newline characters."""
+    return text.count("\n")
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A parsed working buffer: the two header timestamps (as written) and the body.
+
+    The body is everything after the four header lines and, when not empty,
+    ends with a newline (so that ``parse_buffer(b.render()) == b``).
+    """
+
+    created: str
+    last_active: str
+    body: str
+
+    def __post_init__(self) -> None:
+        if self.body and not self.body.endswith("\n"):
+            object.__setattr__(self, "body", self.body + "\n")
+
+    def render(self) -> str:
+        """Header and body; the text ends with a newline (PROTOCOL §2)."""
+        return (
+            f"{BUFFER_TITLE}\n{CREATED_PREFIX}{self.created}\n"
+            f"{LAST_ACTIVE_PREFIX}{self.last_active}\n\n{self.body}"
+        )
+
+    @property
+    def active_task_lines(self) -> list[str]:
+        return active_task_lines(self.body)
+
+    @property
+    def active_tasks(self) -> list[str]:
+        return [task_text(line) for line in self.active_task_lines]
+
+    def last_active_at(self) -> datetime | None:
+        return parse_timestamp(self.last_active)
+
+    def created_at(self) -> datetime | None:
+        return parse_timestamp(self.created)
+
+    @property
+    def has_content(self) -> bool:
+        """False when the body holds nothing beyond an empty ``## Active Task:`` (§4 step 5)."""
+        return body_has_content(self.body)
+
+
+def body_has_content(body: str) -> bool:
+    return any(line.strip() and line.rstrip() != ACTIVE_HEADING for line in body.split("\n"))
+
+
+def parse_buffer(text: str) -> Buffer:
+    """Split a buffer into header fields and body; a bad header is an `InputError`."""
+    problem = header_problem(text)
+    if problem is not None:
+        raise InputError(f"{BUFFER_NAME} — {problem}")
+    parts = text.split("\n", HEADER_LINES)
+    body = parts[HEADER_LINES] if len(parts) > HEADER_LINES else ""
+    return Buffer(
+        created=parts[1][len(CREATED_PREFIX) :],
+        last_active=parts[2][len(LAST_ACTIVE_PREFIX) :],
+        body=body,
+    )
+
+
+def is_stale(buffer: Buffer, now: datetime, config: Config) -> bool:
+    """PROTOCOL §2: now − last_active > stale_hours (strictly); unparsable counts as stale."""
+    last = buffer.last_active_at()
+    if last is None:
+        return True
+    return now - last > timedelta(hours=config.stale_hours)
+
+
+def is_oversized(text: str, config: Config) -> bool:
+    """PROTOCOL §2: more than buffer_max_active active lines or buffer_max_lines lines."""
+    return (
+        len(active_task_lines(text)) > config.buffer_max_active
+        or count_lines(text) > config.buffer_max_lines
+    )
+
+
+def fresh_buffer(now: datetime, config: Config) -> str:
+    """A new buffer (created = last_active = now), from the one template `init` uses."""
+    from memtier.formats.templates import render_template
+
+    return render_template(BUFFER_TEMPLATE, now, config)

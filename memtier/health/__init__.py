@@ -1,0 +1,1 @@
+"""`memtier health-check`: the report, the file checks and the secrets scan (PROTOCOL §6)."""

@@ -1,0 +1,317 @@
+"""The file checks of PROTOCOL §6, one function per group, each returning `Check`s.
+
+Every function only reads. A file that cannot be read as text (a directory in
+its place, no permission, not UTF-8, binary) fails the check that needed it
+with ``<file> — unreadable: <why>`` instead of raising.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from memtier import store
+from memtier.clock import parse_day
+from memtier.errors import InputError
+from memtier.health.report import FAIL, PASS, WARN, Check
+from memtier.workspace import WARM_DIRS, Workspace
+
+HOT_TITLE = "# Agent Memory"
+TAGS_PREFIX = "#tags:"
+# PROTOCOL §2: the rest of line 2 splits on spaces, commas and "|" (the original
+# split on the shell's whitespace too, so a tab separates as well).
+_TAG_SPLIT = re.compile(r"[\s,|]+")
+_HOT_DATE_LINE = {3: "last_verified: ", 4: "last_updated: "}
+# PROTOCOL §2 (compat): the first line anywhere that matches, quoted or plain.
+_LAST_VERIFIED = re.compile(r"^(> )?last_verified:(.*)$")
+SKIP_DIRS = frozenset({".git"})
+
+
+def exists(path: Path) -> bool:
+    return os.path.lexists(path)
+
+
+def load(ws: Workspace, path: Path) -> tuple[str | None, str | None]:
+    """(text, None) when readable; (None, why) when not; (None, None) when absent."""
+    if not exists(path):
+        return None, None
+    shown = ws.relative(path)
+    try:
+        return store.read_text(path, root=ws.root), None
+    except InputError as exc:
+        reason = exc.message
+        if reason.startswith(shown + ": "):
+            reason = reason[len(shown) + 2 :]
+        return None, reason
+
+
+def _numbered(lines: list[str], first: int) -> tuple[str, ...]:
+    return tuple(f"line {n}: {text}" for n, text in enumerate(lines, start=first))
+
+
+# -- HOT (PROTOCOL §6 hot.header, hot.size, tags) ------------------------------
+
+
+def _hot_header_ok(lines: list[str]) -> bool:
+    if lines[0] != HOT_TITLE or not lines[1].startswith(TAGS_PREFIX):
+        return False
+    for number, prefix in _HOT_DATE_LINE.items():
+        line = lines[number - 1]
+        if not line.startswith(prefix) or parse_day(line[len(prefix) :]) is None:
+            return False
+    return True
+
+
+def hot_checks(ws: Workspace) -> list[Check]:
+    from memtier.formats.buffer import count_lines
+
+    rel = ws.relative(ws.hot)
+    text, problem = load(ws, ws.hot)
+    if problem is not None:
+        return [Check("hot.header", FAIL, rel, f"{rel} — unreadable: {problem}")]
+    if text is None:
+        return [Check("hot.header", FAIL, rel, f"{rel} missing")]
+    head = (text.split("\n", 4)[:4] + [""] * 4)[:4]
+    checks: list[Check] = []
+    if _hot_header_ok(head):
+        checks.append(Check("hot.header", PASS, rel, f"{rel} header valid"))
+    else:
+        detail = tuple(f"line{n}={line}" for n, line in enumerate(head, start=1))
+        checks.append(Check("hot.header", FAIL, rel, f"{rel} header invalid", detail))
+    limit = ws.config.hot_max_lines
+    size = count_lines(text)
+    if size > limit:
+        message = f"{rel} — {size} lines — exceeds {limit} line limit"
+        checks.append(Check("hot.size", FAIL, rel, message, (f"at most {limit} lines",)))
+    else:
+        checks.append(Check("hot.size", PASS, rel, f"{rel} — {size} lines (limit {limit})"))
+    checks.append(tags_check(ws, rel, text))
+    return checks
+
+
+def tags_check(ws: Workspace, rel: str, text: str) -> Check:
+    """Line 2 of a HOT or WARM file against the vocabulary (PROTOCOL §2, compat)."""
+    lines = text.split("\n", 2)
+    line2 = lines[1] if len(lines) > 1 else ""
+    if not line2.startswith(TAGS_PREFIX):
+        return Check("tags", FAIL, rel, f"{rel} — missing #tags:", (f"line 2: {line2}",))
+    tokens = [t for t in _TAG_SPLIT.split(line2[len(TAGS_PREFIX) :]) if t]
+    invalid = list(dict.fromkeys(t for t in tokens if not ws.config.in_vocabulary(t)))
+    if invalid:
+        detail = (f"line 2: {line2}", "allowed tags: see 'vocabulary' in memory/memtier.toml")
+        return Check("tags", FAIL, rel, f"{rel} — invalid tag(s): {', '.join(invalid)}", detail)
+    if not tokens:
+        # PROTOCOL §2: an empty tag list passes (compat) but is worth a warning.
+        return Check("tags", WARN, rel, f"{rel} — #tags: line has no tags", (f"line 2: {line2}",))
+    return Check("tags", PASS, rel, f"{rel} — tags: {', '.join(tokens)}")
+
+
+# -- WARM (PROTOCOL §6 tags, warm.fresh) ---------------------------------------
+
+
+def warm_paths(ws: Workspace) -> list[Path]:
+    """Every ``*.md`` entry of the WARM folders, directories included (they fail)."""
+    found: list[Path] = []
+    for name in WARM_DIRS:
+        folder = ws.memory_dir / name
+        if folder.is_dir():
+            found.extend(sorted(folder.glob("*.md")))
+    return found
+
+
+def fresh_check(ws: Workspace, rel: str, text: str) -> Check:
+    limit = ws.config.warm_max_age_days
+    for number, line in enumerate(text.split("\n"), start=1):
+        match = _LAST_VERIFIED.match(line)
+        if match is None:
+            continue
+        day = parse_day(match.group(2).strip())
+        where = f"line {number}: {line}"
+        if day is None:
+            message = f"{rel} — last_verified stale or invalid"
+            return Check("warm.fresh", FAIL, rel, message, (where, "not a YYYY-MM-DD date"))
+        age = (ws.today - day).days
+        if age >= limit:
+            message = f"{rel} — last_verified stale or invalid"
+            why = f"{age} days old; re-verify at least every {limit} days"
+            return Check("warm.fresh", FAIL, rel, message, (where, why))
+        return Check("warm.fresh", PASS, rel, f"{rel} — last_verified {day} ({age} days ago)")
+    return Check("warm.fresh", FAIL, rel, f"{rel} — missing last_verified")
+
+
+def warm_checks(ws: Workspace) -> list[Check]:
+    checks: list[Check] = []
+    for path in warm_paths(ws):
+        rel = ws.relative(path)
+        text, problem = load(ws, path)
+        if text is None:
+            checks.append(Check("tags", FAIL, rel, f"{rel} — unreadable: {problem or 'gone'}"))
+            continue
+        checks.append(tags_check(ws, rel, text))
+        checks.append(fresh_check(ws, rel, text))
+    return checks
+
+
+# -- BUFFER (PROTOCOL §6 buffer.header, buffer.size, buffer.missing, buffer.residue) --
+
+
+def buffer_checks(ws: Workspace) -> list[Check]:
+    from memtier.formats.buffer import count_lines, header_problem
+
+    rel = ws.relative(ws.buffer)
+    name = ws.buffer.name
+    checks: list[Check] = []
+    text, problem = load(ws, ws.buffer)
+    if problem is not None:
+        checks.append(Check("buffer.header", FAIL, rel, f"{name} — unreadable: {problem}"))
+    elif text is None:
+        checks.append(Check("buffer.missing", WARN, rel, f"{name} not found"))
+    else:
+        head = (text.split("\n", 4)[:4] + [""] * 4)[:4]
+        detail = tuple(f"line{n}={line}" for n, line in enumerate(head, start=1))
+        trouble = header_problem(text)
+        if trouble is not None:
+            checks.append(Check("buffer.header", FAIL, rel, f"{name} — {trouble}", detail))
+        else:
+            checks.append(Check("buffer.header", PASS, rel, f"{name} header valid"))
+        limit = ws.config.buffer_max_lines
+        size = count_lines(text)
+        if size > limit:
+            why = ("rotate it: memtier session-end (or memtier rotate)",)
+            message = f"{size} lines — exceeds {limit} line limit"
+            checks.append(Check("buffer.size", FAIL, rel, message, why))
+        else:
+            checks.append(Check("buffer.size", PASS, rel, f"{name} — {size} lines (limit {limit})"))
+    residue = [
+        (ws.buffer_pending, "pending rotation file present"),
+        (ws.buffer_lock, "rotation lock file present"),
+    ]
+    hint = ("recover with: memtier session-start",)
+    present = [(p, m) for p, m in residue if exists(p)]
+    for path, message in present:
+        checks.append(Check("buffer.residue", FAIL, ws.relative(path), message, hint))
+    if not present:
+        checks.append(Check("buffer.residue", PASS, None, "no rotation residue (.pending, .lock)"))
+    return checks
+
+
+# -- COLD (PROTOCOL §6 episodic.closure) -----------------------------------------
+
+
+def episodic_checks(ws: Workspace) -> list[Check]:
+    """Only today's and yesterday's notes must be closed (compat)."""
+    from memtier.formats.episodic import closure_problem
+
+    checks: list[Check] = []
+    for day in (ws.today, ws.yesterday):
+        path = ws.episodic_note(day)
+        rel = ws.relative(path)
+        text, problem = load(ws, path)
+        if problem is not None:
+            checks.append(
+                Check("episodic.closure", FAIL, rel, f"{path.name} — unreadable: {problem}")
+            )
+            continue
+        if text is None:
+            continue
+        trouble = closure_problem(text)
+        if trouble is None:
+            checks.append(
+                Check("episodic.closure", PASS, rel, f"{path.name} — closure block valid")
+            )
+            continue
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        first = max(len(lines) - 4, 0) + 1
+        detail = (trouble, *_numbered(lines[first - 1 :], first))
+        message = f"{path.name} — closure block missing or malformed"
+        checks.append(Check("episodic.closure", FAIL, rel, message, detail))
+    if not checks:
+        days = f"{ws.today.isoformat()} or {ws.yesterday.isoformat()}"
+        checks.append(Check("episodic.closure", PASS, None, f"no note for {days} to check"))
+    return checks
+
+
+# -- SCRATCH (PROTOCOL §6 scratch.present) -----------------------------------------
+
+
+def scratch_checks(ws: Workspace) -> list[Check]:
+    rel = ws.relative(ws.learnings_dir)
+    if ws.learnings_dir.is_dir():
+        return [Check("scratch.present", PASS, rel, ".learnings directory present")]
+    return [Check("scratch.present", WARN, rel, ".learnings directory not found")]
+
+
+# -- leftovers (PROTOCOL §6 residue.tmp) ---------------------------------------------
+
+
+def temp_files(root: Path) -> list[Path]:
+    """Temporary files of interrupted writes anywhere under *root* (symlinks not followed)."""
+    found: list[str] = []
+    pending = [str(root)]
+    suffix = store.TEMP_SUFFIX
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    name = entry.name
+                    # The name test first: it is cheap, and this loop sees every file.
+                    if name.endswith(suffix) and name.startswith("."):
+                        if not entry.is_dir(follow_symlinks=False):
+                            found.append(entry.path)
+                    elif name not in SKIP_DIRS and entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+        except OSError:
+            continue  # an unreadable folder holds nothing we could have written
+    return [Path(p) for p in sorted(found) if store.is_temp_file(Path(p))]
+
+
+def residue_checks(ws: Workspace) -> list[Check]:
+    found = temp_files(ws.root)
+    why = ("an interrupted write left it; the target file was not changed by it",)
+    checks = [
+        Check(
+            "residue.tmp", WARN, ws.relative(p), f"{ws.relative(p)} — leftover temporary file", why
+        )
+        for p in found
+    ]
+    return checks or [Check("residue.tmp", PASS, None, "no leftover temporary files")]
+
+
+# -- shims (PROTOCOL §9 install-scripts) ---------------------------------------------
+
+
+def shim_checks(ws: Workspace) -> list[Check]:
+    """A warning for each deployed shim that another memtier version wrote."""
+    from memtier import __version__
+    from memtier.commands.shims import SHIM_NAMES, shim_version
+
+    checks: list[Check] = []
+    seen = 0
+    for name in SHIM_NAMES:
+        path = ws.scripts_dir / name
+        if not exists(path):
+            continue
+        seen += 1
+        rel = ws.relative(path)
+        hint = ("refresh with: memtier install-scripts",)
+        try:
+            version = shim_version(path.read_bytes())
+        except OSError as exc:
+            message = f"{rel} — unreadable: {exc.strerror or exc}"
+            checks.append(Check("shims.version", WARN, rel, message, hint))
+            continue
+        if version is None:
+            message = f"{rel} — not a memtier shim; run memtier install-scripts"
+            checks.append(Check("shims.version", WARN, rel, message, hint))
+        elif version != __version__:
+            message = f"{rel} — written by memtier {version}, running {__version__}"
+            checks.append(Check("shims.version", WARN, rel, message, hint))
+    if seen and not checks:
+        scripts = ws.relative(ws.scripts_dir)
+        message = f"{seen} shim(s) match memtier {__version__}"
+        checks.append(Check("shims.version", PASS, scripts, message))
+    return checks

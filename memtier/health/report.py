@@ -1,0 +1,139 @@
+"""`memtier health-check`: every invariant of PROTOCOL §6, read-only.
+
+`run_health_check` never writes anything: it reads the workspace, runs each
+check of §6 in a fixed order and returns a `HealthReport`. A required check
+that fails makes the report not ``ok`` (exit 1); warnings are shown but never
+change the verdict. Anything a person can get wrong on disk (a missing file, a
+directory where a file belongs, a file that is not UTF-8) becomes a failure or
+a warning line, never a traceback.
+
+The human view keeps the original script's shape (compat): a heading with the
+date and time, one section per group, a ``✅`` line per passing check, ``❌
+<message>`` per failure, ``⚠️  <message>`` per warning, and the verdict as the
+last line. ``--verbose`` adds the detail behind each failure or warning, indented
+under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memtier.workspace import Workspace
+
+PASS = "pass"
+FAIL = "fail"
+WARN = "warn"
+
+HEADING = "=== Memory Health Check ({moment}) ==="
+VERDICT_OK = "✅ All required checks passed"
+VERDICT_FAILED = "⚠️  Some required checks failed — review above"
+
+# Section title per group, in the order the report shows them.
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("hot", "HOT: MEMORY.md"),
+    ("warm", "WARM: memory/semantic, memory/procedural"),
+    ("buffer", "BUFFER: memory/working-buffer.md"),
+    ("cold", "COLD: today's and yesterday's episodic notes"),
+    ("scratch", "SCRATCH: .learnings/"),
+    ("secrets", "Secrets: HOT, WARM, BUFFER, SCRATCH, COLD"),
+    ("residue", "Leftover files"),
+    ("shims", "Shims: memory/scripts/"),
+)
+_MARKS = {PASS: "✅ ", FAIL: "❌ ", WARN: "⚠️  "}
+_STYLES = {PASS: "green", FAIL: "red", WARN: "yellow"}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One verdict of PROTOCOL §6: which check, pass/fail/warn, on which file, and why."""
+
+    id: str  # e.g. "hot.header", "secrets", "shims.version"
+    status: str  # "pass" | "fail" | "warn"
+    path: str | None  # relative to the root
+    message: str  # the exact §6 message
+    detail: tuple[str, ...] = ()  # what --verbose shows under the line
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "status": self.status, "path": self.path, "message": self.message}
+
+
+def section_of(check: Check) -> str:
+    """The group a check is shown under (the ``tags`` check serves both HOT and WARM)."""
+    if check.id == "tags":
+        return "hot" if check.path == "MEMORY.md" else "warm"
+    head = check.id.split(".", 1)[0]
+    return {"episodic": "cold", "residue": "residue"}.get(head, head)
+
+
+@dataclass(frozen=True)
+class HealthReport:
+    """Every check that ran, in report order, and the moment they ran at."""
+
+    checks: tuple[Check, ...]
+    checked_at: datetime
+
+    @property
+    def ok(self) -> bool:
+        """True when no required check failed; warnings do not count (PROTOCOL §6)."""
+        return not self.failed
+
+    @property
+    def failed(self) -> tuple[Check, ...]:
+        return tuple(c for c in self.checks if c.status == FAIL)
+
+    @property
+    def warnings(self) -> tuple[Check, ...]:
+        return tuple(c for c in self.checks if c.status == WARN)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checks": [c.to_json() for c in self.checks]}
+
+    def text_lines(self, *, verbose: bool = False, colour: bool = False) -> Iterator[str]:
+        from memtier.render import paint
+
+        moment = self.checked_at.strftime("%Y-%m-%d %H:%M")
+        yield paint(HEADING.format(moment=moment), "bold", colour)
+        for key, title in SECTIONS:
+            shown = [c for c in self.checks if section_of(c) == key]
+            if not shown:
+                continue
+            yield ""
+            yield paint(f"--- {title} ---", "cyan", colour)
+            for check in shown:
+                mark = _MARKS.get(check.status, "   ")
+                if check.status == PASS:
+                    yield paint(mark.rstrip(), "green", colour) + " " + check.message
+                else:
+                    yield paint(mark + check.message, _STYLES.get(check.status, ""), colour)
+                if verbose and check.status != PASS:
+                    for line in check.detail:
+                        yield paint(f"     {line}", "dim", colour)
+        yield ""
+        if self.ok:
+            yield paint(VERDICT_OK, "green", colour)
+        else:
+            yield paint(VERDICT_FAILED, "red", colour)
+
+
+def run_health_check(ws: Workspace) -> HealthReport:
+    """Run every check of PROTOCOL §6 on *ws*; reads only, never writes."""
+    from memtier.health.secrets_scan import SecretsScan
+
+    # rg (when the COLD tier is large) searches the notes while Python imports
+    # and runs the other checks; the report keeps the section order regardless.
+    with SecretsScan(ws) as scan:
+        from memtier.health import checks as hc
+
+        before = [
+            *hc.hot_checks(ws),
+            *hc.warm_checks(ws),
+            *hc.buffer_checks(ws),
+            *hc.episodic_checks(ws),
+            *hc.scratch_checks(ws),
+        ]
+        after = [*hc.residue_checks(ws), *hc.shim_checks(ws)]
+        secrets = scan.finish()
+    return HealthReport(checks=(*before, *secrets, *after), checked_at=ws.now)

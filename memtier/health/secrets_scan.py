@@ -1,0 +1,191 @@
+"""The ``secrets`` check of PROTOCOL §6: no credential may stand in a memory file.
+
+It scans HOT, WARM, BUFFER, every ``.learnings/*.md`` and the non-archived COLD
+notes (``memory/episodic/*.md``); the archive is left alone.
+
+COLD is the large tier: years of daily notes. For a large set of notes the
+secrets prefilter (`memtier.secrets.prefilter_pattern`, valid for Python and
+ripgrep alike) runs through the ``rg`` binary, which reads the files in
+parallel and names the few that hold a candidate line; only those are read and
+confirmed with `memtier.secrets.detect`. Without ``rg``, or when it reports an
+error, every file is scanned in Python, with the same findings.
+
+A file that is not UTF-8, or binary, does not stop the scan: it is read with the
+undecodable bytes replaced, scanned, and reported as a warning, because a
+credential in a Latin-1 note is still a credential. On the rg path rg searches
+the raw bytes of every note and Python reads only the flagged ones, so there
+the warning appears only for a flagged note: telling whether 10,000 files are
+valid UTF-8 would cost as much as reading them all in Python.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from memtier.health.report import FAIL, PASS, WARN, Check
+from memtier.workspace import Workspace
+
+# Below this many COLD notes, starting rg costs more than scanning in Python.
+RG_MIN_NOTES = 200
+RG_TIMEOUT_SECONDS = 120.0
+
+
+def _ripgrep() -> str | None:
+    """The ``rg`` next to the running Python (a venv with the ripgrep wheel), else on PATH."""
+    beside = Path(sys.executable).parent / "rg"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
+def _note_names(folder: Path) -> list[str]:
+    """Names of the ``*.md`` entries directly in *folder*, in directory order, not stat-ed."""
+    try:
+        return [name for name in os.listdir(folder) if name.endswith(".md")]
+    except OSError:
+        return []
+
+
+def _rg_command(rg: str, folder: Path) -> list[str]:
+    from memtier.secrets import prefilter_pattern
+
+    return [
+        rg,
+        "--no-config",
+        "--files-with-matches",
+        "--null",
+        "--no-ignore",
+        "--hidden",
+        "--follow",
+        "--text",
+        "--max-depth",
+        "1",
+        "--glob",
+        "*.md",
+        "--regexp",
+        prefilter_pattern(),
+        "--",
+        str(folder),
+    ]
+
+
+def _decode(data: bytes) -> tuple[str, str | None]:
+    """The text to scan and, when it is not clean UTF-8 text, why."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace"), "not UTF-8 text"
+    if "\x00" in text:
+        return text, "binary file"
+    return text, None
+
+
+def _scan(ws: Workspace, paths: Iterable[Path]) -> list[Check]:
+    from memtier.secrets import detect
+
+    checks: list[Check] = []
+    for path in paths:
+        rel = ws.relative(path)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            message = f"{rel} — not scanned for credentials: {exc.strerror or exc}"
+            checks.append(Check("secrets", WARN, rel, message))
+            continue
+        text, oddity = _decode(data)
+        if oddity is not None:
+            message = f"{rel} — {oddity} (scanned for credentials anyway)"
+            checks.append(Check("secrets", WARN, rel, message))
+        for finding in detect(text):
+            message = f"{rel}:{finding.line} — credential found ({finding.rule})"
+            why = (
+                f"line {finding.line} matches the {finding.rule} rule",
+                "remove the secret from the file (the check never prints it)",
+            )
+            checks.append(Check("secrets", FAIL, rel, message, why))
+    return checks
+
+
+def _small_tiers(ws: Workspace) -> list[Path]:
+    from memtier.health.checks import warm_paths
+
+    learnings = [ws.learnings_dir / name for name in sorted(_note_names(ws.learnings_dir))]
+    paths = [ws.hot, *warm_paths(ws), ws.buffer, *learnings]
+    return [p for p in paths if p.is_file()]
+
+
+class SecretsScan:
+    """The ``secrets`` check of PROTOCOL §6, started early so rg runs alongside the rest.
+
+    Use as a context manager: `finish` gives the checks; leaving the block
+    stops an rg that is still running (when another check raised).
+    """
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.names = _note_names(ws.episodic_dir)
+        self.process: subprocess.Popen[bytes] | None = None
+        rg = _ripgrep() if len(self.names) >= RG_MIN_NOTES else None
+        if rg is not None:
+            try:
+                self.process = subprocess.Popen(
+                    _rg_command(rg, ws.episodic_dir),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
+            except OSError:
+                self.process = None
+
+    def __enter__(self) -> SecretsScan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def _rg_candidates(self) -> set[str] | None:
+        """Names of notes with a prefilter hit, or None when rg could not answer."""
+        if self.process is None:
+            return None
+        try:
+            out, _ = self.process.communicate(timeout=RG_TIMEOUT_SECONDS)
+        except subprocess.SubprocessError:
+            return None
+        if self.process.returncode == 1:
+            return set()
+        if self.process.returncode != 0:
+            return None  # an error (e.g. an unreadable note): Python looks at every file
+        return {os.path.basename(os.fsdecode(item)) for item in out.split(b"\0") if item}
+
+    def finish(self) -> list[Check]:
+        """One failure per credential found (never the credential), else one pass."""
+        folder = self.ws.episodic_dir
+        small = _small_tiers(self.ws)
+        # The small tiers first: this also compiles the rules while rg still runs.
+        checks = _scan(self.ws, small)
+        found = self._rg_candidates()
+        if found is None:
+            notes = [p for p in (folder / name for name in sorted(self.names)) if p.is_file()]
+            candidates = notes
+            scanned = len(small) + len(notes)
+        else:
+            candidates = [folder / name for name in sorted(found.intersection(self.names))]
+            scanned = len(small) + len(self.names)
+        checks.extend(_scan(self.ws, candidates))
+        if not any(c.status == FAIL for c in checks):
+            message = f"no credentials found ({scanned} files scanned)"
+            checks.append(Check("secrets", PASS, None, message))
+        return checks
+
+
+def secrets_checks(ws: Workspace) -> list[Check]:
+    """PROTOCOL §6 ``secrets`` on its own (see `SecretsScan`)."""
+    with SecretsScan(ws) as scan:
+        return scan.finish()

@@ -1,0 +1,284 @@
+"""session-start's decision tree (PROTOCOL §4 steps 1–7), case by case, fixed clock."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from memtier.commands.init import init_workspace
+from memtier.commands.session_start import RECOVERED_MARKER, session_start
+from memtier.formats.buffer import Buffer, fresh_buffer, parse_buffer
+from memtier.formats.episodic import closure_problem, split_closure
+from memtier.workspace import Workspace
+from tests.conftest import NOW, NOW_TEXT, CliRunner
+
+CREATED = "2026-11-30T07:00:00+01:00"
+RECENT = (NOW - timedelta(minutes=30)).isoformat()
+STALE = (NOW - timedelta(hours=3)).isoformat()
+BLOCK = "Updated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: none\n"
+ACTIVE = "## Active Task:\n- migrate qdrant\n\n## Notes\n- apt is slow\n"
+NO_TASKS = "## Active Task:\n\n## Notes\n- apt is slow\n"
+
+
+def buffer_text(last_active: str, body: str) -> str:
+    return Buffer(CREATED, last_active, body).render()
+
+
+def tasks_body(n: int) -> str:
+    return "## Active Task:\n" + "".join(f"- task {i}\n" for i in range(n))
+
+
+def _buffer(ws: Workspace) -> Buffer:
+    return parse_buffer(ws.buffer.read_text())
+
+
+def _is_fresh(ws: Workspace) -> bool:
+    return ws.buffer.read_text() == fresh_buffer(NOW, ws.config)
+
+
+def _errors_lines(ws: Workspace) -> list[str]:
+    return [x for x in ws.errors_file.read_text().split("\n") if "failed recovery" in x]
+
+
+def test_fresh_workspace_only_heartbeats(ws: Workspace) -> None:
+    result = session_start(ws)
+    assert result.actions == ("heartbeat: last_active set to now",)
+    assert _is_fresh(ws)
+    assert not ws.episodic_note().exists()
+
+
+def test_missing_buffer_is_created(ws: Workspace) -> None:
+    ws.buffer.unlink()
+    result = session_start(ws)
+    assert "created memory/working-buffer.md" in result.actions
+    assert _is_fresh(ws)
+
+
+def test_missing_hot_is_created(ws: Workspace) -> None:
+    ws.hot.unlink()
+    session_start(ws)
+    assert ws.hot.read_text() == (
+        "# Agent Memory\n#tags: memory\nlast_verified: 2026-11-30\nlast_updated: 2026-11-30\n"
+    )
+
+
+def test_stale_lock_is_removed(ws: Workspace) -> None:
+    ws.buffer_lock.write_text("")
+    result = session_start(ws)
+    assert not ws.buffer_lock.exists()
+    assert any("rotation lock" in a for a in result.actions)
+
+
+@pytest.mark.parametrize(
+    ("pending", "reason"),
+    [
+        ("", "empty file"),
+        (" \n\t\n", "whitespace only"),
+        ("# Working buffer\n", "line 1 must be '# Working Buffer'"),
+        ("# Working Buffer\ncreated: yesterday\n", "created timestamp invalid"),
+        (buffer_text(RECENT, ACTIVE).replace("\n\n## Active", "\nx\n## Active", 1), None),
+    ],
+)
+def test_pending_failed_recovery(ws: Workspace, pending: str, reason: str | None) -> None:
+    reason = reason or "line 4 must be blank"
+    ws.buffer.write_text(buffer_text(RECENT, ACTIVE))
+    ws.buffer_pending.write_text(pending)
+    result = session_start(ws)
+    line = f"- 2026-11-30 working-buffer.md.pending failed recovery: {reason}"
+    assert _errors_lines(ws) == [line]
+    assert not ws.buffer_pending.exists()
+    assert _is_fresh(ws)
+    assert any(reason in w for w in result.warnings)
+    # The buffer being replaced still held lines: they are kept in today's note.
+    assert f"{RECOVERED_MARKER} {RECENT}\n{ACTIVE}" in ws.episodic_note().read_text()
+
+
+def test_pending_failed_recovery_with_a_fresh_buffer_writes_no_note(ws: Workspace) -> None:
+    ws.buffer_pending.write_text("")
+    session_start(ws)
+    assert not ws.episodic_note().exists()
+    assert _is_fresh(ws) and not ws.buffer_pending.exists()
+
+
+def test_pending_valid_and_stale_is_appended(ws: Workspace) -> None:
+    ws.episodic_note().write_text("# day\n" + BLOCK)
+    ws.buffer_pending.write_text(buffer_text(STALE, ACTIVE))
+    session_start(ws)
+    note = ws.episodic_note().read_text()
+    assert note == f"# day\n{RECOVERED_MARKER} {STALE}\n{ACTIVE}{BLOCK}"
+    assert _is_fresh(ws) and not ws.buffer_pending.exists()
+
+
+def test_pending_valid_without_tasks_is_appended(ws: Workspace) -> None:
+    ws.buffer_pending.write_text(buffer_text(RECENT, NO_TASKS))
+    session_start(ws)
+    note = ws.episodic_note().read_text()
+    assert note.startswith(f"{RECOVERED_MARKER} {RECENT}\n{NO_TASKS}")
+    assert closure_problem(note) is None
+    assert _is_fresh(ws)
+
+
+def test_pending_valid_and_active_is_restored(ws: Workspace) -> None:
+    ws.buffer_pending.write_text(buffer_text(RECENT, ACTIVE))
+    session_start(ws)
+    assert _buffer(ws) == Buffer(CREATED, NOW_TEXT, ACTIVE)
+    assert not ws.buffer_pending.exists()
+    assert not ws.episodic_note().exists()
+
+
+@pytest.mark.parametrize(("tasks", "rotated"), [(3, False), (4, True)])
+def test_pending_oversized_by_tasks_is_rotated(ws: Workspace, tasks: int, rotated: bool) -> None:
+    body = tasks_body(tasks)
+    ws.buffer_pending.write_text(buffer_text(RECENT, body))
+    session_start(ws)
+    assert ws.episodic_note().exists() is rotated
+    assert _is_fresh(ws) is rotated
+    if rotated:
+        head, block = split_closure(ws.episodic_note().read_text())
+        assert head == body
+        assert block is not None and block.open == "task 0; task 1; task 2; task 3"
+    assert not ws.buffer_pending.exists() and not ws.buffer_lock.exists()
+
+
+@pytest.mark.parametrize(("lines", "rotated"), [(80, False), (81, True)])
+def test_pending_oversized_by_lines_is_rotated(ws: Workspace, lines: int, rotated: bool) -> None:
+    body = tasks_body(1) + "## Notes\n"
+    body += "".join(f"- note {i}\n" for i in range(lines - 4 - body.count("\n")))
+    text = buffer_text(RECENT, body)
+    assert text.count("\n") == lines
+    ws.buffer_pending.write_text(text)
+    session_start(ws)
+    assert ws.episodic_note().exists() is rotated
+    assert _is_fresh(ws) is rotated
+
+
+def test_pending_already_rotated_keeps_the_current_buffer(ws: Workspace) -> None:
+    ws.episodic_note().write_text("# day\n" + ACTIVE + BLOCK)
+    ws.buffer.write_text(buffer_text(RECENT, "## Active Task:\n- newer task\n"))
+    ws.buffer_pending.write_text(buffer_text(RECENT, ACTIVE))
+    before = ws.episodic_note().read_text()
+    session_start(ws)
+    assert ws.episodic_note().read_text() == before
+    assert _buffer(ws).active_tasks == ["newer task"]
+    assert not ws.buffer_pending.exists()
+
+
+def test_pending_already_rotated_but_buffer_not_reset(ws: Workspace) -> None:
+    """The rotation died between its steps 4 and 5: the buffer still holds the body."""
+    ws.episodic_note().write_text("# day\n" + ACTIVE + BLOCK)
+    ws.buffer.write_text(buffer_text(RECENT, ACTIVE))
+    ws.buffer_pending.write_text(buffer_text(RECENT, ACTIVE))
+    session_start(ws)
+    assert _is_fresh(ws)
+    assert ws.episodic_note().read_text().count("- migrate qdrant") == 1
+
+
+def test_stale_buffer_with_content_is_appended(ws: Workspace) -> None:
+    ws.buffer.write_text(buffer_text(STALE, ACTIVE))
+    result = session_start(ws)
+    note = ws.episodic_note().read_text()
+    assert note.startswith(f"{RECOVERED_MARKER} {STALE}\n{ACTIVE}")
+    assert closure_problem(note) is None
+    assert _is_fresh(ws)
+    assert any("stale buffer" in a for a in result.actions)
+
+
+def test_stale_empty_buffer_is_not_appended(ws: Workspace) -> None:
+    ws.buffer.write_text(buffer_text(STALE, "## Active Task:\n"))
+    session_start(ws)
+    assert not ws.episodic_note().exists()
+    assert _buffer(ws).last_active == NOW_TEXT
+
+
+@pytest.mark.parametrize(
+    ("age", "stale"), [(timedelta(hours=2), False), (timedelta(hours=2, seconds=1), True)]
+)
+def test_stale_threshold(ws: Workspace, age: timedelta, stale: bool) -> None:
+    ws.buffer.write_text(buffer_text((NOW - age).isoformat(), ACTIVE))
+    session_start(ws)
+    assert ws.episodic_note().exists() is stale
+    assert _buffer(ws).last_active == NOW_TEXT
+    assert (_buffer(ws).body == ACTIVE) is not stale
+
+
+def test_bad_buffer_header_is_left_alone_with_a_warning(ws: Workspace) -> None:
+    ws.buffer.write_text("# Working buffer\nbroken\n")
+    result = session_start(ws)
+    assert ws.buffer.read_text() == "# Working buffer\nbroken\n"
+    assert result.warnings and "line 1 must be" in result.warnings[0]
+    assert result.health_ok is False
+
+
+def test_json_shape(cli: CliRunner, root: Path) -> None:
+    (root / "memory/episodic/2026-11-29.md").write_text("yesterday\n" + BLOCK)
+    result = cli("session-start", "--json", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert list(data) == ["actions", "hot", "buffer", "episodic", "learnings", "health"]
+    assert data["episodic"] == {"2026-11-29": "yesterday\n" + BLOCK}
+    assert set(data["learnings"]) == {"ERRORS.md", "LEARNINGS.md", "FEATURE_REQUESTS.md"}
+    assert data["hot"].startswith("# Agent Memory\n")
+    assert data["buffer"] == fresh_buffer(NOW, Workspace.open(root, NOW).config)
+    assert set(data["health"]) == {"ok", "failed"}
+
+
+def test_learnings_context_is_the_last_20_lines(ws: Workspace) -> None:
+    ws.errors_file.write_text("".join(f"- 2026-11-30 error {i}\n" for i in range(30)))
+    text = session_start(ws).learnings["ERRORS.md"]
+    assert text.split("\n")[0] == "- 2026-11-30 error 10"
+    assert text.count("\n") == 20
+
+
+def test_text_output_ends_with_the_health_verdict(cli: CliRunner, root: Path) -> None:
+    result = cli("session-start", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 0
+    lines = result.stdout.rstrip("\n").split("\n")
+    assert lines[-1].startswith("health-check: ")
+    assert "===== MEMORY.md =====" in lines
+    assert "===== memory/working-buffer.md =====" in lines
+
+
+def test_health_failure_still_exits_zero(cli: CliRunner, root: Path) -> None:
+    (root / "MEMORY.md").write_text("not a header\n")
+    result = cli("session-start", "--json", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 0
+    health = json.loads(result.stdout)["health"]
+    assert health["ok"] is False and "hot.header" in health["failed"]
+
+
+def test_failed_recovery_is_told_on_stderr(cli: CliRunner, root: Path) -> None:
+    (root / "memory/working-buffer.md.pending").write_text("")
+    result = cli("session-start", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 0
+    assert "memtier: warning: working-buffer.md.pending could not be recovered" in result.stderr
+
+
+def test_deterministic(tmp_path: Path, snapshot: Callable[[Path], dict[str, bytes]]) -> None:
+    """Same files + same now: the same files afterwards, the same output."""
+    results = []
+    for name in ("a", "b"):
+        folder = tmp_path / name
+        folder.mkdir()
+        init_workspace(folder, NOW)
+        ws = Workspace.open(folder, NOW)
+        ws.buffer.write_text(buffer_text(STALE, ACTIVE))
+        ws.buffer_pending.write_text(buffer_text(RECENT, tasks_body(5)))
+        results.append(session_start(ws).to_json())
+    assert results[0] == results[1]
+    assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")
+
+
+def test_buffer_that_is_a_folder_gives_a_warning_not_a_traceback(
+    cli: CliRunner, root: Path
+) -> None:
+    buffer = root / "memory/working-buffer.md"
+    buffer.unlink()
+    buffer.mkdir()
+    result = cli("session-start", "--json", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 0
+    assert "is a directory" in result.stderr
+    assert json.loads(result.stdout)["health"]["ok"] is False

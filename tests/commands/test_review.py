@@ -1,0 +1,187 @@
+"""The weekly review (PROTOCOL §8) with a fixed clock and real files."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from memtier.commands.review import NO_CHANGES, SESSION_GATE, SIZE_GATE, weekly_review
+from memtier.workspace import Workspace
+from tests.conftest import NOW, CliRunner
+
+Snapshot = Callable[[Path], dict[str, bytes]]
+LATER = NOW + timedelta(hours=3)  # the buffer written by init at NOW is idle by then
+CLOSED = "# 2026-11-30\n- morning work\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\n"
+
+
+@pytest.fixture
+def idle(root: Path) -> Workspace:
+    return Workspace.open(root, LATER)
+
+
+def today_note(ws: Workspace) -> Path:
+    return ws.episodic_note()
+
+
+def write_errors(ws: Workspace, *lines: str) -> None:
+    ws.errors_file.write_text("# Errors\n" + "".join(line + "\n" for line in lines))
+
+
+def test_session_gate_defers_and_notes_it(ws: Workspace) -> None:
+    today_note(ws).write_text(CLOSED)
+    old = ws.episodic_note(ws.today - timedelta(days=40))
+    old.write_text("old\n")
+    result = weekly_review(ws)  # the buffer's last_active is NOW: a live session
+    assert result.status == "deferred-session" and result.exit_code == 0
+    assert today_note(ws).read_text() == CLOSED.replace("Updated:", SESSION_GATE + "\nUpdated:", 1)
+    assert old.exists()  # nothing else happened
+
+
+def test_session_gate_creates_a_closed_note(ws: Workspace) -> None:
+    weekly_review(ws)
+    text = today_note(ws).read_text()
+    assert SESSION_GATE + "\n" in text
+    assert text.split("\n")[-5].startswith("Updated: 2026-11-30")
+
+
+def test_size_gate_defers_when_the_buffer_is_oversized(idle: Workspace) -> None:
+    with idle.buffer.open("a") as handle:
+        handle.write("".join(f"- task {n}\n" for n in range(4)))
+    os.utime(idle.buffer)  # a recent mtime does not matter; last_active does
+    today_note(idle).write_text(CLOSED)
+    result = weekly_review(idle)
+    assert result.status == "deferred-size"
+    assert list(result.text_lines()) == [SIZE_GATE]
+    assert SIZE_GATE + "\nUpdated:" in today_note(idle).read_text()
+
+
+def test_failing_health_check_changes_nothing(
+    idle: Workspace, root: Path, snapshot: Snapshot
+) -> None:
+    idle.hot.write_text("# Not the header\n")
+    (idle.episodic_dir / "2026-01-01.md").write_text("old\n")
+    write_errors(idle, *["- 2026-11-01 same thing"] * 3)
+    idle.buffer_lock.write_text("")
+    before = snapshot(root)
+    result = weekly_review(idle)
+    assert result.exit_code == 1
+    lines = list(result.text_lines())
+    assert "❌ MEMORY.md header invalid" in lines
+    after = snapshot(root)
+    del before["memory/working-buffer.md.lock"]  # step 1 ran before the check
+    assert after == before
+
+
+def test_a_run_that_archives_and_flags_then_a_no_op_rerun(
+    idle: Workspace, root: Path, snapshot: Snapshot
+) -> None:
+    (idle.episodic_dir / "2026-10-01.md").write_text("old\n")
+    stray = idle.learnings_dir / "2025-notes.md"
+    stray.write_text("- from last year\n")
+    os.utime(stray, (0, 0))
+    write_errors(
+        idle,
+        "- 2026-11-01 Docker  DNS breaks after restart",
+        "- 2026-11-08 docker dns breaks after restart [PROMOTE-CANDIDATE]",
+        "- 2026-11-15T09:00:00+01:00 docker dns breaks after restart #pinned",
+        "- 2026-11-01 unrelated once",
+    )
+    # A hand-edited duplicate in LEARNINGS.md also counts (ERRORS + LEARNINGS).
+    (idle.learnings_dir / "LEARNINGS.md").write_text(
+        "# Learnings\n- 2026-11-02 apt mirror slow\n- apt MIRROR slow\n"
+    )
+    write_errors_extra = idle.errors_file.read_text() + "- 2026-11-20 apt mirror slow\n"
+    idle.errors_file.write_text(write_errors_extra)
+    result = weekly_review(idle)
+    assert result.status == "done"
+    assert (idle.archive_dir / "2026/10/2026-10-01.md").exists()
+    assert (idle.learnings_archive_dir / "1970/01/2025-notes.md").exists()
+    # The docker lesson already carries a flag: only the apt lesson is flagged, first line.
+    assert [(f.file, f.line, f.count) for f in result.flagged] == [(".learnings/ERRORS.md", 6, 3)]
+    assert idle.errors_file.read_text().endswith(
+        "- 2026-11-20 apt mirror slow [PROMOTE-CANDIDATE]\n"
+    )
+    note = today_note(idle).read_text().split("\n")
+    assert note[-5] == "Updated: 2026-11-30"
+    assert note[-4].startswith("Decisions: weekly review performed: archived 1 episodic note")
+    assert note[-2] == "Open: review promotion candidates (memtier candidates)"
+    before = snapshot(root)
+    again = weekly_review(idle)
+    assert again.status == "no-changes"
+    assert list(again.text_lines()) == [NO_CHANGES]
+    assert snapshot(root) == before
+
+
+def test_closure_block_is_replaced_in_place_not_duplicated(idle: Workspace) -> None:
+    today_note(idle).write_text(CLOSED)
+    (idle.episodic_dir / "2026-10-01.md").write_text("old\n")
+    weekly_review(idle)
+    text = today_note(idle).read_text()
+    assert text.startswith("# 2026-11-30\n- morning work\nUpdated: 2026-11-30\nDecisions: weekly")
+    assert text.count("Updated:") == 1 and text.count("Open:") == 1
+
+
+@pytest.mark.parametrize(("threshold", "flagged"), [(3, False), (2, True)])
+def test_recurrence_threshold(idle: Workspace, root: Path, threshold: int, flagged: bool) -> None:
+    (root / "memory/memtier.toml").write_text(f"recurrence_threshold = {threshold}\n")
+    ws = Workspace.open(root, LATER)
+    write_errors(ws, "- 2026-11-01 Retry  the upload", "- 2026-11-02 retry the UPLOAD #pinned")
+    result = weekly_review(ws)
+    assert bool(result.flagged) is flagged
+    if flagged:
+        assert "- 2026-11-01 Retry  the upload [PROMOTE-CANDIDATE]\n" in ws.errors_file.read_text()
+    else:
+        assert result.status == "no-changes"
+
+
+def test_flag_goes_at_the_very_end_even_after_a_pin(idle: Workspace) -> None:
+    """PROTOCOL §2/§8: `[PROMOTE-CANDIDATE]` ends the line it marks."""
+    write_errors(idle, "- 2026-11-01 pin me #pinned", "- 2026-11-02 pin me", "- 2026-11-03 pin me")
+    weekly_review(idle)
+    lines = idle.errors_file.read_text().splitlines()
+    assert "- 2026-11-01 pin me #pinned [PROMOTE-CANDIDATE]" in lines
+    assert sum("[PROMOTE-CANDIDATE]" in line for line in lines) == 1
+
+
+def test_promoted_lesson_is_not_flagged_again(idle: Workspace) -> None:
+    write_errors(idle, *["- 2026-11-01 check the tailnet ACL"] * 3)
+    lessons = idle.procedural_dir / "lessons-learned.md"
+    lessons.write_text(lessons.read_text() + "- Check the tailnet ACL\n")
+    assert weekly_review(idle).status == "no-changes"
+
+
+def test_no_op_run_only_removes_the_lock_marker(
+    idle: Workspace, root: Path, snapshot: Snapshot
+) -> None:
+    idle.buffer_lock.write_text("")
+    before = snapshot(root)
+    result = weekly_review(idle)
+    assert result.status == "no-changes" and result.lock_removed
+    del before["memory/working-buffer.md.lock"]
+    assert snapshot(root) == before
+
+
+def test_cli_exit_codes_and_json(cli: CliRunner, root: Path) -> None:
+    args = ("weekly-review", "--root", str(root), "--now")
+    live = cli(*args, NOW.isoformat(), "--json")
+    assert live.exit_code == 0
+    payload = json.loads(live.stdout)
+    assert set(payload) == {
+        "status", "message", "lock_removed", "archived", "flagged", "health", "closure", "note",
+    }  # fmt: skip
+    assert payload["status"] == "deferred-session" and payload["health"] is None
+    (root / "MEMORY.md").write_text("broken\n")
+    failed = cli(*args, LATER.isoformat())
+    assert failed.exit_code == 1
+    assert failed.stdout.startswith("❌ MEMORY.md header invalid\n")
+    as_json = cli(*args, LATER.isoformat(), "--json")
+    assert as_json.exit_code == 1
+    health = json.loads(as_json.stdout)["health"]
+    # Check ids, as in session-start's JSON, with the messages beside them.
+    assert health["ok"] is False and "hot.header" in health["failed"]
+    assert "MEMORY.md header invalid" in health["messages"]

@@ -1,0 +1,172 @@
+"""Buffer rotation (PROTOCOL §5) and session-end (§4)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memtier.commands.lifecycle import buffer_note, buffer_task
+from memtier.commands.rotation import (
+    LOCK_PRESENT_MESSAGE,
+    fresh_closure,
+    rotate_buffer,
+    session_end,
+)
+from memtier.errors import InputError, RefusedError
+from memtier.formats.buffer import fresh_buffer, parse_buffer
+from memtier.formats.episodic import closure_problem, split_closure
+from memtier.workspace import Workspace
+from tests.conftest import NOW_TEXT, CliRunner, run_memtier
+
+BLOCK = "Updated: 2026-11-29\nDecisions: earlier\nSignal: earlier signal\nOpen: none\n"
+
+
+def _fill(ws: Workspace) -> str:
+    buffer_task(ws, "migrate qdrant")
+    buffer_task(ws, "rebuild gateway")
+    buffer_note(ws, "apt mirror is slow")
+    return parse_buffer(ws.buffer.read_text()).body
+
+
+def _assert_rotated(ws: Workspace) -> None:
+    assert ws.buffer.read_text() == fresh_buffer(ws.now, ws.config)
+    assert not ws.buffer_lock.exists()
+    assert not ws.buffer_pending.exists()
+
+
+def test_rotate_into_no_note(ws: Workspace) -> None:
+    body = _fill(ws)
+    result = rotate_buffer(ws)
+    note = ws.episodic_note().read_text()
+    assert note == body + (
+        "Updated: 2026-11-30\nDecisions: working buffer rotated\nSignal: none\n"
+        "Open: migrate qdrant; rebuild gateway\n"
+    )
+    assert result.placement == "appended"
+    assert result.open_tasks == ("migrate qdrant", "rebuild gateway")
+    _assert_rotated(ws)
+
+
+def test_rotate_into_note_without_closure_block(ws: Workspace) -> None:
+    ws.episodic_note().write_text("# morning\n- event\n")
+    body = _fill(ws)
+    rotate_buffer(ws)
+    note = ws.episodic_note().read_text()
+    head, block = split_closure(note)
+    assert head == "# morning\n- event\n" + body
+    assert block is not None and block.decisions == "working buffer rotated"
+
+
+def test_rotate_into_closed_note_keeps_the_original_block(ws: Workspace) -> None:
+    ws.episodic_note().write_text("# morning\n" + BLOCK)
+    body = _fill(ws)
+    assert rotate_buffer(ws).placement == "inserted"
+    assert ws.episodic_note().read_text() == "# morning\n" + body + BLOCK
+
+
+def test_rotate_appends_a_fresh_block_when_text_follows_the_old_one(ws: Workspace) -> None:
+    # PROTOCOL §5 step 4: a note whose last four lines are not a closure block
+    # "has no valid closure block": body appended, then a fresh block.
+    ws.episodic_note().write_text("# morning\n" + BLOCK + "late line\n")
+    body = _fill(ws)
+    assert rotate_buffer(ws).placement == "appended"
+    note = ws.episodic_note().read_text()
+    fresh = fresh_closure(ws, ["migrate qdrant", "rebuild gateway"]).render()
+    assert note == "# morning\n" + BLOCK + "late line\n" + body + fresh
+    assert note.rstrip("\n").split("\n")[-1].startswith("Open:")
+
+
+def test_rotate_keeps_crlf_of_the_note(ws: Workspace) -> None:
+    ws.episodic_note().write_bytes(("# morning\n" + BLOCK).replace("\n", "\r\n").encode())
+    _fill(ws)
+    rotate_buffer(ws)
+    data = ws.episodic_note().read_bytes()
+    assert data.count(b"\r\n") == data.count(b"\n")
+    assert closure_problem(data.decode().replace("\r\n", "\n")) is None
+
+
+def test_rotate_skips_a_body_already_in_the_note(ws: Workspace) -> None:
+    body = _fill(ws)
+    ws.episodic_note().write_text("# morning\n" + body + BLOCK)
+    before = ws.episodic_note().read_text()
+    assert rotate_buffer(ws).placement == "already-present"
+    assert ws.episodic_note().read_text() == before
+    _assert_rotated(ws)
+
+
+def test_rotate_an_empty_buffer_appends_nothing(ws: Workspace) -> None:
+    assert rotate_buffer(ws).placement == "empty"
+    assert not ws.episodic_note().exists()
+    _assert_rotated(ws)
+
+
+def test_rotate_refuses_when_lock_present(ws: Workspace) -> None:
+    _fill(ws)
+    ws.buffer_lock.write_text("")
+    before = ws.buffer.read_text()
+    with pytest.raises(RefusedError) as caught:
+        rotate_buffer(ws)
+    assert caught.value.message == LOCK_PRESENT_MESSAGE
+    assert ws.buffer.read_text() == before
+    assert not ws.buffer_pending.exists()
+
+
+def test_rotate_with_a_bad_header_leaves_no_marker(ws: Workspace) -> None:
+    ws.buffer.write_text("garbage\n")
+    with pytest.raises(InputError):
+        rotate_buffer(ws)
+    assert not ws.buffer_lock.exists()
+    assert not ws.buffer_pending.exists()
+
+
+def test_session_end(ws: Workspace) -> None:
+    assert session_end(ws).rotation is None
+    assert not ws.episodic_note().exists()
+    buffer_note(ws, "only a note")
+    assert session_end(ws).rotation is None  # no active task line
+    buffer_task(ws, "t")
+    result = session_end(ws)
+    assert result.rotation is not None and result.rotation.appended
+    _assert_rotated(ws)
+
+
+def test_cli_rotate_lock_message_and_exit_code(cli: CliRunner, root: Path) -> None:
+    (root / "memory/working-buffer.md.lock").write_text("")
+    result = cli("rotate", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 1
+    assert result.stderr == f"memtier: error: {LOCK_PRESENT_MESSAGE}\n"
+    assert result.stdout == ""
+
+
+def test_cli_session_end_nothing_to_rotate(cli: CliRunner, root: Path) -> None:
+    result = cli("session-end", "--root", str(root), "--now", NOW_TEXT)
+    assert (result.exit_code, result.stdout) == (0, "nothing to rotate\n")
+    data = json.loads(cli("session-end", "--json", "--root", str(root)).stdout)
+    assert data == {"rotated": False, "message": "nothing to rotate"}
+
+
+def test_rerun_after_crash_after_step_4(ws: Workspace) -> None:
+    """A real process dies after appending; the rerun must not append again."""
+    body = _fill(ws)
+    env = {"MEMTIER_FAULT": "rotate.note-written"}
+    crashed = run_memtier("rotate", "--root", str(ws.root), "--now", NOW_TEXT, env=env)
+    assert crashed.returncode == -9
+    assert ws.buffer_lock.exists() and ws.buffer_pending.exists()
+    assert run_memtier("rotate", "--root", str(ws.root)).returncode == 1  # the marker refuses
+    ws.buffer_lock.unlink()  # a person clears the marker by hand and reruns
+    rerun = run_memtier("rotate", "--json", "--root", str(ws.root), "--now", NOW_TEXT)
+    assert rerun.returncode == 0, rerun.stderr
+    assert json.loads(rerun.stdout)["placement"] == "already-present"
+    assert ws.episodic_note().read_text().count(body) == 1
+    _assert_rotated(ws)
+
+
+def test_rotate_with_an_unreadable_note_leaves_no_marker(ws: Workspace) -> None:
+    _fill(ws)
+    ws.episodic_note().write_bytes(b"\xff\xfe not utf-8\n")
+    with pytest.raises(InputError, match="not UTF-8"):
+        rotate_buffer(ws)
+    assert not ws.buffer_lock.exists()
+    assert not ws.buffer_pending.exists()
