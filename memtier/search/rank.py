@@ -62,6 +62,7 @@ from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult, tier_of
 from memtier.search.scoring import (
     COVER_BONUS,
+    EVIDENCE_WEIGHTS,
     HEADING_CONTEXT,
     K1,
     MIN_CANDIDATES,
@@ -199,7 +200,7 @@ def rank(
     scored: list[_Scored] = []
     for rel, tier, _, lines, sections in files:
         found_hits = scanned.matches.get(rel, _NO_HITS)
-        scored.extend(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx))
+        scored.extend(_aggregate(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx)))
     total = len(scored)
     if picked.unread_files:
         # Estimate: sections per match in the files read, times matches in the rest.
@@ -214,6 +215,33 @@ def rank(
         for score, tier, rel, section, matches, lines in best
     )
     return Ranked(hits, total, tuple(warnings))
+
+
+def _aggregate(sections: list[_Scored]) -> list[_Scored]:
+    """A file's best section carries the file's other evidence too: its score becomes
+    best + ½·second + ¼·third (`EVIDENCE_WEIGHTS`), so a note holding several relevant
+    lines outranks a one-line turn that merely names the same person. Only a section
+    that brings a query term the better ones lack counts as more evidence: twenty
+    turns naming one person are no more than one. The hit still shows the best
+    section's lines; the other sections keep their own scores."""
+    if len(sections) < 2:
+        return sections
+    order = sorted(range(len(sections)), key=lambda i: -sections[i][0])
+    best = sections[order[0]]
+    seen = {m[3] for m in best[4]}
+    extra = 0.0
+    weights = iter(EVIDENCE_WEIGHTS)
+    for i in order[1:]:
+        terms = {m[3] for m in sections[i][4]}
+        if terms <= seen:
+            continue
+        weight = next(weights, None)
+        if weight is None:
+            break
+        extra += weight * sections[i][0]
+        seen |= terms
+    sections[order[0]] = (best[0] + extra, *best[1:])
+    return sections
 
 
 def _best_first(scored: _Scored) -> tuple[float, int, str, int]:

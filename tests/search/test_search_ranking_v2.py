@@ -1,0 +1,25 @@
+"""Ranking v2 (issue: rank the note that answers): evidence per file, true-word
+document frequency, dates, word forms, question frames, compounds, accents,
+typos and the canonical home. Every test runs with both scanners."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import CliRunner
+from tests.search.test_search import paths, scanner, search, write
+
+__all__ = ["scanner"]
+
+
+def test_a_note_with_several_relevant_lines_beats_a_one_line_mention(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # Same best section in both notes; the later one also holds a third term elsewhere.
+    write(root, "memory/episodic/2026-10-02.md", "# 2026-10-02\n\n- Nate: new job\n")
+    rich = "# 2026-10-01\n\n- Nate: new job\n\n- Me: the harbour office?\n"
+    write(root, "memory/episodic/2026-10-01.md", rich)
+    write(root, "memory/episodic/2026-10-03.md", "# 2026-10-03\n\n- Nate: bye\n\n- Nate: bye\n")
+    found = search(cli, root, "nate job harbour")
+    assert paths(found)[0] == "memory/episodic/2026-10-01.md"
+    assert found["results"][0]["line"] == 3  # type: ignore[index]
