@@ -214,6 +214,10 @@ def scan_with_python(
         raise InputError(f"invalid search pattern: {exc}") from None
     counted = result.counted
     encoded = [word.encode("utf-8") for word in literals]
+    # ASCII text only meets this form, where ``\b`` and ASCII case folding agree with ``re``'s.
+    byte_regex = (
+        re.compile(pattern.encode("utf-8"), re.MULTILINE | re.IGNORECASE) if literals else None
+    )
     base = str(root)
     for rel, tier in tier_file_pairs(root, tiers, result.warnings):
         try:
@@ -226,11 +230,15 @@ def scan_with_python(
             result.warnings.append(f"skipped {rel}: binary file")
             continue
         if literals:
-            if data.isascii():
+            # Count in the matched texts, as ripgrep's output is counted: the pattern
+            # anchors each term at a word start (`tokens.scan_pattern`).
+            if data.isascii() and byte_regex is not None:
                 # The common case, kept in bytes: no decoding, ASCII lowercase is exact.
-                counts = tuple(map(data.lower().count, encoded))
+                texts = b"\n".join(byte_regex.findall(data)).lower()
+                counts = tuple(map(texts.count, encoded))
             else:
-                counts = tuple(map(_decode(data).lower().count, literals))
+                found_texts = "\n".join(regex.findall(_decode(data))).lower()
+                counts = tuple(map(found_texts.count, literals))
             if not any(counts):
                 continue
             if counted is not None:

@@ -159,9 +159,16 @@ def combined_pattern(terms: tuple[Term, ...]) -> str:
 
 
 def scan_pattern(terms: tuple[Term, ...]) -> str:
-    """The bare terms, for the scan: a literal alternation keeps ripgrep at full speed
-    (its word-boundary form is about twice as slow on common words)."""
-    return "|".join(escape(t.text) for t in _longest_first(terms))
+    """The terms for the scan, each anchored at the start of a word (a CJK term,
+    anywhere): ``art`` is then found in ``artist`` but not in ``start``, so the
+    document frequency the scan reports counts words, not substrings. The end of
+    the word is left open, which keeps ripgrep on its literal prefilter (measured:
+    no slower than the bare alternation; the full word-boundary form is twice as
+    slow on common words); `combined_pattern` checks the ending in the files read."""
+    latin = [escape(t.text) for t in _longest_first(terms) if not t.cjk]
+    cjk = [escape(t.text) for t in _longest_first(terms) if t.cjk]
+    parts = [rf"\b(?:{'|'.join(latin)})"] if latin else []
+    return "|".join(parts + cjk)
 
 
 def term_of(matched: str, terms: tuple[Term, ...]) -> Term | None:

@@ -23,3 +23,16 @@ def test_a_note_with_several_relevant_lines_beats_a_one_line_mention(
     found = search(cli, root, "nate job harbour")
     assert paths(found)[0] == "memory/episodic/2026-10-01.md"
     assert found["results"][0]["line"] == 3  # type: ignore[index]
+
+
+def test_document_frequency_counts_words_not_substrings(root: Path, scanner: str) -> None:
+    from memtier.search.scanner import find_rg, scan
+    from memtier.search.tokens import query_terms, scan_pattern
+
+    write(root, "memory/episodic/2026-10-01.md", "# a\n\n- start of the heart\n")
+    write(root, "memory/episodic/2026-10-02.md", "# b\n\n- art class, artist talk\n")
+    terms = query_terms("art")
+    rg = find_rg() if scanner == "rg" else None
+    found = scan(root, ("cold",), scan_pattern(terms), ignore_case=True, rg=rg, literals=["art"])
+    assert found.counted is not None
+    assert found.counted.document_frequency() == {"art": 1}
