@@ -94,9 +94,10 @@ def resolve_tiers(names: Iterable[str], all_tiers: bool) -> tuple[str, ...]:
 
 def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> SearchReport:
     """Scan, rank, and record the search in the search log."""
+    from memtier.search.dates import DateHint, parse_dates
     from memtier.search.rank import rank
     from memtier.search.scanner import scan
-    from memtier.search.tokens import query_terms, scan_pattern, wants_recent
+    from memtier.search.tokens import Term, query_terms, scan_pattern, wants_recent
 
     if request.limit < 1:
         raise InputError("--limit must be at least 1")
@@ -108,8 +109,14 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
             raise InputError("--regex needs a non-empty pattern")
         terms: tuple[Any, ...] = ()
         pattern, literals = request.query, []
+        dates = DateHint(request.query)
     else:
-        terms = query_terms(request.query)
+        # Dates are said in words ("on 9 November", "yesterday"); they are searched
+        # for as the ISO date of the notes' names and titles (see `dates`).
+        dates = parse_dates(request.query, ws.today)
+        words = query_terms(dates.rest)
+        extra = tuple(Term(iso) for iso in dates.terms() if Term(iso) not in words)
+        terms = words + extra
         if not terms:
             raise InputError(f"nothing to search for in {request.query!r} (no words)")
         pattern, literals = scan_pattern(terms), [t.text for t in terms]
@@ -130,7 +137,8 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         limit=request.limit,
         tags=request.tags,
         context=request.context,
-        recent=not request.regex and wants_recent(request.query),
+        recent=not request.regex and wants_recent(dates.rest),
+        dates=dates,
     )
     warnings = list(ranked.warnings)
     redacted: dict[str, int] = {}

@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from memtier.errors import InputError
+from memtier.search.dates import DateHint
 from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult, tier_of
 from memtier.search.scoring import (
@@ -120,6 +121,7 @@ class _Context:
         self.max_idf = 0.0
         self.total_idf = 0.0
         self.precise: re.Pattern[str] | None = None
+        self.dates = DateHint("")
 
 
 def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
@@ -155,6 +157,7 @@ def rank(
     tags: tuple[str, ...],
     context: int,
     recent: bool = False,
+    dates: DateHint | None = None,
 ) -> Ranked:
     """Rank the scan's matches."""
     from memtier.search import pick
@@ -162,6 +165,7 @@ def rank(
     warnings = list(scanned.warnings)
     wanted = frozenset(t.lower().lstrip("#") for t in tags)
     ctx = _Context(terms, regex, today, wanted, context)
+    ctx.dates = dates or DateHint("")
     if recent:
         ctx.recency_bonus = RECENT_QUERY_BONUS
     if not regex and terms:
@@ -179,7 +183,9 @@ def rank(
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
     ctx.total_idf = sum(ctx.idf.get(t.text, ctx.max_idf) for t in terms)
 
-    scoring = pick.Scoring(terms, regex, ctx.idf, ctx.total_idf, today, ctx.recency_bonus)
+    scoring = pick.Scoring(
+        terms, regex, ctx.idf, ctx.total_idf, today, ctx.recency_bonus, ctx.dates
+    )
     cap = matched if ctx.tags else max(MIN_CANDIDATES, 5 * limit)
     if counts is not None:
         picked = pick.pick_counted(counts, scoring, cap)
@@ -290,6 +296,7 @@ def _score_file(
     file_tags = {t.lower() for t in tag_line_tags(lines[1])} if len(lines) > 1 else set()
     tags_line = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else None
     weight = TIER_WEIGHTS[tier] * recency(rel, ctx.today, ctx.recency_bonus)
+    weight *= ctx.dates.boost(rel[rel.rfind("/") + 1 :])
     hits: list[_Scored] = []
     for index, matches in sorted(per_section.items()):
         section = sections[index]

@@ -36,3 +36,27 @@ def test_document_frequency_counts_words_not_substrings(root: Path, scanner: str
     found = scan(root, ("cold",), scan_pattern(terms), ignore_case=True, rg=rg, literals=["art"])
     assert found.counted is not None
     assert found.counted.document_frequency() == {"art": 1}
+
+
+def test_a_date_in_words_meets_the_note_of_that_day(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    for day in ("2026-11-08", "2026-11-09", "2026-11-10"):
+        write(root, f"memory/episodic/{day}.md", f"# {day}\n\n- routine backup check\n")
+    assert paths(search(cli, root, "what did I do on 9 November 2026?"))[0] == (
+        "memory/episodic/2026-11-09.md"
+    )
+    assert paths(search(cli, root, "backup on Nov 8th"))[0] == "memory/episodic/2026-11-08.md"
+    # NOW is 2026-11-30, a Monday: yesterday is the 29th, last Monday the 23rd.
+    write(root, "memory/episodic/2026-11-29.md", "# 2026-11-29\n\n- quiet day\n")
+    write(root, "memory/episodic/2026-11-23.md", "# 2026-11-23\n\n- quiet day\n")
+    assert paths(search(cli, root, "what happened yesterday?"))[0] == (
+        "memory/episodic/2026-11-29.md"
+    )
+    assert paths(search(cli, root, "quiet day last Monday"))[0] == "memory/episodic/2026-11-23.md"
+
+
+def test_a_year_alone_does_not_swamp_the_words(cli: CliRunner, root: Path, scanner: str) -> None:
+    write(root, "memory/episodic/2026-01-05.md", "# 2026-01-05\n\n- nothing\n")
+    write(root, "memory/episodic/2025-06-01.md", "# 2025-06-01\n\n- moved the kayak rack\n")
+    assert paths(search(cli, root, "kayak rack in 2026")) == ["memory/episodic/2025-06-01.md"]
