@@ -80,7 +80,15 @@ from memtier.search.scoring import (
     recency,
 )
 from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
-from memtier.search.tokens import Term, combined_pattern, exactness, length_in_words, term_of
+from memtier.search.tokens import (
+    FRAME_WEIGHT,
+    FRAME_WORDS,
+    Term,
+    combined_pattern,
+    exactness,
+    length_in_words,
+    term_of,
+)
 
 _NO_HITS = FileHits()  # a file of a word query: `_precise` finds its matches itself
 
@@ -179,9 +187,11 @@ def rank(
         raw, df = pick.raw_counts(scanned.matches, terms, regex)
         matched = len(raw)
     n = max(scanned.files_searched, matched)
-    ctx.idf = {t: idf(count, n) for t, count in df.items()}
+    # A question-frame word weighs a share of its idf (`tokens.FRAME_WORDS`).
+    frame = {t.text: FRAME_WEIGHT if t.text in FRAME_WORDS else 1.0 for t in terms}
+    ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
-    ctx.total_idf = sum(ctx.idf.get(t.text, ctx.max_idf) for t in terms)
+    ctx.total_idf = sum(ctx.idf.get(t.text, ctx.max_idf * frame[t.text]) for t in terms)
 
     scoring = pick.Scoring(
         terms, regex, ctx.idf, ctx.total_idf, today, ctx.recency_bonus, ctx.dates

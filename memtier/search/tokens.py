@@ -98,6 +98,19 @@ def stem(word: str) -> str:
     return word
 
 
+# Words that frame a question rather than say what it is about ("what kind of",
+# "did she mention", "what happened"): still searched for, but weighed
+# `FRAME_WEIGHT` of their idf, so in a short query they cannot outweigh the one
+# word that matters. Listed in the form `stem` leaves them.
+FRAME_WORDS = frozenset(
+    (
+        "kind", "sort", "type", "mention", "say", "said", "says", "tell", "told", "happen",
+        "talk", "talked", "done", "thing", "things", "stuff", "remember", "know", "think",
+        "ask", "asked", "note", "noted", "write", "wrote", "chat",
+    )
+)  # fmt: skip
+FRAME_WEIGHT = 0.25
+
 # Words that ask for the newest occurrence ("when did we last renew the cert"): they
 # say which note is wanted rather than what it contains, so they raise the recency
 # boost (`rank.RECENT_QUERY_BONUS`) instead of being searched for.

@@ -60,3 +60,12 @@ def test_a_year_alone_does_not_swamp_the_words(cli: CliRunner, root: Path, scann
     write(root, "memory/episodic/2026-01-05.md", "# 2026-01-05\n\n- nothing\n")
     write(root, "memory/episodic/2025-06-01.md", "# 2025-06-01\n\n- moved the kayak rack\n")
     assert paths(search(cli, root, "kayak rack in 2026")) == ["memory/episodic/2025-06-01.md"]
+
+
+def test_question_frame_words_weigh_less_than_the_subject(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    write(root, "memory/episodic/2026-10-01.md", "# a\n\n- she mentioned a kind of thing\n")
+    write(root, "memory/episodic/2026-10-02.md", "# b\n\n- Mia: espresso, always\n")
+    found = paths(search(cli, root, "what kind of espresso did she mention"))
+    assert found[0] == "memory/episodic/2026-10-02.md"
