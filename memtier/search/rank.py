@@ -130,6 +130,7 @@ class _Context:
         self.total_idf = 0.0
         self.precise: re.Pattern[str] | None = None
         self.dates = DateHint("")
+        self.phrase_length = sum(1 for t in terms if not t.compound)
 
 
 def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
@@ -191,7 +192,10 @@ def rank(
     frame = {t.text: FRAME_WEIGHT if t.text in FRAME_WORDS else 1.0 for t in terms}
     ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
-    ctx.total_idf = sum(ctx.idf.get(t.text, ctx.max_idf * frame[t.text]) for t in terms)
+    # A compound made of two query words counts in the query's idf mass only where found.
+    ctx.total_idf = sum(
+        ctx.idf.get(t.text, 0.0 if t.compound else ctx.max_idf * frame[t.text]) for t in terms
+    )
 
     scoring = pick.Scoring(
         terms, regex, ctx.idf, ctx.total_idf, today, ctx.recency_bonus, ctx.dates
@@ -361,5 +365,5 @@ def _phrase(matches: list[Scored], ctx: _Context) -> float:
         for (col, width, i), (next_col, _, j) in pairwise(items):
             adjacent = j == i + 1 and 0 <= next_col - (col + width) <= PHRASE_GAP
             run = run + 1 if adjacent else 1
-            phrase = phrase or run == len(ctx.terms)
+            phrase = phrase or run == ctx.phrase_length
     return (1.0 + SAME_LINE_BONUS * best_line**2) * (1.0 + PHRASE_BONUS * phrase)

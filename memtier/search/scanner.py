@@ -40,6 +40,7 @@ from memtier.search.paths import (
     tier_files,
     tier_of,
 )
+from memtier.search.tokens import normalise, normalise_bytes
 
 __all__ = ["TIER_ORDER", "FileHits", "ScanResult", "find_rg", "scan", "tier_files", "tier_of"]
 
@@ -173,7 +174,7 @@ def _count_words(same_texts: dict[bytes, list[bytes]], counted: TermCounts) -> N
     for body, paths in same_texts.items():
         # ASCII lowercase, as the Python scanner's bytes path; one C-level count per
         # word: the matched texts hold no line prefix a word could straddle.
-        lowered = body.lower()
+        lowered = normalise_bytes(body)
         found = tuple(map(lowered.count, counted.encoded))
         # One decode for all the paths; NUL cannot occur in a path.
         names = b"\0".join(paths).decode("utf-8", "surrogateescape").split("\0")
@@ -234,10 +235,10 @@ def scan_with_python(
             # anchors each term at a word start (`tokens.scan_pattern`).
             if data.isascii() and byte_regex is not None:
                 # The common case, kept in bytes: no decoding, ASCII lowercase is exact.
-                texts = b"\n".join(byte_regex.findall(data)).lower()
+                texts = normalise_bytes(b"\n".join(byte_regex.findall(data)))
                 counts = tuple(map(texts.count, encoded))
             else:
-                found_texts = "\n".join(regex.findall(_decode(data))).lower()
+                found_texts = normalise("\n".join(regex.findall(_decode(data))))
                 counts = tuple(map(found_texts.count, literals))
             if not any(counts):
                 continue

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CliRunner
-from tests.search.test_search import paths, scanner, search, write
+from tests.search.test_search import paths, results, scanner, search, write
 
 __all__ = ["scanner"]
 
@@ -69,3 +71,27 @@ def test_question_frame_words_weigh_less_than_the_subject(
     write(root, "memory/episodic/2026-10-02.md", "# b\n\n- Mia: espresso, always\n")
     found = paths(search(cli, root, "what kind of espresso did she mention"))
     assert found[0] == "memory/episodic/2026-10-02.md"
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("smart watch", "- the smartwatch counts laps"),
+        ("smartwatch", "- the smart watch counts laps"),
+        ("exit node", "- tailscale exitnode moved"),
+        ("rate-limit", "- the ratelimit kicked in"),
+        ("ratelimit", "- hit the rate-limit again"),
+        ("cafe", "- brunch at Café Lumière"),
+        ("café", "- brunch at the cafe"),
+        ("zoe", "- Zoë: see you"),
+        ("Zoë", "- ZOE: see you"),
+    ],
+)
+def test_compounds_and_accents_meet(
+    cli: CliRunner, root: Path, scanner: str, query: str, text: str
+) -> None:
+    write(root, "memory/episodic/2026-10-01.md", f"# a\n\n{text}\n")
+    write(root, "memory/episodic/2026-10-02.md", "# b\n\n- nothing of the kind\n")
+    found = results(search(cli, root, query))
+    assert [r["path"] for r in found] == ["memory/episodic/2026-10-01.md"]
+    assert found[0]["line"] == 3
