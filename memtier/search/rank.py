@@ -200,7 +200,8 @@ def rank(
     scoring = pick.Scoring(
         terms, regex, ctx.idf, ctx.total_idf, today, ctx.recency_bonus, ctx.dates
     )
-    cap = matched if ctx.tags else max(MIN_CANDIDATES, 5 * limit)
+    # With --tag the scan kept only tagged files (`scanner.keep_tagged`): the usual cap.
+    cap = max(MIN_CANDIDATES, 5 * limit)
     if counts is not None:
         picked = pick.pick_counted(counts, scoring, cap)
     else:

@@ -40,7 +40,7 @@ from memtier.search.paths import (
     tier_files,
     tier_of,
 )
-from memtier.search.tokens import normalise, normalise_bytes
+from memtier.search.tokens import escape, normalise, normalise_bytes
 
 __all__ = ["TIER_ORDER", "FileHits", "ScanResult", "find_rg", "scan", "tier_files", "tier_of"]
 
@@ -77,6 +77,7 @@ def scan_with_rg(
     *,
     ignore_case: bool,
     words: list[str] | None = None,
+    list_only: bool = False,
 ) -> ScanResult:
     """Run ripgrep once. Query terms (*ignore_case*) need only the matched texts,
     the ranking finds their lines itself in the few files it reads; with *words*
@@ -91,7 +92,13 @@ def scan_with_rg(
         "--heading",
         "--only-matching", "--color", "never", "--stats", "--glob", "*.md",
     ]  # fmt: skip
-    if ignore_case:
+    if list_only:
+        # Only which files match: a NUL after each path, read back as empty blocks.
+        argv = [rg, "--no-config", "--hidden", "--no-ignore", "--null", "--files-with-matches",
+                "--color", "never", "--glob", "*.md"]  # fmt: skip
+    if list_only:
+        argv += ["--ignore-case"]
+    elif ignore_case:
         argv += ["--ignore-case", "--no-line-number"]
     else:
         argv += ["--line-number", "--column"]
@@ -124,6 +131,12 @@ def scan_with_rg(
             reason = next((ln for ln in reversed(lines) if ln.startswith("error:")), lines[0])
             raise InputError(f"invalid search pattern: {reason.removeprefix('error:').strip()}")
         raise _RipgrepUnusable(message.splitlines()[0] if message else f"exit status {code}")
+    if list_only:
+        for name in output.split(b"\0"):
+            rel = name.decode("utf-8", "surrogateescape").strip().removeprefix("./")
+            if rel and tier_of(rel) is not None:
+                result.matches[rel] = FileHits()
+        return result
     _parse_rg_output(output, result)
     for line in errors.splitlines():
         if line.strip():
@@ -314,16 +327,70 @@ def scan(
     ignore_case: bool,
     rg: str | None,
     literals: list[str],
+    tags: tuple[str, ...] = (),
 ) -> ScanResult:
-    """Scan with ripgrep when *rg* is given, else (or if it fails) with the Python fallback."""
+    """Scan with ripgrep when *rg* is given, else (or if it fails) with the Python fallback.
+
+    With *tags* (``search --tag``), only files that carry one of them count: one
+    more ripgrep run lists them (`tagged_files`), and the matches of every other
+    file are dropped before the ranking sees them.
+    """
     failure = None
+    result: ScanResult | None = None
     if rg:
         try:
             words = counting_words(literals)
-            return scan_with_rg(rg, root, tiers, pattern, ignore_case=ignore_case, words=words)
+            result = scan_with_rg(rg, root, tiers, pattern, ignore_case=ignore_case, words=words)
         except _RipgrepUnusable as exc:
             failure = f"ripgrep ({rg}) failed: {exc}; used the built-in scanner"
-    result = scan_with_python(root, tiers, pattern, ignore_case=ignore_case, literals=literals)
+            rg = None
+    if result is None:
+        result = scan_with_python(root, tiers, pattern, ignore_case=ignore_case, literals=literals)
     if failure:
         result.warnings.insert(0, failure)
+    if tags:
+        keep_tagged(result, tagged_files(root, tiers, tags, rg))
     return result
+
+
+def tag_pattern(tags: tuple[str, ...]) -> str:
+    """Lines that give a file one of *tags*: its ``#tags:`` line (PROTOCOL §2) naming
+    it, or an inline ``#tag`` (as `sections.inline_tags` reads them)."""
+    names = "|".join(escape(t.lower().lstrip("#")) for t in tags)
+    return (
+        rf"^#tags:(?:.*[\s,|])?(?:{names})(?:[\s,|]|$)"
+        rf"|(?:^|[^\w#&/])#(?:{names})(?:[^\w-]|$)"
+    )
+
+
+def tagged_files(
+    root: Path, tiers: tuple[str, ...], tags: tuple[str, ...], rg: str | None
+) -> set[str]:
+    """The tier files with a line that gives them one of *tags*."""
+    pattern = tag_pattern(tags)
+    if rg:
+        found = scan_with_rg(rg, root, tiers, pattern, ignore_case=True, list_only=True)
+        return set(found.matches)
+    regex = re.compile(pattern, re.MULTILINE | re.IGNORECASE)
+    chosen: set[str] = set()
+    for rel, _ in tier_file_pairs(root, tiers, []):
+        try:
+            data = _read_all(f"{root}/{rel}")
+        except OSError:
+            continue
+        if b"\0" not in data and regex.search(_decode(data)):
+            chosen.add(rel)
+    return chosen
+
+
+def keep_tagged(result: ScanResult, tagged: set[str]) -> None:
+    """Drop the matches of files outside *tagged*."""
+    result.matches = {rel: hits for rel, hits in result.matches.items() if rel in tagged}
+    counted = result.counted
+    if counted is not None:
+        groups = {}
+        for key, files in counted.groups.items():
+            kept = [rel for rel in files if rel in tagged]
+            if kept:
+                groups[key] = kept
+        counted.groups = groups

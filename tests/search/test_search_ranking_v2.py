@@ -4,11 +4,12 @@ typos and the canonical home. Every test runs with both scanners."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from tests.conftest import NOW_TEXT, CliRunner
 from tests.search.test_search import paths, results, scanner, search, write
 
 __all__ = ["scanner"]
@@ -95,3 +96,34 @@ def test_compounds_and_accents_meet(
     found = results(search(cli, root, query))
     assert [r["path"] for r in found] == ["memory/episodic/2026-10-01.md"]
     assert found[0]["line"] == 3
+
+
+def test_a_query_with_no_exact_match_retries_within_one_typo(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    write(root, "memory/episodic/2026-10-01.md", "# a\n\n- signed up for the ceramics course\n")
+    result = cli("search", "ceramcs", "--json", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert [r["path"] for r in payload["results"]] == ["memory/episodic/2026-10-01.md"]
+    assert "no exact match; showing results for 'ceramic'" in payload["warnings"]
+
+
+def test_no_typo_retry_when_nothing_is_near(cli: CliRunner, root: Path, scanner: str) -> None:
+    write(root, "memory/episodic/2026-10-01.md", "# a\n\n- signed up for the ceramics course\n")
+    payload = search(cli, root, "zeppelin")
+    assert payload["results"] == []
+    assert payload["warnings"] == []
+
+
+def test_tag_filter_keeps_only_tagged_files_beyond_the_cap(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # More matching untagged notes than the ranking reads: the tagged one must still win.
+    for day in range(1, 29):
+        write(root, f"memory/episodic/2026-10-{day:02d}.md", "# x\n\n- backup backup ran\n")
+    write(root, "memory/episodic/2026-09-01.md", "# y\n#tags: infra, nas\n\n- backup ran\n")
+    write(root, "memory/episodic/2026-09-02.md", "# z\n\n- #nas backup checked\n")
+    write(root, "memory/episodic/2026-09-03.md", "# w\n\n- #nasty backup\n")
+    found = paths(search(cli, root, "backup", "--tag", "nas"))
+    assert sorted(found) == ["memory/episodic/2026-09-01.md", "memory/episodic/2026-09-02.md"]
