@@ -62,6 +62,7 @@ from memtier.search.dates import DateHint
 from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult, tier_of
 from memtier.search.scoring import (
+    COPY_WEIGHT,
     COVER_BONUS,
     EVIDENCE_WEIGHTS,
     HEADING_CONTEXT,
@@ -222,6 +223,7 @@ def rank(
     for rel, tier, _, lines, sections in files:
         found_hits = scanned.matches.get(rel, _NO_HITS)
         scored.extend(_aggregate(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx)))
+    _discount_copies(scored)
     total = len(scored)
     if picked.unread_files:
         # Estimate: sections per match in the files read, times matches in the rest.
@@ -236,6 +238,39 @@ def rank(
         for score, tier, rel, section, matches, lines in best
     )
     return Ranked(hits, total, tuple(warnings))
+
+
+_HOME_TIERS = frozenset(("hot", "warm"))
+_BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\d{4}-\d\d-\d\d:?\s+)?")
+MIN_COPY_CHARS = 20  # shorter lines are too common to call a copy
+
+
+def _fact_text(line: str) -> str:
+    return _BULLET_RE.sub("", line).strip().rstrip(".").lower()
+
+
+def _discount_copies(scored: list[_Scored]) -> None:
+    """A fact's home is its HOT or WARM line (PROTOCOL §10): a section elsewhere whose
+    matching line holds a copy of a matching home line scores at most `COPY_WEIGHT`
+    of the home's section, so pasted task copies in rotated notes (short sections,
+    a recency boost) never push the home down."""
+    homes: dict[str, float] = {}
+    for score, tier, _, _, matches, lines in scored:
+        if tier in _HOME_TIERS:
+            for line in {m[0] for m in matches}:
+                fact = _fact_text(lines[line - 1])
+                if len(fact) >= MIN_COPY_CHARS:
+                    homes[fact] = max(score, homes.get(fact, 0.0))
+    if not homes:
+        return
+    for i, (score, tier, rel, section, matches, lines) in enumerate(scored):
+        if tier in _HOME_TIERS:
+            continue
+        texts = [lines[line - 1].lower() for line in {m[0] for m in matches}]
+        caps = [home for fact, home in homes.items() if any(fact in text for text in texts)]
+        if caps:
+            capped = min(score, COPY_WEIGHT * max(caps))
+            scored[i] = (capped, tier, rel, section, matches, lines)
 
 
 def _aggregate(sections: list[_Scored]) -> list[_Scored]:

@@ -127,3 +127,14 @@ def test_tag_filter_keeps_only_tagged_files_beyond_the_cap(
     write(root, "memory/episodic/2026-09-03.md", "# w\n\n- #nasty backup\n")
     found = paths(search(cli, root, "backup", "--tag", "nas"))
     assert sorted(found) == ["memory/episodic/2026-09-01.md", "memory/episodic/2026-09-02.md"]
+
+
+def test_the_warm_home_outranks_pasted_copies(cli: CliRunner, root: Path, scanner: str) -> None:
+    fact = "dropped watchtower; image updates are applied by hand after reading changelogs"
+    # The home line sits in a long paragraph: by length alone its section scores lower.
+    filler = "\n".join(f"note {i}: " + "several other words about the lab " * 4 for i in range(5))
+    write(root, "memory/semantic/decisions.md", f"# Decisions\n\n{filler}\n- {fact}.\n")
+    for day in ("2026-11-27", "2026-11-28", "2026-11-29"):
+        write(root, f"memory/episodic/{day}.md", f"# {day}\n\n- Task copy: {fact}.\n")
+    found = paths(search(cli, root, "watchtower image updates"))
+    assert found[0] == "memory/semantic/decisions.md"
