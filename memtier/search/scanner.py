@@ -248,6 +248,9 @@ def scan_with_python(
             # anchors each term at a word start (`tokens.scan_pattern`).
             if data.isascii() and byte_regex is not None:
                 # The common case, kept in bytes: no decoding, ASCII lowercase is exact.
+                lowered = data.lower()
+                if not any(word[:_MIN_PART] in lowered for word in encoded):
+                    continue  # no term's first letters: the regex cannot match either
                 texts = normalise_bytes(b"\n".join(byte_regex.findall(data)))
                 counts = tuple(map(texts.count, encoded))
             else:
@@ -277,6 +280,9 @@ def _decode(data: bytes) -> str:
 
 
 _READ_SIZE = 1 << 17
+# A term's pattern may put a hyphen or space after its first four letters, and an
+# accented letter never occurs in ASCII text: those four letters are always there.
+_MIN_PART = 4
 
 
 def _read_all(path: str) -> bytes:
@@ -349,7 +355,7 @@ def scan(
     if failure:
         result.warnings.insert(0, failure)
     if tags:
-        keep_tagged(result, tagged_files(root, tiers, tags, rg))
+        keep_tagged(result, tagged_files(root, tiers, tags, rg, _matched(result)))
     return result
 
 
@@ -363,17 +369,24 @@ def tag_pattern(tags: tuple[str, ...]) -> str:
     )
 
 
+def _matched(result: ScanResult) -> list[str]:
+    if result.counted is not None:
+        return result.counted.paths()
+    return sorted(result.matches)
+
+
 def tagged_files(
-    root: Path, tiers: tuple[str, ...], tags: tuple[str, ...], rg: str | None
+    root: Path, tiers: tuple[str, ...], tags: tuple[str, ...], rg: str | None, among: list[str]
 ) -> set[str]:
-    """The tier files with a line that gives them one of *tags*."""
+    """Which files have a line giving them one of *tags*: one ``rg -l`` over the
+    tiers, or the built-in scanner reading only *among* (the files that matched)."""
     pattern = tag_pattern(tags)
     if rg:
         found = scan_with_rg(rg, root, tiers, pattern, ignore_case=True, list_only=True)
         return set(found.matches)
     regex = re.compile(pattern, re.MULTILINE | re.IGNORECASE)
     chosen: set[str] = set()
-    for rel, _ in tier_file_pairs(root, tiers, []):
+    for rel in among:
         try:
             data = _read_all(f"{root}/{rel}")
         except OSError:

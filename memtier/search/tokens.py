@@ -219,7 +219,8 @@ def _latin_term(text: str) -> Term | None:
         return Term(stem(text))
     joints: list[int] = []
     pieces = text.split("-")
-    if len(pieces) > 1 and all(p.isalpha() for p in pieces):
+    # Only parts of four letters or more: "e-mail" stays one hyphened word.
+    if len(pieces) > 1 and all(p.isalpha() and len(p) >= _MIN_PART for p in pieces):
         for piece in pieces[:-1]:
             joints.append((joints[-1] if joints else 0) + len(piece))
         text = "".join(pieces)
