@@ -304,6 +304,11 @@ def _best_first(scored: _Scored) -> tuple[float, int, str, int]:
     return (-scored[0], _TIER_INDEX[scored[1]], scored[2], scored[3].start)
 
 
+# The work per file is bounded: a memory file is a few hundred lines, and a file of a
+# million lines (a log pasted into MEMORY.md) must not cost seconds and a gigabyte.
+MAX_FILE_LINES = 20_000
+
+
 def _read_lines(root: Path, rel: str, warnings: list[str]) -> list[str] | None:
     from memtier.store import read_document
 
@@ -314,7 +319,13 @@ def _read_lines(root: Path, rel: str, warnings: list[str]) -> list[str] | None:
         return None
     if text.endswith("\n"):
         text = text[:-1]
-    return text.split("\n")
+    lines = text.split("\n", MAX_FILE_LINES)
+    if len(lines) > MAX_FILE_LINES:
+        del lines[MAX_FILE_LINES:]
+        warnings.append(
+            f"{rel}: only its first {MAX_FILE_LINES} lines were ranked (the file is longer)"
+        )
+    return lines
 
 
 def _line_weight(line_no: int, lines: list[str]) -> float:

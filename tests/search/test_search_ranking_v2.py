@@ -126,7 +126,10 @@ def test_tag_filter_keeps_only_tagged_files_beyond_the_cap(
     write(root, "memory/episodic/2026-09-02.md", "# z\n\n- #nas backup checked\n")
     write(root, "memory/episodic/2026-09-03.md", "# w\n\n- #nasty backup\n")
     found = paths(search(cli, root, "backup", "--tag", "nas"))
-    assert sorted(found) == ["memory/episodic/2026-09-01.md", "memory/episodic/2026-09-02.md"]
+    assert sorted(str(p) for p in found) == [
+        "memory/episodic/2026-09-01.md",
+        "memory/episodic/2026-09-02.md",
+    ]
 
 
 def test_the_warm_home_outranks_pasted_copies(cli: CliRunner, root: Path, scanner: str) -> None:
@@ -138,3 +141,20 @@ def test_the_warm_home_outranks_pasted_copies(cli: CliRunner, root: Path, scanne
         write(root, f"memory/episodic/{day}.md", f"# {day}\n\n- Task copy: {fact}.\n")
     found = paths(search(cli, root, "watchtower image updates"))
     assert found[0] == "memory/semantic/decisions.md"
+
+
+def test_a_huge_file_is_ranked_on_a_bounded_prefix(
+    cli: CliRunner, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memtier.search import rank
+
+    monkeypatch.setattr(rank, "MAX_FILE_LINES", 300)  # the real bound, scaled down
+    body = "\n".join(f"- line {i} about the relay" for i in range(350))
+    write(root, "MEMORY.md", f"# Memory\n\n{body}\n")
+    payload = search(cli, root, "relay", "--limit", "50")
+    found = results(payload)
+    assert found
+    assert all(int(str(r["line_end"])) <= 300 for r in found)
+    warnings = payload["warnings"]
+    assert isinstance(warnings, list)
+    assert "MEMORY.md: only its first 300 lines were ranked (the file is longer)" in warnings
