@@ -343,6 +343,7 @@ def scan(
     """
     failure = None
     result: ScanResult | None = None
+    listing = _TagListing(root, tiers, tags, rg) if tags and rg else None
     if rg:
         try:
             words = counting_words(literals)
@@ -355,8 +356,34 @@ def scan(
     if failure:
         result.warnings.insert(0, failure)
     if tags:
-        keep_tagged(result, tagged_files(root, tiers, tags, rg, _matched(result)))
+        tagged = listing.result() if listing is not None and rg else None
+        if tagged is None:
+            tagged = tagged_files(root, tiers, tags, None, _matched(result))
+        keep_tagged(result, tagged)
     return result
+
+
+class _TagListing:
+    """`tagged_files` with ripgrep in a thread, started before the main scan so the two
+    ripgrep runs overlap (measured at 100,000 notes: the listing alone costs about
+    one ``rg -l``); the thread mostly waits on the child process."""
+
+    def __init__(self, root: Path, tiers: tuple[str, ...], tags: tuple[str, ...], rg: str) -> None:
+        import threading
+
+        self._found: set[str] | None = None
+        self._thread = threading.Thread(target=self._run, args=(root, tiers, tags, rg))
+        self._thread.start()
+
+    def _run(self, root: Path, tiers: tuple[str, ...], tags: tuple[str, ...], rg: str) -> None:
+        try:
+            self._found = tagged_files(root, tiers, tags, rg, [])
+        except (_RipgrepUnusable, InputError):
+            self._found = None  # the built-in scanner lists them instead
+
+    def result(self) -> set[str] | None:
+        self._thread.join()
+        return self._found
 
 
 def tag_pattern(tags: tuple[str, ...]) -> str:
