@@ -8,7 +8,7 @@
   older than N×24 h by modification time and with no line ending in ``#pinned``,
   moves to ``memory/archive/learnings/YYYY/MM/`` (month of its modification time).
 
-Moves go through `store.move_files`: a single rename per file that never overwrites (a taken
+Moves go through `store.move_batches`: a single rename per file that never overwrites (a taken
 name becomes ``<stem>.1.md``), so the content is byte-identical and nothing is
 ever deleted. The whole pass runs under the workspace lock and re-lists the
 folders under it.
@@ -143,6 +143,7 @@ def _plan_episodic(ws: Workspace, days: int) -> tuple[list[_Planned], list[str],
     warnings: list[str] = []
     shown_dir = ws.relative(ws.episodic_dir)
     shown_archive = ws.relative(ws.archive_dir)
+    folders: dict[str, Path] = {}
     for entry in _sorted_entries(ws.episodic_dir):
         name = entry.name
         if not name.endswith(".md"):
@@ -163,10 +164,11 @@ def _plan_episodic(ws: Workspace, days: int) -> tuple[list[_Planned], list[str],
             skipped.append(shown)
             continue
         month = f"{day.year:04d}/{day.month:02d}/"
+        folder = folders.get(month)
+        if folder is None:
+            folder = folders[month] = ws.archive_dir / month  # once per month, not per note
         planned.append(
-            _Planned(
-                Path(entry.path), ws.archive_dir / month, month, shown, shown_archive + "/" + month
-            )
+            _Planned(Path(entry.path), folder, month, shown, shown_archive + "/" + month)
         )
     return planned, skipped, warnings
 
@@ -230,11 +232,11 @@ def _run(
         batches: dict[Path, list[Path]] = {}
         for item in planned:
             batches.setdefault(item.folder, []).append(item.source)
+        checkpoint("archive.before-move")
+        moved = store.move_batches(batches, root=ws.root)
+        checkpoint("archive.moved")
         for folder, sources in batches.items():
-            checkpoint("archive.before-move")
-            moved = store.move_files(sources, folder, root=ws.root)
-            checkpoint("archive.moved")
-            names.update((src, dest.name) for src, dest in zip(sources, moved, strict=True))
+            names.update(zip(sources, moved[folder], strict=True))
     return tuple(
         ArchiveMove(kind, item.shown, item.shown_folder + names[item.source], item.month)
         for item in planned
