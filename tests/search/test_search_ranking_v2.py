@@ -158,3 +158,20 @@ def test_a_huge_file_is_ranked_on_a_bounded_prefix(
     warnings = payload["warnings"]
     assert isinstance(warnings, list)
     assert "MEMORY.md: only its first 300 lines were ranked (the file is longer)" in warnings
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("when did I meet dana", "- Met Dana at the hackspace"),
+        ("who sold the kayak", "- I sell the kayak"),
+        ("the children and the tablet", "- a tablet for the child"),
+    ],
+)
+def test_irregular_forms_meet(
+    cli: CliRunner, root: Path, scanner: str, query: str, text: str
+) -> None:
+    write(root, "memory/episodic/2026-10-01.md", f"# a\n\n{text}\n")
+    write(root, "memory/episodic/2026-10-02.md", "# b\n\n- dana kayak tablet\n")
+    found = results(search(cli, root, query))
+    assert found[0]["path"] == "memory/episodic/2026-10-01.md"
