@@ -31,7 +31,14 @@ import tempfile
 from pathlib import Path
 
 from memtier.errors import InputError
-from memtier.search.found import FileHits, Match, ScanResult, TermCounts, counting_words
+from memtier.search.found import (
+    FileHits,
+    Match,
+    ScanResult,
+    TermCounts,
+    counting_words,
+    split_tagged,
+)
 from memtier.search.paths import (
     TIER_ORDER,
     search_paths,
@@ -78,12 +85,15 @@ def scan_with_rg(
     ignore_case: bool,
     words: list[str] | None = None,
     list_only: bool = False,
+    collect_tags: bool = False,
 ) -> ScanResult:
     """Run ripgrep once. Query terms (*ignore_case*) need only the matched texts,
     the ranking finds their lines itself in the few files it reads; with *words*
     they are counted per file right away. A raw ``--regex`` needs each match's
     line and column from ripgrep."""
     result = ScanResult(scanner="ripgrep", words=words)
+    if collect_tags:
+        result.tagged = set()
     paths = search_paths(root, tiers, result.warnings)
     if not paths:
         return result
@@ -165,6 +175,12 @@ def _parse_rg_output(output: bytes, result: ScanResult) -> None:
                 continue
             rel = path_bytes.decode("utf-8", "surrogateescape").removeprefix("./")
             if tier_of(rel) is not None:
+                if result.tagged is not None:
+                    body, tagged = split_tagged(body)
+                    if tagged:
+                        result.tagged.add(rel)
+                    if not body:
+                        continue
                 # Lowercased once here (ASCII only, byte lengths unchanged): the
                 # matched texts then are the query terms themselves.
                 result.matches[rel] = FileHits(body.lower())
@@ -178,13 +194,23 @@ def _parse_rg_output(output: bytes, result: ScanResult) -> None:
         if stats:
             result.files_searched = int(stats.group(1))
     if result.counted is not None:
-        _count_words(same_texts, result.counted)
+        _count_words(same_texts, result.counted, result.tagged)
 
 
-def _count_words(same_texts: dict[bytes, list[bytes]], counted: TermCounts) -> None:
+def _count_words(
+    same_texts: dict[bytes, list[bytes]], counted: TermCounts, tagged: set[str] | None
+) -> None:
     """Count each query word in each distinct sequence of matched texts, and file
     the paths that printed it under their tier and counts."""
     for body, paths in same_texts.items():
+        if tagged is not None:
+            body, has_tag = split_tagged(body)
+            if has_tag:
+                tagged.update(
+                    name.decode("utf-8", "surrogateescape").removeprefix("./") for name in paths
+                )
+            if not body:
+                continue
         # ASCII lowercase, as the Python scanner's bytes path; one C-level count per
         # word: the matched texts hold no line prefix a word could straddle.
         lowered = normalise_bytes(body)
@@ -217,11 +243,19 @@ def _count_words(same_texts: dict[bytes, list[bytes]], counted: TermCounts) -> N
 
 
 def scan_with_python(
-    root: Path, tiers: tuple[str, ...], pattern: str, *, ignore_case: bool, literals: list[str]
+    root: Path,
+    tiers: tuple[str, ...],
+    pattern: str,
+    *,
+    ignore_case: bool,
+    literals: list[str],
+    collect_tags: bool = False,
 ) -> ScanResult:
     """The fallback scanner. With *literals* (the query terms, lowercase) it only
     counts them per file, as the ripgrep path does; a raw pattern gets positions."""
     result = ScanResult(scanner="python", words=counting_words(literals))
+    if collect_tags:
+        result.tagged = set()
     try:
         regex = re.compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
     except re.error as exc:
@@ -251,11 +285,16 @@ def scan_with_python(
                 lowered = data.lower()
                 if not any(word[:_MIN_PART] in lowered for word in encoded):
                     continue  # no term's first letters: the regex cannot match either
-                texts = normalise_bytes(b"\n".join(byte_regex.findall(data)))
+                texts, has_tag = split_tagged(b"\n".join(byte_regex.findall(data)))
+                texts = normalise_bytes(texts)
                 counts = tuple(map(texts.count, encoded))
             else:
-                found_texts = normalise("\n".join(regex.findall(_decode(data))))
+                joined = "\n".join(regex.findall(_decode(data))).encode("utf-8")
+                untagged, has_tag = split_tagged(joined)
+                found_texts = normalise(untagged.decode("utf-8"))
                 counts = tuple(map(found_texts.count, literals))
+            if has_tag and result.tagged is not None:
+                result.tagged.add(rel)
             if not any(counts):
                 continue
             if counted is not None:
@@ -343,20 +382,33 @@ def scan(
     """
     failure = None
     result: ScanResult | None = None
-    listing = _TagListing(root, tiers, tags, rg) if tags and rg else None
+    # A word query looks for the tag lines in the same scan (one ripgrep run, not two);
+    # a --regex lists them in a thread beside it (its matches are shown as they are).
+    together = bool(tags and literals)
+    if together:
+        pattern = f"{pattern}|{tag_pattern(tags)}"
+    listing = _TagListing(root, tiers, tags, rg) if tags and rg and not together else None
     if rg:
         try:
             words = counting_words(literals)
-            result = scan_with_rg(rg, root, tiers, pattern, ignore_case=ignore_case, words=words)
+            result = scan_with_rg(
+                rg, root, tiers, pattern, ignore_case=ignore_case, words=words,
+                collect_tags=together,
+            )  # fmt: skip
         except _RipgrepUnusable as exc:
             failure = f"ripgrep ({rg}) failed: {exc}; used the built-in scanner"
             rg = None
     if result is None:
-        result = scan_with_python(root, tiers, pattern, ignore_case=ignore_case, literals=literals)
+        result = scan_with_python(
+            root, tiers, pattern, ignore_case=ignore_case, literals=literals,
+            collect_tags=together,
+        )  # fmt: skip
     if failure:
         result.warnings.insert(0, failure)
     if tags:
-        tagged = listing.result() if listing is not None and rg else None
+        tagged = result.tagged
+        if tagged is None and listing is not None and rg:
+            tagged = listing.result()
         if tagged is None:
             tagged = tagged_files(root, tiers, tags, None, _matched(result))
         keep_tagged(result, tagged)
