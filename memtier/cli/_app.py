@@ -1,8 +1,31 @@
-"""The typer application, the options every command shares, and the one error handler.
+"""The typer application, the dispatcher that takes the shared options, and the one
+error handler.
 
-This package is the only place that imports typer. Each command parses its
-options, builds the `Workspace` with `open_workspace`, calls one core function
-and hands the result to the renderer. No protocol rule lives here.
+This package is the only place that imports typer (and rich, in `views`).
+
+The convention every command follows (new commands too):
+
+- The dispatcher (`run`) takes ``--root PATH``, ``--now TIME`` and ``--json`` out of
+  the argument list once, before or after the command name (up to a ``--``), into
+  the `Invocation`; typer never sees them, so a command does not declare them.
+- Register with ``@command(app, "name")`` (or a group: ``@command(buffer_app,
+  "note")``): its help then names the shared options. Parameters are only the
+  command's own.
+- The body imports its core lazily, builds the workspace with `open_workspace()`,
+  calls one core function and ends with ``return show(result)``. The result
+  carries its warnings, notices, redactions and failure (see `memtier.render`);
+  the command prints nothing itself and never raises ``typer.Exit``.
+- Errors are raised as `MemtierError`; `run` is the one handler. No protocol
+  rule lives here.
+
+Example::
+
+    @command(app, "stats")
+    def stats_command() -> int:
+        '''Files, lines and bytes per tier.'''
+        from memtier.commands.stats import collect_stats
+
+        return show(collect_stats(open_workspace()))
 """
 
 from __future__ import annotations
@@ -10,18 +33,21 @@ from __future__ import annotations
 import copy
 import os
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar
 
 import click
 import typer
+from typer.core import TyperCommand
 
 from memtier import __version__
 
 if TYPE_CHECKING:
     from memtier.render import Report
     from memtier.workspace import Workspace
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 HELP = """memtier keeps an AI agent's memory as plain markdown files and keeps it healthy.
 
@@ -38,36 +64,96 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
     no_args_is_help=True,
+    # click already suggests a close command name; typer's own would say it twice.
+    suggest_commands=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+SHARED_OPTIONS = (
+    "Every command also takes --root PATH, --now TIME and --json, before or after "
+    "its name (see 'memtier --help')."
+)
 
-@dataclass
-class GlobalOptions:
-    root: str | None = None
-    now: str | None = None
+
+class Invocation:
+    """What the dispatcher took from the argument list for every command."""
+
+    __slots__ = ("as_json", "now", "root")
+
+    def __init__(self, root: str | None = None, now: str | None = None, as_json: bool = False):
+        self.root = root
+        self.now = now
+        self.as_json = as_json
 
 
-RootOption = Annotated[
-    str | None,
-    typer.Option(
-        "--root",
-        help="Workspace root (default: $MEMTIER_ROOT, else the nearest ancestor "
-        "holding MEMORY.md and memory/).",
-        show_default=False,
-    ),
-]
-NowOption = Annotated[
-    str | None,
-    typer.Option(
-        "--now",
-        help="Pretend the time is this ISO 8601 moment (default: $MEMTIER_NOW, else the clock).",
-        show_default=False,
-    ),
-]
-JsonOption = Annotated[
-    bool, typer.Option("--json", help="Print one JSON object on stdout and nothing else.")
-]
+_current = Invocation()
+
+
+def invocation() -> Invocation:
+    """The shared options of the command being run."""
+    return _current
+
+
+_VALUE_OPTIONS = ("--root", "--now")
+
+
+def split_shared(args: list[str]) -> tuple[list[str], Invocation]:
+    """Take ``--root``/``--now`` (``--opt V`` or ``--opt=V``) and ``--json`` out of
+    *args*, wherever they stand before a ``--``; the rest goes to typer unchanged."""
+    from memtier.errors import InputError
+
+    found = Invocation()
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest.extend(args[i:])
+            break
+        name, eq, value = arg.partition("=")
+        if name in _VALUE_OPTIONS:
+            if not eq:
+                if i + 1 >= len(args):
+                    raise InputError(f"Option '{name}' requires an argument.")
+                i += 1
+                value = args[i]
+            setattr(found, name[2:], value)
+        elif arg == "--json":
+            found.as_json = True
+        else:
+            rest.append(arg)
+        i += 1
+    return rest, found
+
+
+class _PlainHelpCommand(TyperCommand):
+    """A command whose help shows ``[required]`` and ``[default: 10]`` as written.
+
+    typer escapes those brackets for rich markup whenever rich is installed, even
+    with markup off; this CLI prints plain help, so the escapes are taken back.
+    """
+
+    def get_help(self, ctx: click.Context) -> str:
+        return super().get_help(ctx).replace("\\[", "[")
+
+
+def command(group: typer.Typer, name: str) -> Callable[[F], F]:
+    """Register a command under *name* in *group*, its help naming the shared options."""
+
+    def register(function: F) -> F:
+        group.command(name, cls=_PlainHelpCommand, epilog=SHARED_OPTIONS)(function)
+        return function
+
+    return register
+
+
+def group(name: str, help: str) -> typer.Typer:
+    """A command group (``memtier buffer …``) registered under *name*."""
+    sub = typer.Typer(
+        help=help, no_args_is_help=True, rich_markup_mode=None, suggest_commands=False
+    )
+    app.add_typer(sub, name=name)
+    return sub
 
 
 def _version_callback(value: bool) -> None:
@@ -78,9 +164,27 @@ def _version_callback(value: bool) -> None:
 
 @app.callback()
 def _main(
-    ctx: typer.Context,
-    root: RootOption = None,
-    now: NowOption = None,
+    root: Annotated[
+        str | None,
+        typer.Option(
+            "--root",
+            help="Workspace root (default: $MEMTIER_ROOT, else the nearest ancestor "
+            "holding MEMORY.md and memory/).",
+            show_default=False,
+        ),
+    ] = None,
+    now: Annotated[
+        str | None,
+        typer.Option(
+            "--now",
+            help="Pretend the time is this ISO 8601 moment (default: $MEMTIER_NOW, else the "
+            "clock).",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object on stdout and nothing else.")
+    ] = False,
     version: Annotated[
         bool,
         typer.Option(
@@ -91,31 +195,23 @@ def _main(
         ),
     ] = False,
 ) -> None:
-    ctx.obj = GlobalOptions(root=root, now=now)
+    # Only for the help text: the dispatcher has taken these options already.
+    del root, now, as_json, version
 
 
-def global_options(ctx: click.Context) -> GlobalOptions:
-    found = ctx.find_object(GlobalOptions)
-    return found if found is not None else GlobalOptions()
-
-
-def resolve_moment(ctx: click.Context, now: str | None) -> Any:
+def resolve_moment() -> Any:
     from memtier.clock import resolve_now
 
-    return resolve_now(now or global_options(ctx).now, os.environ.get("MEMTIER_NOW"))
+    return resolve_now(_current.now, os.environ.get("MEMTIER_NOW"))
 
 
-def explicit_root(ctx: click.Context, root: str | None) -> str | None:
-    return root or global_options(ctx).root or os.environ.get("MEMTIER_ROOT") or None
-
-
-def open_workspace(ctx: click.Context, root: str | None, now: str | None) -> Workspace:
+def open_workspace() -> Workspace:
     """The workspace a command works on: root discovery, clock and configuration."""
     from memtier.workspace import Workspace, resolve_root
 
-    moment = resolve_moment(ctx, now)
-    folder = resolve_root(explicit_root(ctx, root), Path.cwd())
-    return Workspace.open(folder, moment)
+    moment = resolve_moment()
+    explicit = _current.root or os.environ.get("MEMTIER_ROOT") or None
+    return Workspace.open(resolve_root(explicit, Path.cwd()), moment)
 
 
 def user_path(ws_root: Path, given: Path) -> Path:
@@ -130,32 +226,31 @@ def user_path(ws_root: Path, given: Path) -> Path:
     return (cwd if inside else ws_root) / given
 
 
-def show(report: Report, as_json: bool) -> None:
-    from memtier.render import emit
+def show(
+    report: Report,
+    *,
+    lines: Iterable[str] | None = None,
+    warnings: Iterable[str] = (),
+    terminal: Callable[[TextIO], None] | None = None,
+) -> int:
+    """`memtier.render.show` with this invocation's --json; returns the exit code."""
+    from memtier import render
 
-    emit(report, as_json=as_json)
-
-
-_GLOBAL_VALUE_OPTIONS = ("--root", "--now")
+    return render.show(
+        report, as_json=_current.as_json, lines=lines, warnings=warnings, terminal=terminal
+    )
 
 
 def command_path(args: list[str]) -> list[str]:
-    """The command (and subcommand) an argument list asks for, skipping the global
-    options before it; empty for --help, --version or an option typer must judge."""
-    skip = False
+    """The command (and subcommand) an argument list asks for, skipping the shared
+    options; empty for --help, --version or an option typer must judge."""
     path: list[str] = []
-    for arg in args:
-        if skip:
-            skip = False
-        elif not path and arg in _GLOBAL_VALUE_OPTIONS:
-            skip = True
-        elif arg.startswith("-"):
-            if path or not arg.startswith(tuple(o + "=" for o in _GLOBAL_VALUE_OPTIONS)):
-                break
-        else:
-            path.append(arg)
-            if len(path) == 2:
-                break
+    for arg in split_shared(args)[0]:
+        if arg.startswith("-"):
+            break
+        path.append(arg)
+        if len(path) == 2:
+            break
     return path
 
 
@@ -196,9 +291,12 @@ def app_for(args: list[str]) -> typer.Typer:
 
 
 def run(argv: list[str] | None = None) -> int:
-    """Run the CLI; every `MemtierError` becomes one ``memtier: error:`` line."""
+    """Run the CLI: take the shared options, let typer parse the rest, and turn every
+    error into one ``memtier: error:`` line and its exit code (see `render.fail`)."""
+    global _current
     from memtier import faults
-    from memtier.errors import MemtierError
+    from memtier.errors import InputError, MemtierError
+    from memtier.render import fail
 
     faults.enable(
         os.environ.get(faults.ENV_VAR),
@@ -206,11 +304,13 @@ def run(argv: list[str] | None = None) -> int:
         os.environ.get(faults.TRACE_ALL_ENV_VAR),
     )
     args = sys.argv[1:] if argv is None else argv
+    wants_json = "--json" in args[: args.index("--")] if "--" in args else "--json" in args
     try:
-        result = app_for(args)(args=args, prog_name="memtier", standalone_mode=False)
+        rest, _current = split_shared(args)
+        path = command_path(rest)
+        result = _narrowed(app, path)(args=rest, prog_name="memtier", standalone_mode=False)
     except MemtierError as exc:
-        _error(exc.message)
-        return exc.exit_code
+        return fail(exc, as_json=wants_json)
     except click.exceptions.NoArgsIsHelpError as exc:
         # `memtier` or `memtier buffer` alone: show the help, which is what was asked for.
         sys.stdout.write(exc.format_message() + "\n")
@@ -219,28 +319,43 @@ def run(argv: list[str] | None = None) -> int:
         hint = ""
         if exc.ctx is not None:
             hint = f" (see '{exc.ctx.command_path} --help')"
-        _error(exc.format_message() + hint)
-        return 2
+        return fail(InputError(exc.format_message() + hint), as_json=wants_json)
     except click.ClickException as exc:
-        _error(exc.format_message())
-        return exc.exit_code
-    except click.exceptions.Abort:
-        _error("aborted")
-        return 130
-    except KeyboardInterrupt:
-        _error("interrupted")
+        error = MemtierError(exc.format_message())
+        error.exit_code = exc.exit_code
+        return fail(error, as_json=wants_json)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        sys.stderr.write("memtier: error: interrupted\n")
         return 130
     except BrokenPipeError:
         # The reader went away (``memtier search … | head``): not an error of ours.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except Exception as exc:  # the last resort: a bug, said so in one line
+        return _bug(exc, wants_json)
+    finally:
+        _current = Invocation()
     return result if isinstance(result, int) else 0
 
 
-def _error(message: str) -> None:
-    # A message may quote what was typed (an unknown option, a task to match):
-    # it never repeats a credential (PROTOCOL §3). Loaded only when there is an error.
-    from memtier.secrets import redact
+BUG_ENV_VAR = "MEMTIER_TRACEBACK"
 
-    sys.stderr.write(f"memtier: error: {redact(message).text}\n")
+
+def _bug(exc: Exception, as_json: bool) -> int:
+    """An exception nothing expected: one line saying it is a bug and how to report it,
+    exit 3 (the traceback only with $MEMTIER_TRACEBACK set)."""
+    from memtier.errors import EXIT_BUG, MemtierError
+    from memtier.render import fail
+
+    if os.environ.get(BUG_ENV_VAR):
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    error = MemtierError(
+        f"unexpected error ({detail}); this is a bug in memtier {__version__}: please "
+        f"report it with the command you ran (set {BUG_ENV_VAR}=1 to see the traceback)"
+    )
+    error.exit_code = EXIT_BUG
+    return fail(error, as_json=as_json)

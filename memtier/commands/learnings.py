@@ -155,7 +155,7 @@ class LearnResult:
         return {
             "file": self.file,
             "line": self.line,
-            "entry": self.entry,
+            "text": self.entry,
             "occurrences": self.occurrences,
             "redacted": dict(self.redacted),
         }

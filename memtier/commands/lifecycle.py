@@ -200,18 +200,41 @@ class BufferResult:
     last_active: str
     redacted: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def line_number(self) -> int | None:
+        """Where the written line stands in the buffer (1-based): a task is the first
+        line with its text, a note or a done item the last."""
+        if self.line is None:
+            return None
+        lines = self.text.split("\n")
+        if self.line not in lines:
+            return None
+        if self.action == "task":
+            return lines.index(self.line) + 1
+        return len(lines) - lines[::-1].index(self.line)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        if self.action == "show" or not self.oversized:
+            return ()
+        return (
+            f"working buffer is oversized ({len(self.active_tasks)} active tasks, "
+            f"{self.lines} lines): rotation is due at session end (memtier session-end)",
+        )
+
     def to_json(self) -> dict[str, Any]:
+        # "line" is a line number and "text" the text, as in every command's JSON.
         return {
             "action": self.action,
             "path": self.path,
-            "line": self.line,
+            "line": self.line_number,
+            "text": self.text if self.action == "show" else self.line,
             "active_tasks": list(self.active_tasks),
             "lines": self.lines,
             "oversized": self.oversized,
             "stale": self.stale,
             "last_active": self.last_active,
             "redacted": dict(self.redacted),
-            **({"text": self.text} if self.action == "show" else {}),
         }
 
     def text_lines(self) -> Iterable[str]:
@@ -329,8 +352,21 @@ class EpisodicResult:
         if self.action == "show":
             payload["text"] = self.text
         else:
-            payload["line"] = self.line
+            # "line" is a line number and "text" the text, as in every command's JSON.
+            payload["line"] = self._line_number()
+            payload["text"] = self.line
         return payload
+
+    def _line_number(self) -> int | None:
+        if self.line is None:
+            return None
+        # The appended line is the last one holding the text (as is, or as a bullet).
+        wanted = (self.line, f"- {self.line}")
+        lines = self.text.split("\n")
+        for number in range(len(lines), 0, -1):
+            if lines[number - 1] in wanted:
+                return number
+        return None
 
     def text_lines(self) -> Iterable[str]:
         if self.action == "show":

@@ -36,7 +36,7 @@ from memtier.commands.learnings import (
     read_scratch,
     scratch_paths,
 )
-from memtier.errors import InputError
+from memtier.errors import CheckFailed, InputError
 from memtier.faults import checkpoint
 from memtier.formats.episodic import ClosureBlock, insert_before_closure, replace_closure
 from memtier.workspace import Workspace
@@ -81,6 +81,20 @@ class ReviewResult:
     @property
     def exit_code(self) -> int:
         return 1 if self.status == HEALTH_FAILED else 0
+
+    @property
+    def failure(self) -> CheckFailed | None:
+        """PROTOCOL §8 step 4: a failing health check stops the review, exit 1; the
+        printed failures say why, so the handler adds no line."""
+        if self.status != HEALTH_FAILED:
+            return None
+        return CheckFailed(self.message, shown=True)
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        if self.lock_removed:
+            return ("removed a leftover rotation marker memory/working-buffer.md.lock",)
+        return ()
 
     @property
     def message(self) -> str:
@@ -353,7 +367,7 @@ class Candidate:
     lesson: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "entry": self.entry, "lesson": self.lesson}
+        return {"file": self.file, "line": self.line, "text": self.entry, "lesson": self.lesson}
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from datetime import date
 from typing import Any
 
 from memtier import store
-from memtier.errors import InputError, MemtierError, RefusedError
+from memtier.errors import InputError, MemtierError, RefusedError, WriteFailed
 from memtier.faults import checkpoint
 from memtier.formats.buffer import Buffer, body_has_content, fresh_buffer, parse_buffer
 from memtier.formats.episodic import (
@@ -185,7 +185,7 @@ def _take_back(ws: Workspace, *, pending: bool) -> None:
     (A refused write leaves its target untouched, PROTOCOL §3.) From step 5 on the
     note holds the body, so the journal stays for session-start to finish with.
     """
-    with suppress(store.WriteFailed):
+    with suppress(WriteFailed):
         if pending:
             store.remove_residue(ws.buffer_pending, root=ws.root)
         store.remove_residue(ws.buffer_lock, root=ws.root)

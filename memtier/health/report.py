@@ -17,10 +17,11 @@ under it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from memtier.errors import CheckFailed
 from memtier.workspace import Workspace
 
 PASS = "pass"
@@ -56,8 +57,17 @@ class Check:
     message: str  # the exact §6 message
     detail: tuple[str, ...] = ()  # what --verbose shows under the line
 
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "path": self.path, "message": self.message}
+    def to_json(self, *, verbose: bool = False) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "id": self.id,
+            "status": self.status,
+            "path": self.path,
+            "message": self.message,
+        }
+        if verbose:
+            # --json --verbose carries what --verbose prints under the line.
+            payload["detail"] = list(self.detail) if self.status != PASS else []
+        return payload
 
 
 def section_of(check: Check) -> str:
@@ -74,6 +84,10 @@ class HealthReport:
 
     checks: tuple[Check, ...]
     checked_at: datetime
+    verbose: bool = False  # show (and put in JSON) the detail behind each line
+
+    def with_detail(self, verbose: bool) -> HealthReport:
+        return replace(self, verbose=verbose)
 
     @property
     def ok(self) -> bool:
@@ -85,14 +99,26 @@ class HealthReport:
         return tuple(c for c in self.checks if c.status == FAIL)
 
     @property
-    def warnings(self) -> tuple[Check, ...]:
+    def warned(self) -> tuple[Check, ...]:
+        """The warnings of the report (part of its output, not stderr messages)."""
         return tuple(c for c in self.checks if c.status == WARN)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "checks": [c.to_json() for c in self.checks]}
+    @property
+    def failure(self) -> CheckFailed | None:
+        """A failed required check ends the command with exit 1; the printed report
+        already names it, so the handler adds no line (PROTOCOL §6)."""
+        if self.ok:
+            return None
+        return CheckFailed(f"{len(self.failed)} required check(s) failed", shown=True)
 
-    def text_lines(self, *, verbose: bool = False, colour: bool = False) -> Iterator[str]:
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checks": [c.to_json(verbose=self.verbose) for c in self.checks]}
+
+    def text_lines(self, *, verbose: bool | None = None, colour: bool = False) -> Iterator[str]:
         from memtier.render import paint
+
+        if verbose is None:
+            verbose = self.verbose
 
         moment = self.checked_at.strftime("%Y-%m-%d %H:%M")
         yield paint(HEADING.format(moment=moment), "bold", colour)

@@ -30,7 +30,7 @@ def failures(report: HealthReport) -> list[str]:
 
 
 def warnings(report: HealthReport) -> list[str]:
-    return [c.message for c in report.warnings]
+    return [c.message for c in report.warned]
 
 
 def write(root: Path, rel: str, text: str | bytes) -> Path:
