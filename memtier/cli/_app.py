@@ -33,19 +33,15 @@ from __future__ import annotations
 import copy
 import os
 import sys
-from collections.abc import Callable, Iterable
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 import click
 import typer
 from typer.core import TyperCommand
 
 from memtier import __version__
-
-if TYPE_CHECKING:
-    from memtier.render import Report
-    from memtier.workspace import Workspace
+from memtier.cli.invocation import guarded, invocation, split_shared
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,57 +69,6 @@ SHARED_OPTIONS = (
     "Every command also takes --root PATH, --now TIME and --json, before or after "
     "its name (see 'memtier --help')."
 )
-
-
-class Invocation:
-    """What the dispatcher took from the argument list for every command."""
-
-    __slots__ = ("as_json", "now", "root")
-
-    def __init__(self, root: str | None = None, now: str | None = None, as_json: bool = False):
-        self.root = root
-        self.now = now
-        self.as_json = as_json
-
-
-_current = Invocation()
-
-
-def invocation() -> Invocation:
-    """The shared options of the command being run."""
-    return _current
-
-
-_VALUE_OPTIONS = ("--root", "--now")
-
-
-def split_shared(args: list[str]) -> tuple[list[str], Invocation]:
-    """Take ``--root``/``--now`` (``--opt V`` or ``--opt=V``) and ``--json`` out of
-    *args*, wherever they stand before a ``--``; the rest goes to typer unchanged."""
-    from memtier.errors import InputError
-
-    found = Invocation()
-    rest: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            rest.extend(args[i:])
-            break
-        name, eq, value = arg.partition("=")
-        if name in _VALUE_OPTIONS:
-            if not eq:
-                if i + 1 >= len(args):
-                    raise InputError(f"Option '{name}' requires an argument.")
-                i += 1
-                value = args[i]
-            setattr(found, name[2:], value)
-        elif arg == "--json":
-            found.as_json = True
-        else:
-            rest.append(arg)
-        i += 1
-    return rest, found
 
 
 class _PlainHelpCommand(TyperCommand):
@@ -199,48 +144,6 @@ def _main(
     del root, now, as_json, version
 
 
-def resolve_moment() -> Any:
-    from memtier.clock import resolve_now
-
-    return resolve_now(_current.now, os.environ.get("MEMTIER_NOW"))
-
-
-def open_workspace() -> Workspace:
-    """The workspace a command works on: root discovery, clock and configuration."""
-    from memtier.workspace import Workspace, resolve_root
-
-    moment = resolve_moment()
-    explicit = _current.root or os.environ.get("MEMTIER_ROOT") or None
-    return Workspace.open(resolve_root(explicit, Path.cwd()), moment)
-
-
-def user_path(ws_root: Path, given: Path) -> Path:
-    """A path a person typed: as is if absolute; a relative one from the working folder
-    when that lies inside the workspace, else from the workspace root (so
-    ``memtier --root R atomic-write memory/x.md`` means ``R/memory/x.md`` from anywhere)."""
-    given = given.expanduser()
-    if given.is_absolute():
-        return given
-    cwd = Path.cwd()
-    inside = cwd == ws_root or ws_root in cwd.parents
-    return (cwd if inside else ws_root) / given
-
-
-def show(
-    report: Report,
-    *,
-    lines: Iterable[str] | None = None,
-    warnings: Iterable[str] = (),
-    terminal: Callable[[TextIO], None] | None = None,
-) -> int:
-    """`memtier.render.show` with this invocation's --json; returns the exit code."""
-    from memtier import render
-
-    return render.show(
-        report, as_json=_current.as_json, lines=lines, warnings=warnings, terminal=terminal
-    )
-
-
 def command_path(args: list[str]) -> list[str]:
     """The command (and subcommand) an argument list asks for, skipping the shared
     options; empty for --help, --version or an option typer must judge."""
@@ -293,10 +196,7 @@ def app_for(args: list[str]) -> typer.Typer:
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI: take the shared options, let typer parse the rest, and turn every
     error into one ``memtier: error:`` line and its exit code (see `render.fail`)."""
-    global _current
     from memtier import faults
-    from memtier.errors import InputError, MemtierError
-    from memtier.render import fail
 
     faults.enable(
         os.environ.get(faults.ENV_VAR),
@@ -304,13 +204,18 @@ def run(argv: list[str] | None = None) -> int:
         os.environ.get(faults.TRACE_ALL_ENV_VAR),
     )
     args = sys.argv[1:] if argv is None else argv
-    wants_json = "--json" in args[: args.index("--")] if "--" in args else "--json" in args
+    return guarded(args, _parse_and_run)
+
+
+def _parse_and_run(rest: list[str]) -> int:
+    from memtier.errors import InputError, MemtierError
+    from memtier.render import fail
+
+    as_json = invocation().as_json
     try:
-        rest, _current = split_shared(args)
-        path = command_path(rest)
-        result = _narrowed(app, path)(args=rest, prog_name="memtier", standalone_mode=False)
-    except MemtierError as exc:
-        return fail(exc, as_json=wants_json)
+        result = _narrowed(app, command_path(rest))(
+            args=rest, prog_name="memtier", standalone_mode=False
+        )
     except click.exceptions.NoArgsIsHelpError as exc:
         # `memtier` or `memtier buffer` alone: show the help, which is what was asked for.
         sys.stdout.write(exc.format_message() + "\n")
@@ -319,43 +224,11 @@ def run(argv: list[str] | None = None) -> int:
         hint = ""
         if exc.ctx is not None:
             hint = f" (see '{exc.ctx.command_path} --help')"
-        return fail(InputError(exc.format_message() + hint), as_json=wants_json)
+        return fail(InputError(exc.format_message() + hint), as_json=as_json)
+    except click.exceptions.Abort:
+        raise KeyboardInterrupt from None
     except click.ClickException as exc:
         error = MemtierError(exc.format_message())
         error.exit_code = exc.exit_code
-        return fail(error, as_json=wants_json)
-    except (click.exceptions.Abort, KeyboardInterrupt):
-        sys.stderr.write("memtier: error: interrupted\n")
-        return 130
-    except BrokenPipeError:
-        # The reader went away (``memtier search … | head``): not an error of ours.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
-    except Exception as exc:  # the last resort: a bug, said so in one line
-        return _bug(exc, wants_json)
-    finally:
-        _current = Invocation()
+        return fail(error, as_json=as_json)
     return result if isinstance(result, int) else 0
-
-
-BUG_ENV_VAR = "MEMTIER_TRACEBACK"
-
-
-def _bug(exc: Exception, as_json: bool) -> int:
-    """An exception nothing expected: one line saying it is a bug and how to report it,
-    exit 3 (the traceback only with $MEMTIER_TRACEBACK set)."""
-    from memtier.errors import EXIT_BUG, MemtierError
-    from memtier.render import fail
-
-    if os.environ.get(BUG_ENV_VAR):
-        import traceback
-
-        traceback.print_exception(exc, file=sys.stderr)
-    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    error = MemtierError(
-        f"unexpected error ({detail}); this is a bug in memtier {__version__}: please "
-        f"report it with the command you ran (set {BUG_ENV_VAR}=1 to see the traceback)"
-    )
-    error.exit_code = EXIT_BUG
-    return fail(error, as_json=as_json)

@@ -8,15 +8,8 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli._app import (
-    app,
-    command,
-    invocation,
-    open_workspace,
-    resolve_moment,
-    show,
-    user_path,
-)
+from memtier.cli._app import app, command
+from memtier.cli.invocation import invocation, open_workspace, resolve_moment, show, user_path
 
 
 @command(app, "init")

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from memtier.cli._app import app, command, open_workspace, show
+from memtier.cli._app import app, command
+from memtier.cli.invocation import open_workspace, show
 
 if TYPE_CHECKING:
     from typing import TextIO

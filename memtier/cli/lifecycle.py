@@ -10,7 +10,8 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli._app import app, command, group, open_workspace, show
+from memtier.cli._app import app, command, group
+from memtier.cli.invocation import open_workspace, show
 
 buffer_app = group(
     "buffer", "The working buffer (memory/working-buffer.md): write here first, during a task."

@@ -11,7 +11,8 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli._app import app, command, open_workspace, show, user_path
+from memtier.cli._app import app, command
+from memtier.cli.invocation import open_workspace, show, user_path
 
 
 @command(app, "archive")

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from memtier.cli._app import app, command, invocation, open_workspace, show
+from memtier.cli._app import app, command
+from memtier.cli.invocation import invocation, open_workspace, show
 
 if TYPE_CHECKING:
     from typing import TextIO
