@@ -20,7 +20,6 @@ piped output is always the plain lines, and --json never changes.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -108,6 +107,8 @@ def emit(report: Report, *, as_json: bool, stream: TextIO | None = None) -> None
 
 
 def emit_json(payload: dict[str, Any], stream: TextIO | None = None) -> None:
+    import json  # only with --json: most calls print text
+
     (stream or sys.stdout).write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
 
 

@@ -31,7 +31,6 @@ Example::
 from __future__ import annotations
 
 import copy
-import os
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -196,13 +195,6 @@ def app_for(args: list[str]) -> typer.Typer:
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI: take the shared options, let typer parse the rest, and turn every
     error into one ``memtier: error:`` line and its exit code (see `render.fail`)."""
-    from memtier import faults
-
-    faults.enable(
-        os.environ.get(faults.ENV_VAR),
-        os.environ.get(faults.TRACE_ENV_VAR),
-        os.environ.get(faults.TRACE_ALL_ENV_VAR),
-    )
     args = sys.argv[1:] if argv is None else argv
     return guarded(args, _parse_and_run)
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
+from memtier.cli import fast
 from memtier.cli._app import app, command
 from memtier.cli.invocation import open_workspace, show
-
-if TYPE_CHECKING:
-    from typing import TextIO
 
 VerboseOption = Annotated[
     bool,
@@ -33,16 +31,7 @@ def health_check_command(verbose: VerboseOption = False) -> int:
     Warnings never change the exit code. Reads only: it never writes a file.
     On a terminal the checks are a table; piped, the original script's lines.
     """
-    from memtier.health.report import run_health_check
-
-    report = run_health_check(open_workspace()).with_detail(verbose)
-
-    def table(out: TextIO) -> None:
-        from memtier.cli.views import health_table
-
-        health_table(report, out)
-
-    return show(report, terminal=table)
+    return fast.health_check(verbose)
 
 
 @command(app, "install-scripts")

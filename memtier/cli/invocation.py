@@ -81,10 +81,21 @@ def split_shared(args: list[str]) -> tuple[list[str], Invocation]:
 
 def guarded(args: list[str], call: Callable[[list[str]], int]) -> int:
     """Run ``call(rest)`` with the shared options of *args* taken; turn what it raises
-    into one line and an exit code (the caller adds its parser's own errors)."""
+    into one line and an exit code (the caller adds its parser's own errors).
+
+    The named crash points of the fault-injection harness are switched on here,
+    for every path into a command.
+    """
     global _current
+    from memtier import faults
     from memtier.errors import MemtierError
     from memtier.render import fail
+
+    faults.enable(
+        os.environ.get(faults.ENV_VAR),
+        os.environ.get(faults.TRACE_ENV_VAR),
+        os.environ.get(faults.TRACE_ALL_ENV_VAR),
+    )
 
     as_json = wants_json(args)
     try:

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from memtier.cli import fast
 from memtier.cli._app import app, command, group
 from memtier.cli.invocation import open_workspace, show
 
@@ -45,9 +46,7 @@ def session_start_command() -> int:
     MEMORY.md, the working buffer, today's and yesterday's notes, the last 20 lines
     of each .learnings file and the health-check verdict. Exit 0 even when health fails.
     """
-    from memtier.commands.session_start import session_start
-
-    return show(session_start(open_workspace()))
+    return fast.session_start()
 
 
 @command(app, "session-end")
@@ -82,9 +81,7 @@ def buffer_task_command(
     text: TextArgument,
 ) -> int:
     """Add an active task line ('- TEXT') under '## Active Task:'."""
-    from memtier.commands.lifecycle import buffer_task
-
-    return show(buffer_task(open_workspace(), text))
+    return fast.buffer_task(text)
 
 
 @command(buffer_app, "note")
@@ -92,9 +89,7 @@ def buffer_note(
     text: TextArgument,
 ) -> int:
     """Add a line ('- TEXT') to the buffer body, after the active-task section."""
-    from memtier.commands.lifecycle import buffer_note as add_note
-
-    return show(add_note(open_workspace(), text))
+    return fast.buffer_note(text)
 
 
 @command(buffer_app, "done")
@@ -104,25 +99,19 @@ def buffer_done_command(
     ],
 ) -> int:
     """Move an active task out of the active section, as '- [done] TEXT' in the body."""
-    from memtier.commands.lifecycle import buffer_done
-
-    return show(buffer_done(open_workspace(), task))
+    return fast.buffer_done(task)
 
 
 @command(buffer_app, "heartbeat")
 def buffer_heartbeat_command() -> int:
     """Set the buffer's last_active to now and change nothing else."""
-    from memtier.commands.lifecycle import buffer_heartbeat
-
-    return show(buffer_heartbeat(open_workspace()))
+    return fast.buffer_heartbeat()
 
 
 @command(buffer_app, "show")
 def buffer_show_command() -> int:
     """Print the working buffer (with --json: its state, active tasks and text)."""
-    from memtier.commands.lifecycle import buffer_show
-
-    return show(buffer_show(open_workspace()))
+    return fast.buffer_show()
 
 
 # ---------------------------------------------------------------------------
@@ -135,11 +124,7 @@ def episodic_append_command(
     date: DateOption = None,
 ) -> int:
     """Add a line to a day's note, before its closure block if it has one."""
-    from memtier.commands.lifecycle import episodic_append, parse_date_option
-
-    ws = open_workspace()
-    result = episodic_append(ws, text, parse_date_option(date, ws))
-    return show(result)
+    return fast.episodic_append(text, date)
 
 
 @command(episodic_app, "close")

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from memtier.cli import fast
 from memtier.cli._app import app, command
 from memtier.cli.invocation import open_workspace, show, user_path
 
@@ -61,10 +62,7 @@ def learn_command(
     redacted. A lesson already standing in another SCRATCH file is refused (exit 1);
     repeating it in the same file is allowed: that is how recurrence is counted.
     """
-    from memtier.commands.learnings import learn
-
-    ws = open_workspace()
-    return show(learn(ws, kind.lower(), " ".join(text), pin))
+    return fast.learn(kind, text, pin)
 
 
 @command(app, "candidates")
