@@ -23,13 +23,6 @@ from typing import Any
 
 from memtier import store
 from memtier.clock import format_timestamp, parse_day
-from memtier.commands.rotation import (
-    PENDING_PRESENT_MESSAGE,
-    ROTATE_CHECKPOINTS,
-    read_note,
-    write_note,
-)
-from memtier.commands.session_start import SESSION_START_CHECKPOINTS
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
@@ -53,12 +46,25 @@ from memtier.workspace import Workspace
 
 BUFFER_CHECKPOINTS: tuple[str, ...] = ("buffer.read", "buffer.written")
 EPISODIC_CHECKPOINTS: tuple[str, ...] = ("episodic.read", "episodic.written")
-CHECKPOINTS: tuple[str, ...] = (
-    *SESSION_START_CHECKPOINTS,
-    *BUFFER_CHECKPOINTS,
-    *ROTATE_CHECKPOINTS,
-    *EPISODIC_CHECKPOINTS,
-)
+
+
+def __getattr__(name: str) -> Any:
+    """``CHECKPOINTS``: every fault point of the lifecycle, for the crash tests.
+
+    Built on first use: a buffer write must not import rotation and session-start
+    (their modules cost start-up time) just to name their checkpoints.
+    """
+    if name != "CHECKPOINTS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from memtier.commands.rotation import ROTATE_CHECKPOINTS
+    from memtier.commands.session_start import SESSION_START_CHECKPOINTS
+
+    return (
+        *SESSION_START_CHECKPOINTS,
+        *BUFFER_CHECKPOINTS,
+        *ROTATE_CHECKPOINTS,
+        *EPISODIC_CHECKPOINTS,
+    )
 NOTES_HEADING = "## Notes"
 DONE_PREFIX = "- [done] "
 
@@ -274,6 +280,8 @@ def _edit_buffer(
     with store.workspace_lock(ws.lock_file):
         if ws.buffer_pending.exists():
             # Restoring .pending later would drop this write: recovery comes first.
+            from memtier.commands.rotation import PENDING_PRESENT_MESSAGE
+
             raise RefusedError(PENDING_PRESENT_MESSAGE, path=ws.buffer_pending)
         doc = None
         text = fresh_buffer(ws.now, ws.config)
@@ -382,6 +390,8 @@ def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> Episodi
     clean = clean_text(raw, "episodic append")
     day = day or ws.today
     with store.workspace_lock(ws.lock_file):
+        from memtier.commands.rotation import read_note, write_note
+
         note = read_note(ws, day)
         checkpoint("episodic.read")
         text, _placement = place_before_closure(note.text if note else "", clean.text)
@@ -403,6 +413,8 @@ def episodic_close(
             redacted[rule] = redacted.get(rule, 0) + count
     day = day or ws.today
     with store.workspace_lock(ws.lock_file):
+        from memtier.commands.rotation import read_note, write_note
+
         note = read_note(ws, day)
         checkpoint("episodic.read")
         text = replace_closure(note.text if note else "", block)
@@ -412,6 +424,8 @@ def episodic_close(
 
 
 def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
+    from memtier.commands.rotation import read_note
+
     day = day or ws.today
     note = read_note(ws, day)
     if note is None:
