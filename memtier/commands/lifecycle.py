@@ -65,6 +65,8 @@ def __getattr__(name: str) -> Any:
         *ROTATE_CHECKPOINTS,
         *EPISODIC_CHECKPOINTS,
     )
+
+
 NOTES_HEADING = "## Notes"
 DONE_PREFIX = "- [done] "
 
