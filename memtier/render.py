@@ -9,7 +9,8 @@ its own messages, read here and nowhere else:
   the exit code);
 - ``notices``: tuple of strings, printed as ``memtier: …``;
 - ``redacted``: rule → count, printed as ``redacted N secret(s): RULE`` notices
-  (PROTOCOL §3: the rules and counts, never the secret);
+  (PROTOCOL §3: the rules and counts, never the secret), prefixed with
+  ``redacted_in`` when the result names where (search: ``search log``);
 - ``failure``: a `MemtierError` (or None) the result ends with, e.g. a failed
   health check: it goes through `fail`, the one error handler, for its exit code.
 
@@ -39,11 +40,10 @@ def show(
     report: Report,
     *,
     as_json: bool,
-    lines: Iterable[str] | None = None,
     warnings: Iterable[str] = (),
     terminal: Callable[[TextIO], None] | None = None,
 ) -> int:
-    """Print *report* (or the given plain *lines*), then its notices and warnings;
+    """Print *report*, then its notices and warnings (and the caller's *warnings*);
     return the exit code: 0, or the code of the failure the report carries."""
     out = sys.stdout
     if as_json:
@@ -52,7 +52,7 @@ def show(
         if terminal is not None and colour_enabled(out):
             terminal(out)
         else:
-            for line in report.text_lines() if lines is None else lines:
+            for line in report.text_lines():
                 out.write(line + "\n")
     redacted = getattr(report, "redacted", None) or {}
     for message in redaction_notices(redacted, getattr(report, "redacted_in", "")):
@@ -95,15 +95,6 @@ def redaction_notices(counts: Mapping[str, int], where: str = "") -> tuple[str, 
     return tuple(
         f"{prefix}redacted {count} secret(s): {rule}" for rule, count in sorted(counts.items())
     )
-
-
-def emit(report: Report, *, as_json: bool, stream: TextIO | None = None) -> None:
-    out = stream or sys.stdout
-    if as_json:
-        emit_json(report.to_json(), out)
-        return
-    for line in report.text_lines():
-        out.write(line + "\n")
 
 
 def emit_json(payload: dict[str, Any], stream: TextIO | None = None) -> None:

@@ -167,13 +167,10 @@ def user_path(ws_root: Path, given: Path) -> Path:
 def show(
     report: Report,
     *,
-    lines: Iterable[str] | None = None,
     warnings: Iterable[str] = (),
     terminal: Callable[[TextIO], None] | None = None,
 ) -> int:
     """`memtier.render.show` with this invocation's --json; returns the exit code."""
     from memtier import render
 
-    return render.show(
-        report, as_json=_current.as_json, lines=lines, warnings=warnings, terminal=terminal
-    )
+    return render.show(report, as_json=_current.as_json, warnings=warnings, terminal=terminal)
