@@ -14,7 +14,7 @@ from pathlib import Path
 from memtier import store
 from memtier.clock import parse_day
 from memtier.errors import InputError
-from memtier.health.report import FAIL, PASS, WARN, Check
+from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import WARM_DIRS, Workspace
 
 HOT_TITLE = "# Agent Memory"

@@ -27,7 +27,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from memtier.health.report import FAIL, PASS, WARN, Check
+from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
 
 # Below this many COLD notes, starting rg costs more than scanning in Python.

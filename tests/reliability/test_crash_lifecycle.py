@@ -20,9 +20,9 @@ import pytest
 from memtier import faults
 from memtier.cli import run
 from memtier.commands.init import init_workspace
-from memtier.commands.lifecycle import CHECKPOINTS
 from memtier.commands.session_start import session_start
 from memtier.errors import MemtierError
+from memtier.faults import LIFECYCLE_CHECKPOINTS as CHECKPOINTS
 from memtier.formats.buffer import Buffer
 from memtier.health.report import run_health_check
 from memtier.workspace import Workspace
