@@ -181,3 +181,10 @@ def test_every_repository_path_the_docs_name_exists() -> None:
             if "/" in rel and not (REPO / rel).exists() and not rel.startswith("memtier/templates"):
                 missing.append(f"{doc.name}: {rel}")
     assert missing == []
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"run the tests[^\n]*:\n\n```sh\n(.+?)\n```", readme)
+    assert found is not None
+    assert found.group(1) in (REPO / ".ci" / "run").read_text(encoding="utf-8")
