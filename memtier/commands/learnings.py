@@ -23,6 +23,7 @@ from typing import Any
 from memtier import store
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
+from memtier.formats.tags import format_tag_line, is_tag_line
 from memtier.workspace import SCRATCH_FILES, Workspace
 
 CANDIDATE_FLAG = "[PROMOTE-CANDIDATE]"
@@ -303,7 +304,7 @@ def _new_procedural(ws: Workspace, path: Path) -> str:
     if not tags:
         tags = [t for t in _FALLBACK_TAGS if ws.config.in_vocabulary(t)][:1]
     title = " ".join(words).strip().capitalize() or topic
-    tags_line = "#tags: " + ", ".join(tags) if tags else "#tags:"
+    tags_line = format_tag_line(tags)
     return f"# {title}\n{tags_line}\n> last_verified: {ws.today.isoformat()}\n\n"
 
 
@@ -315,7 +316,7 @@ def _refresh_verified(text: str, today: str) -> str:
             lines[index] = f"{match.group(1) or ''}last_verified: {today}"
             return "\n".join(lines)
     # No last_verified line: put one under the title and tags lines.
-    at = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else min(1, len(lines))
+    at = 2 if len(lines) > 1 and is_tag_line(lines[1]) else min(1, len(lines))
     lines.insert(at, f"> last_verified: {today}")
     return "\n".join(lines)
 

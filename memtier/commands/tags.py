@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtier.errors import InputError
+from memtier.formats.tags import parse_tag_line
 from memtier.workspace import Workspace
 
 
@@ -76,15 +77,6 @@ class TagsReport:
             yield "outside the vocabulary: " + ", ".join(invalid)
         else:
             yield "every tag is in the vocabulary"
-
-
-def parse_tag_line(line: str) -> tuple[str, ...] | None:
-    """The tokens of a ``#tags:`` line (PROTOCOL §2); None if *line* is not one."""
-    from memtier.search.sections import tag_line_tags
-
-    if not line.startswith("#tags:"):
-        return None
-    return tuple(tag_line_tags(line))
 
 
 def collect_tags(ws: Workspace) -> TagsReport:
