@@ -188,3 +188,16 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     found = re.search(r"run the tests[^\n]*:\n\n```sh\n(.+?)\n```", readme)
     assert found is not None
     assert found.group(1) in (REPO / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_tier_list_is_spelled_only_in_workspace() -> None:
+    """A literal naming the tiers anywhere else would drift from the one table."""
+    tiers = {"hot", "warm", "buffer", "scratch", "cold"}
+    spelled = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Tuple | ast.List | ast.Set):
+                words = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+                if len(words & tiers) >= 4:
+                    spelled.append(f"{name}:{node.lineno}")
+    assert [s for s in spelled if not s.startswith("memtier.workspace:")] == []

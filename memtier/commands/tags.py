@@ -9,7 +9,6 @@ workspace, are skipped with a warning.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -86,11 +85,9 @@ def collect_tags(ws: Workspace) -> TagsReport:
     files: list[FileTags] = []
     warnings: list[str] = []
     paths = ([ws.hot] if ws.hot.exists() else []) + ws.warm_files()
-    real_root = os.path.realpath(ws.root)
     for path in paths:
         rel = ws.relative(path)
-        real = os.path.realpath(path)
-        if not (real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)):
+        if not ws.resolves_inside(path):
             warnings.append(f"skipped {rel}: symlink pointing outside the workspace")
             continue
         try:
