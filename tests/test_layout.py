@@ -201,3 +201,31 @@ def test_the_tier_list_is_spelled_only_in_workspace() -> None:
                 if len(words & tiers) >= 4:
                     spelled.append(f"{name}:{node.lineno}")
     assert [s for s in spelled if not s.startswith("memtier.workspace:")] == []
+
+
+def _packages() -> set[str]:
+    return {_module_name(p) for p in PACKAGE.glob("*/__init__.py")}
+
+
+def _layer(module: str) -> str:
+    """``top`` for the infrastructure modules at the top, else the subpackage's name."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or module in _packages() else "top"
+
+
+def test_layers_import_downwards_only() -> None:
+    """Infrastructure imports no layer above it; formats only infrastructure; only
+    ``__main__`` imports the CLI (so every command's core runs without typer)."""
+    allowed = {"top": {"top"}, "formats": {"top", "formats"}}
+    wrong = []
+    for module, deps in _graph().items():
+        if module == "memtier.__main__":
+            continue  # the entry point: starting the CLI is its job
+        here = _layer(module)
+        for dep in deps:
+            there = _layer(dep)
+            upward = here in allowed and there not in allowed[here]
+            into_cli = there == "cli" and here != "cli"
+            if upward or into_cli:
+                wrong.append(f"{module} -> {dep}")
+    assert wrong == []
