@@ -57,9 +57,9 @@ def new_workspace(folder: Path) -> Path:
     """What ``init_workspace(folder, NOW)`` makes of a missing or empty *folder*.
 
     `init` fsyncs every file and folder it writes; the suite needs hundreds of
-    fresh workspaces, so one is built per test session and copied (metadata
-    included) into each. A folder that already holds something gets a real
-    `init`, since init would keep what is there.
+    fresh workspaces, so one is built per test session (on first use) and copied
+    into each. A folder that already holds something gets a real `init`, since
+    init would keep what is there.
     """
     if folder.exists() and any(folder.iterdir()):
         init_workspace(folder, NOW)
@@ -70,7 +70,10 @@ def new_workspace(folder: Path) -> Path:
         init_workspace(built, NOW)
         atexit.register(shutil.rmtree, built.parent, True)
         _TEMPLATE.append(built)
-    shutil.copytree(_TEMPLATE[0], folder, symlinks=True, dirs_exist_ok=True)
+    # Contents only, as init writes them: fresh times, modes from the umask.
+    shutil.copytree(
+        _TEMPLATE[0], folder, symlinks=True, dirs_exist_ok=True, copy_function=shutil.copyfile
+    )
     return folder
 
 

@@ -19,7 +19,6 @@ from memtier.workspace import TIER_PATHS, TIERS, inside_root, tier_of
 
 # The tier table and `tier_of` live in `memtier.workspace`; re-exported for the scanners.
 TIER_ORDER = TIERS
-_TIER_PATHS = TIER_PATHS
 __all__ = [
     "TIER_ORDER",
     "search_paths",
@@ -37,7 +36,7 @@ def search_paths(root: Path, tiers: tuple[str, ...], warnings: list[str]) -> lis
     for tier in TIER_ORDER:
         if tier not in tiers:
             continue
-        for rel in _TIER_PATHS[tier]:
+        for rel in TIER_PATHS[tier]:
             full = root / rel
             if not os.path.lexists(full):
                 continue
