@@ -22,10 +22,21 @@ HOT_FILE = "MEMORY.md"
 MEMORY_DIR = "memory"
 LEARNINGS_DIR = ".learnings"
 SCRATCH_FILES: tuple[str, ...] = ("ERRORS.md", "LEARNINGS.md", "FEATURE_REQUESTS.md")
-WARM_DIRS: tuple[str, ...] = ("semantic", "procedural")
+SEMANTIC_DIR = "semantic"
+PROCEDURAL_DIR = "procedural"
+WARM_DIRS: tuple[str, ...] = (SEMANTIC_DIR, PROCEDURAL_DIR)
 EPISODIC_DIR = "episodic"
 ARCHIVE_DIR = "archive"
 BUFFER_FILE = "working-buffer.md"
+
+SCRIPTS_DIR = "scripts"
+
+# Every folder of the layout (PROTOCOL §1), parents first: what `init` creates.
+LAYOUT_FOLDERS: tuple[str, ...] = (
+    MEMORY_DIR,
+    *(f"{MEMORY_DIR}/{name}" for name in (EPISODIC_DIR, *WARM_DIRS, ARCHIVE_DIR, SCRIPTS_DIR)),
+    LEARNINGS_DIR,
+)
 
 # PROTOCOL §1: each tier and the root-relative paths it holds, in the order
 # reports list them (and search ranks ties). The one tier table of memtier.
@@ -141,11 +152,11 @@ class Workspace:
 
     @property
     def semantic_dir(self) -> Path:
-        return self.memory_dir / WARM_DIRS[0]
+        return self.memory_dir / SEMANTIC_DIR
 
     @property
     def procedural_dir(self) -> Path:
-        return self.memory_dir / WARM_DIRS[1]
+        return self.memory_dir / PROCEDURAL_DIR
 
     @property
     def episodic_dir(self) -> Path:
@@ -161,7 +172,7 @@ class Workspace:
 
     @property
     def scripts_dir(self) -> Path:
-        return self.memory_dir / "scripts"
+        return self.memory_dir / SCRIPTS_DIR
 
     @property
     def buffer(self) -> Path:

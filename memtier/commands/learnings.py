@@ -24,7 +24,7 @@ from memtier import store
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.tags import format_tag_line, is_tag_line
-from memtier.workspace import SCRATCH_FILES, Workspace
+from memtier.workspace import SCRATCH_FILES, SEMANTIC_DIR, Workspace, tier_of
 
 CANDIDATE_FLAG = "[PROMOTE-CANDIDATE]"
 PIN_FLAG = "#pinned"
@@ -279,8 +279,7 @@ def _check_target(ws: Workspace, target: Path) -> bool:
     root = store.confine(ws.root, ws.root)
     rel = real.relative_to(root)
     parts = rel.parts
-    warm = len(parts) == 3 and parts[0] == "memory" and parts[1] in ("semantic", "procedural")
-    if not warm or not _TOPIC_NAME.match(parts[-1]):
+    if tier_of(rel.as_posix()) != "warm" or not _TOPIC_NAME.match(parts[-1]):
         raise InputError(
             f"--to {rel.as_posix()}: must be a WARM file, memory/semantic/<name>.md "
             "or memory/procedural/<topic>.md"
@@ -289,7 +288,7 @@ def _check_target(ws: Workspace, target: Path) -> bool:
         raise InputError(f"--to {rel.as_posix()}: is a directory, expected a file")
     if real.exists():
         return False
-    if parts[1] == "semantic":
+    if parts[1] == SEMANTIC_DIR:
         raise InputError(
             f"--to {rel.as_posix()}: no such file; only a new memory/procedural/<topic>.md "
             "may be created"
