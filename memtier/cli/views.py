@@ -58,7 +58,7 @@ def stats_table(report: StatsReport, out: TextIO) -> None:
     """Files, lines and bytes per tier as a table, then the buffer, tags and notes."""
     from rich.table import Table
 
-    from memtier.commands.stats import TIERS
+    from memtier.workspace import TIERS
 
     table = Table(title="memtier stats", title_justify="left")
     table.add_column("tier", style="cyan")

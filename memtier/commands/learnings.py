@@ -23,7 +23,8 @@ from typing import Any
 from memtier import store
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
-from memtier.workspace import SCRATCH_FILES, Workspace
+from memtier.formats.tags import format_tag_line, is_tag_line
+from memtier.workspace import SCRATCH_FILES, SEMANTIC_DIR, Workspace, tier_of
 
 CANDIDATE_FLAG = "[PROMOTE-CANDIDATE]"
 PIN_FLAG = "#pinned"
@@ -278,8 +279,7 @@ def _check_target(ws: Workspace, target: Path) -> bool:
     root = store.confine(ws.root, ws.root)
     rel = real.relative_to(root)
     parts = rel.parts
-    warm = len(parts) == 3 and parts[0] == "memory" and parts[1] in ("semantic", "procedural")
-    if not warm or not _TOPIC_NAME.match(parts[-1]):
+    if tier_of(rel.as_posix()) != "warm" or not _TOPIC_NAME.match(parts[-1]):
         raise InputError(
             f"--to {rel.as_posix()}: must be a WARM file, memory/semantic/<name>.md "
             "or memory/procedural/<topic>.md"
@@ -288,7 +288,7 @@ def _check_target(ws: Workspace, target: Path) -> bool:
         raise InputError(f"--to {rel.as_posix()}: is a directory, expected a file")
     if real.exists():
         return False
-    if parts[1] == "semantic":
+    if parts[1] == SEMANTIC_DIR:
         raise InputError(
             f"--to {rel.as_posix()}: no such file; only a new memory/procedural/<topic>.md "
             "may be created"
@@ -303,7 +303,7 @@ def _new_procedural(ws: Workspace, path: Path) -> str:
     if not tags:
         tags = [t for t in _FALLBACK_TAGS if ws.config.in_vocabulary(t)][:1]
     title = " ".join(words).strip().capitalize() or topic
-    tags_line = "#tags: " + ", ".join(tags) if tags else "#tags:"
+    tags_line = format_tag_line(tags)
     return f"# {title}\n{tags_line}\n> last_verified: {ws.today.isoformat()}\n\n"
 
 
@@ -315,7 +315,7 @@ def _refresh_verified(text: str, today: str) -> str:
             lines[index] = f"{match.group(1) or ''}last_verified: {today}"
             return "\n".join(lines)
     # No last_verified line: put one under the title and tags lines.
-    at = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else min(1, len(lines))
+    at = 2 if len(lines) > 1 and is_tag_line(lines[1]) else min(1, len(lines))
     lines.insert(at, f"> last_verified: {today}")
     return "\n".join(lines)
 

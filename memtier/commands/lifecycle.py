@@ -10,8 +10,9 @@ folded argument can never add a heading, a header line or a closure block of
 its own, whatever it contains. Secrets are redacted before folding (PROTOCOL
 §3), so a multi-line key block is recognised whole.
 
-Session-start and rotation live in `memtier.commands.session_start` and `memtier.commands.rotation`;
-`CHECKPOINTS` lists every fault point of the lifecycle for crash tests.
+Session-start and rotation live in `memtier.commands.session_start` and
+`memtier.commands.rotation`; `memtier.faults.LIFECYCLE_CHECKPOINTS` lists every
+fault point of the lifecycle for crash tests.
 """
 
 from __future__ import annotations
@@ -43,29 +44,6 @@ from memtier.formats.episodic import (
     replace_closure,
 )
 from memtier.workspace import Workspace
-
-BUFFER_CHECKPOINTS: tuple[str, ...] = ("buffer.read", "buffer.written")
-EPISODIC_CHECKPOINTS: tuple[str, ...] = ("episodic.read", "episodic.written")
-
-
-def __getattr__(name: str) -> Any:
-    """``CHECKPOINTS``: every fault point of the lifecycle, for the crash tests.
-
-    Built on first use: a buffer write must not import rotation and session-start
-    (their modules cost start-up time) just to name their checkpoints.
-    """
-    if name != "CHECKPOINTS":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from memtier.commands.rotation import ROTATE_CHECKPOINTS
-    from memtier.commands.session_start import SESSION_START_CHECKPOINTS
-
-    return (
-        *SESSION_START_CHECKPOINTS,
-        *BUFFER_CHECKPOINTS,
-        *ROTATE_CHECKPOINTS,
-        *EPISODIC_CHECKPOINTS,
-    )
-
 
 NOTES_HEADING = "## Notes"
 DONE_PREFIX = "- [done] "

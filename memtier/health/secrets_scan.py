@@ -21,12 +21,11 @@ valid UTF-8 would cost as much as reading them all in Python.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtier.health.report import FAIL, PASS, WARN, Check
+from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -39,12 +38,9 @@ RG_TIMEOUT_SECONDS = 120.0
 
 def _ripgrep() -> str | None:
     """The ``rg`` next to the running Python (a venv with the ripgrep wheel), else on PATH."""
-    beside = Path(sys.executable).parent / "rg"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    import shutil  # only when the scan may use rg
+    from memtier.binaries import find_binary  # (and shutil) only when the scan may use rg
 
-    return shutil.which("rg")
+    return find_binary("rg")
 
 
 def _note_names(folder: Path) -> list[str]:
