@@ -264,10 +264,11 @@ def _edit_buffer(
 
             raise RefusedError(PENDING_PRESENT_MESSAGE, path=ws.buffer_pending)
         doc = None
-        text = fresh_buffer(ws.now, ws.config)
         if ws.buffer.exists() or ws.buffer.is_symlink():
             doc = store.read_document(ws.buffer, root=ws.root)
             text = doc.text
+        else:
+            text = fresh_buffer(ws.now, ws.config)  # rendered only when there is none
         buffer = parse_buffer(text)
         checkpoint("buffer.read")
         body, line = edit(buffer.body)
