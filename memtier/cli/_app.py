@@ -17,6 +17,10 @@ The convention every command follows (new commands too):
   the command prints nothing itself and never raises ``typer.Exit``.
 - Errors are raised as `MemtierError`; `run` is the one handler. No protocol
   rule lives here.
+- A hot command (one an agent calls many times a session) keeps its body in
+  `memtier.cli.fast` and its typer command calls that body; add its plain shapes
+  to ``fast._SHAPES`` and to ``tests/cli/test_fast.py``, which checks them
+  against typer's parse.
 
 Example::
 

@@ -39,7 +39,7 @@ def health_table(report: HealthReport, out: TextIO) -> None:
         if not shown:
             continue
         table.add_section()
-        table.add_row("", f"[bold]{_escape(title)}[/]", "")
+        table.add_row("", "", f"[bold]{_escape(title)}[/]")
         for check in shown:
             mark, style = _STATUS_STYLE.get(check.status, ("", ""))
             message = _escape(check.message)
