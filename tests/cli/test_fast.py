@@ -111,7 +111,13 @@ def test_shared_options_are_taken_before_a_double_dash_only() -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [["buffer", "show", "--json"], ["health-check", "--verbose"], ["session-start", "--json"]],
+    [
+        ["buffer", "show", "--json"],
+        ["health-check", "--verbose"],
+        ["session-start", "--json"],
+        ["buffer", "done", "no such task", "--json"],
+        ["learn", "nonsense", "x"],
+    ],
     ids=" ".join,
 )
 def test_a_real_process_on_the_fast_path_prints_what_typer_prints(
