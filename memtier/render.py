@@ -24,10 +24,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 if TYPE_CHECKING:
     from memtier.errors import MemtierError
+
+
+# The ``redacted`` default of a result: immutable, so one instance serves every result.
+NO_REDACTIONS: Mapping[str, int] = MappingProxyType({})
 
 
 class Report(Protocol):

@@ -15,15 +15,15 @@ lesson" when their normalised texts (`normalise_lesson`) are equal.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier import store
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.tags import format_tag_line, is_tag_line
+from memtier.render import NO_REDACTIONS
 from memtier.workspace import SCRATCH_FILES, SEMANTIC_DIR, Workspace, tier_of
 
 CANDIDATE_FLAG = "[PROMOTE-CANDIDATE]"
@@ -104,8 +104,7 @@ def remove_candidate_flag(line: str) -> str:
     return f"{text} {PIN_FLAG}" if pinned else text
 
 
-@dataclass(frozen=True)
-class LessonLine:
+class LessonLine(NamedTuple):
     """One lesson line of a SCRATCH file."""
 
     path: Path
@@ -144,13 +143,12 @@ def read_scratch(ws: Workspace, path: Path) -> str:
 # learn
 
 
-@dataclass(frozen=True)
-class LearnResult:
+class LearnResult(NamedTuple):
     file: str
     line: int
     entry: str
     occurrences: int
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: Mapping[str, int] = NO_REDACTIONS
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -225,8 +223,7 @@ _TOPIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\.md$")
 _FALLBACK_TAGS = ("fixes", "workflow", "memory")
 
 
-@dataclass(frozen=True)
-class PromoteResult:
+class PromoteResult(NamedTuple):
     applied: bool
     lesson: str
     source: str

@@ -17,10 +17,9 @@ fault point of the lifecycle for crash tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier import store
 from memtier.clock import format_timestamp, parse_day
@@ -43,6 +42,7 @@ from memtier.formats.episodic import (
     place_before_closure,
     replace_closure,
 )
+from memtier.render import NO_REDACTIONS
 from memtier.workspace import Workspace
 
 NOTES_HEADING = "## Notes"
@@ -53,10 +53,9 @@ DONE_PREFIX = "- [done] "
 # text arguments
 
 
-@dataclass(frozen=True)
-class CleanText:
+class CleanText(NamedTuple):
     text: str
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: Mapping[str, int] = NO_REDACTIONS
 
 
 def clean_text(raw: str, what: str) -> CleanText:
@@ -171,8 +170,7 @@ def _match_task(lines: list[str], indexes: list[int], ref: str) -> int:
 # buffer commands
 
 
-@dataclass(frozen=True)
-class BufferResult:
+class BufferResult(NamedTuple):
     """The buffer after a command: what was done and its state."""
 
     action: str
@@ -184,7 +182,7 @@ class BufferResult:
     oversized: bool
     stale: bool
     last_active: str
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: Mapping[str, int] = NO_REDACTIONS
 
     @property
     def line_number(self) -> int | None:
@@ -320,15 +318,14 @@ def buffer_show(ws: Workspace) -> BufferResult:
 # episodic commands
 
 
-@dataclass(frozen=True)
-class EpisodicResult:
+class EpisodicResult(NamedTuple):
     action: str
     date: str
     path: str
     text: str
     line: str | None = None
     closed: bool = False
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: Mapping[str, int] = NO_REDACTIONS
 
     def to_json(self) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -416,7 +413,7 @@ def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
 
 
 def _episodic_result(
-    ws: Workspace, action: str, day: date, text: str, line: str | None, redacted: dict[str, int]
+    ws: Workspace, action: str, day: date, text: str, line: str | None, redacted: Mapping[str, int]
 ) -> EpisodicResult:
     return EpisodicResult(
         action=action,

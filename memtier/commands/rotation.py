@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import suppress
-from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier import store
 from memtier.errors import InputError, MemtierError, RefusedError, WriteFailed
@@ -77,14 +76,13 @@ def fresh_closure(ws: Workspace, open_tasks: Iterable[str]) -> ClosureBlock:
 # rotation
 
 
-@dataclass(frozen=True)
-class RotateResult:
+class RotateResult(NamedTuple):
     """What a rotation did to today's note and the buffer."""
 
     note: str
     placement: str  # "inserted" | "rebuilt" | "appended" | "already-present" | "empty"
     lines: int
-    open_tasks: tuple[str, ...] = field(default_factory=tuple)
+    open_tasks: tuple[str, ...] = ()
 
     @property
     def appended(self) -> bool:
@@ -211,8 +209,7 @@ def append_body(ws: Workspace, buffer: Buffer) -> str:
 # session-end
 
 
-@dataclass(frozen=True)
-class SessionEndResult:
+class SessionEndResult(NamedTuple):
     rotation: RotateResult | None
 
     def to_json(self) -> dict[str, Any]:

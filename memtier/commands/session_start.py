@@ -22,9 +22,9 @@ every line of the buffer ends up exactly once in the buffer or in a note:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier import store
 from memtier.clock import format_timestamp
@@ -49,8 +49,7 @@ CONTEXT_SCRATCH_LINES = 20
 PENDING_LOOKBACK_DAYS = 7
 
 
-@dataclass(frozen=True)
-class SessionStartResult:
+class SessionStartResult(NamedTuple):
     """What session-start did, and the base context it prints (PROTOCOL §4 step 7)."""
 
     actions: tuple[str, ...]
@@ -60,7 +59,7 @@ class SessionStartResult:
     learnings: dict[str, str]
     health_ok: bool
     health_failed: tuple[str, ...]
-    warnings: tuple[str, ...] = field(default_factory=tuple)
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -17,9 +17,8 @@ under it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier.errors import CheckFailed
 from memtier.health.verdict import FAIL, PASS, WARN, Check
@@ -52,8 +51,7 @@ def section_of(check: Check) -> str:
     return {"episodic": "cold", "residue": "residue"}.get(head, head)
 
 
-@dataclass(frozen=True)
-class HealthReport:
+class HealthReport(NamedTuple):
     """Every check that ran, in report order, and the moment they ran at."""
 
     checks: tuple[Check, ...]
@@ -61,7 +59,7 @@ class HealthReport:
     verbose: bool = False  # show (and put in JSON) the detail behind each line
 
     def with_detail(self, verbose: bool) -> HealthReport:
-        return replace(self, verbose=verbose)
+        return self._replace(verbose=verbose)
 
     @property
     def ok(self) -> bool:
