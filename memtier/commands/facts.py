@@ -265,6 +265,7 @@ def _write_fact(
             at_index = end + len(heading)
     if at_index is None:
         at_index = end_insert_index(lines, header)
+        del lines[at_index:]  # only blank lines: the fact becomes the last line
     if block and at_index > 0 and lines[at_index - 1].strip():
         new_lines = ["", *new_lines]
     lines[at_index:at_index] = new_lines
