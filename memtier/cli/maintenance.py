@@ -109,7 +109,7 @@ def candidates_command(
     as_json: JsonOption = False,
 ) -> None:
     """List every [PROMOTE-CANDIDATE] line of .learnings/ with its file and line number."""
-    from memtier.commands.review import find_candidates
+    from memtier.commands.recurrence import find_candidates
     from memtier.render import warn
 
     ws = open_workspace(ctx, root, now)

@@ -8,7 +8,9 @@ lesson" when their normalised texts (`normalise_lesson`) are equal.
 - `learn` appends an entry. A lesson has one home: a lesson already standing in
   *another* SCRATCH file is refused; a repeat in the same file is how a
   recurrence is counted, so it is allowed.
-- `memtier.commands.review.find_candidates` lists lines flagged ``[PROMOTE-CANDIDATE]``.
+- `memtier.commands.recurrence.find_candidates` lists lines flagged ``[PROMOTE-CANDIDATE]``;
+  `learn` flags a lesson as soon as it reaches the threshold
+  (`memtier.commands.recurrence`).
 - `promote` copies an approved lesson into a WARM file, its one home.
 """
 
@@ -21,12 +23,20 @@ from pathlib import Path
 from typing import Any
 
 from memtier import store
+from memtier.commands.recurrence import read_scratch, scratch_paths
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
-from memtier.workspace import SCRATCH_FILES, Workspace
+from memtier.formats.lessons import (
+    CANDIDATE_FLAG,
+    PIN_FLAG,
+    is_candidate_line,
+    is_lesson_line,
+    lesson_text,
+    normalise_lesson,
+    remove_candidate_flag,
+)
+from memtier.workspace import Workspace
 
-CANDIDATE_FLAG = "[PROMOTE-CANDIDATE]"
-PIN_FLAG = "#pinned"
 LEARN_KINDS: dict[str, str] = {
     "error": "ERRORS.md",
     "learning": "LEARNINGS.md",
@@ -37,70 +47,6 @@ _HEADINGS: dict[str, str] = {
     "LEARNINGS.md": "# Learnings",
     "FEATURE_REQUESTS.md": "# Feature requests",
 }
-
-# What a lesson line starts with: an optional "- ", then an optional date or ISO
-# timestamp (seconds, fraction and offset optional) followed by whitespace.
-_PREFIX = re.compile(
-    r"\s*(?:-(?:\s+|$))?"
-    r"(?:\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?:\s+|$))?"
-)
-_FLAGS = (CANDIDATE_FLAG.lower(), PIN_FLAG)
-
-
-def _strip_flags(text: str, lowered: str) -> str:
-    """*text* without trailing flags, matched on its lowercased twin *lowered*."""
-    end = len(lowered.rstrip())
-    found = True
-    while found:
-        found = False
-        for flag in _FLAGS:
-            if lowered.endswith(flag, 0, end):
-                end = len(lowered[: end - len(flag)].rstrip())
-                found = True
-    return text[:end]
-
-
-def normalise_lesson(line: str) -> str:
-    """The text two lines must share to count as the same lesson (PROTOCOL §2).
-
-    Drops a leading ``- ``, a leading date or timestamp, trailing
-    ``[PROMOTE-CANDIDATE]`` and ``#pinned`` (in any order, any case),
-    lowercases and collapses runs of whitespace.
-    """
-    prefix = _PREFIX.match(line)
-    lowered = line[prefix.end() if prefix else 0 :].lower()
-    return " ".join(_strip_flags(lowered, lowered).split())
-
-
-def is_lesson_line(line: str) -> bool:
-    """A lesson line starts with ``- ``; headings and prose are not lessons."""
-    return line.startswith("- ")
-
-
-def is_candidate_line(line: str) -> bool:
-    """``[PROMOTE-CANDIDATE]`` at the end of the line (a trailing ``#pinned`` allowed)."""
-    text = line.rstrip()
-    if text.endswith(PIN_FLAG):
-        text = text[: -len(PIN_FLAG)].rstrip()
-    return text.endswith(CANDIDATE_FLAG)
-
-
-def lesson_text(line: str) -> str:
-    """The lesson as a person wrote it: no ``- ``, no leading date, no trailing flags."""
-    prefix = _PREFIX.match(line)
-    text = line[prefix.end() if prefix else 0 :]
-    return _strip_flags(text, text.lower()).strip()
-
-
-def remove_candidate_flag(line: str) -> str:
-    """*line* without its ``[PROMOTE-CANDIDATE]`` flag (a trailing ``#pinned`` kept)."""
-    text = line.rstrip()
-    pinned = text.endswith(PIN_FLAG)
-    if pinned:
-        text = text[: -len(PIN_FLAG)].rstrip()
-    if text.endswith(CANDIDATE_FLAG):
-        text = text[: -len(CANDIDATE_FLAG)].rstrip()
-    return f"{text} {PIN_FLAG}" if pinned else text
 
 
 @dataclass(frozen=True)
@@ -119,24 +65,6 @@ def lesson_lines(path: Path, text: str) -> Iterator[LessonLine]:
             normalised = normalise_lesson(line)
             if normalised:
                 yield LessonLine(path, number, line, normalised)
-
-
-def scratch_paths(ws: Workspace) -> list[Path]:
-    """The canonical SCRATCH files first, then any other ``.learnings/*.md``, sorted."""
-    found = [p for p in ws.scratch_files if p.is_file()]
-    if ws.learnings_dir.is_dir():
-        found.extend(
-            sorted(
-                p
-                for p in ws.learnings_dir.glob("*.md")
-                if p.name not in SCRATCH_FILES and p.is_file() and not store.is_temp_file(p)
-            )
-        )
-    return found
-
-
-def read_scratch(ws: Workspace, path: Path) -> str:
-    return store.read_text(path, root=ws.root)
 
 
 # ---------------------------------------------------------------------------
