@@ -140,9 +140,16 @@ class Candidate:
     line: int
     entry: str
     lesson: str
+    number: int = 0  # 1-based, in listing order: what `promote N` takes
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "entry": self.entry, "lesson": self.lesson}
+        return {
+            "number": self.number,
+            "file": self.file,
+            "line": self.line,
+            "entry": self.entry,
+            "lesson": self.lesson,
+        }
 
 
 @dataclass(frozen=True)
@@ -161,10 +168,10 @@ class CandidatesResult:
             yield "No promotion candidates"
             return
         for c in self.candidates:
-            yield f"{c.file}:{c.line}: {c.entry}"
+            yield f"{c.number}. {c.file}:{c.line}: {c.entry}"
         yield (
-            f"{len(self.candidates)} candidate(s); promote one with "
-            "memtier promote TEXT --to FILE --yes"
+            f"{len(self.candidates)} candidate(s); promote one by its number with "
+            "memtier promote N --to FILE [--as ADVICE] --yes"
         )
 
 
@@ -180,5 +187,6 @@ def find_candidates(ws: Workspace) -> CandidatesResult:
             continue
         for number, line in enumerate(text.split("\n"), start=1):
             if is_candidate_line(line):
-                found.append(Candidate(ws.relative(path), number, line, lesson_text(line)))
+                rel = ws.relative(path)
+                found.append(Candidate(rel, number, line, lesson_text(line), len(found) + 1))
     return CandidatesResult(tuple(found), tuple(warnings))
