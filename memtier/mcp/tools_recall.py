@@ -6,8 +6,8 @@ smaller search limit, or the memory_get call with the next line range.
 
 from __future__ import annotations
 
-import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp_types import CallToolResult
@@ -22,19 +22,31 @@ from memtier.mcp.models import (
     SearchHit,
     SearchOutput,
 )
+from memtier.mcp.runtime import ToolRuntime
 from memtier.mcp.shaping import bound_lines, check_budget, health_fix
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from memtier.mcp.runtime import ToolRuntime
     from memtier.render import Report
     from memtier.search import SearchReport
     from memtier.workspace import Workspace
 
 Tier = Literal["hot", "warm", "buffer", "scratch", "cold", "archive"]
-_LINE_NUMBER = re.compile(r"\s*(\d+)\b")
-_NEXT_RANGE = re.compile(r"truncated; next: (\S+?):(\d+)-(\d+)")
+
+
+@dataclass(frozen=True)
+class GetSpec:
+    """What memory_get was asked for."""
+
+    rt: ToolRuntime
+    path: str | None
+    first: int | None
+    last: int | None
+    day: str | None
+
+    def resolve(self, ws: Workspace) -> Path:
+        return self.rt.resolve(ws, self.path or "")
 
 
 def _search_text(report: SearchReport) -> list[str]:
@@ -84,38 +96,36 @@ def _hit_fields(payload: dict[str, Any]) -> dict[str, Any]:
     return {key: payload[key] for key in keys}
 
 
-def _get(
-    ws: Workspace, path: str, first: int | None, last: int | None, day: str | None, max_chars: int
-) -> GetOutput:
+def _get(ws: Workspace, spec: GetSpec, max_chars: int) -> GetOutput:
+    from memtier.commands.fact_get import split_range
     from memtier.commands.facts import get_lines
+    from memtier.commands.lifecycle import parse_date_option
 
     check_budget(max_chars)
-    result = get_lines(ws, path, from_line=first, to_line=last, date=day)
-    lines = list(result.text_lines())
-    shown_path = str(result.to_json().get("path", path))
+    day = parse_date_option(spec.day, ws) if spec.day is not None else None
+    given = str(spec.resolve(ws)) if spec.path else ""
+    result = get_lines(ws, given, from_line=spec.first, to_line=spec.last, date=day)
+    numbered = list(result.text_lines())[: len(result.lines)]
+    last = spec.last or result.total
     next_from: int | None = None
-    for index, line in enumerate(lines):
-        found = _NEXT_RANGE.search(line)
-        if found:  # the core's own line bound: say it as the tool call that reads on
-            next_from = int(found.group(2))
-            lines[index] = "truncated; next: " + get_call(
-                found.group(1), next_from, int(found.group(3))
-            )
+    if result.truncated and result.next:  # the core's own line bound
+        next_from = split_range(result.next)[1]
 
     def more(shown: int) -> str:
         nonlocal next_from
-        number = _LINE_NUMBER.match(lines[shown]) if shown < len(lines) else None
-        if number:
-            next_from = int(number.group(1))
-        return get_call(shown_path, next_from)
+        next_from = result.start + shown
+        return get_call(result.path, next_from, last)
 
-    bounded = bound_lines(lines, max_chars, more)
+    bounded = bound_lines(numbered, max_chars, more)
+    text = bounded.text
+    if not bounded.truncated and next_from is not None:
+        text += f"\ntruncated; next: {get_call(result.path, next_from, last)}"
     return GetOutput(
-        text=bounded.text,
+        text=text,
         data=result.to_json(),
-        truncated=bounded.truncated or next_from is not None,
-        more=get_call(shown_path, next_from) if next_from is not None else None,
-        path=shown_path,
+        truncated=next_from is not None,
+        more=get_call(result.path, next_from, last) if next_from is not None else None,
+        path=result.path,
         next_from_line=next_from,
     )
 
@@ -210,8 +220,12 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
 
     def memory_get(
         path: Annotated[
-            str, Field(description="A memory file relative to the workspace root, e.g. MEMORY.md.")
-        ],
+            str | None,
+            Field(
+                description="A memory file relative to the workspace root, e.g. MEMORY.md "
+                "(omit it to read the note of date)."
+            ),
+        ] = None,
         from_line: Annotated[int | None, Field(ge=1, description="First line (1-based).")] = None,
         to_line: Annotated[int | None, Field(ge=1, description="Last line, inclusive.")] = None,
         date: Annotated[
@@ -226,7 +240,8 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
         range. Bounded: a cut result names the next call (from_line=N). Line
         numbers are what memory_replace and memory_retire quote back. Read-only.
         """
-        return rt.call("memory_get", lambda ws: _get(ws, path, from_line, to_line, date, max_chars))
+        spec = GetSpec(rt, path, from_line, to_line, date)
+        return rt.call("memory_get", lambda ws: _get(ws, spec, max_chars))
 
     def memory_health(
         verbose: Annotated[bool, Field(description="Add the detail behind each problem.")] = False,
