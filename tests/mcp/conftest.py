@@ -1,23 +1,19 @@
-"""Fixtures for the tool server: an in-process server on a fixed clock, and a client call."""
+"""Fixtures for the tool server: an in-process server on a fixed clock, and a client call.
+
+The SDK is imported inside the fixtures, so the CLI tests here run without it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-pytest.importorskip("mcp")
+from tests.conftest import NOW_TEXT
 
-from mcp import Client  # noqa: E402
-from mcp_types import CallToolResult  # noqa: E402
-
-from memtier.mcp.runtime import ToolRuntime  # noqa: E402
-from memtier.mcp.server import build_server  # noqa: E402
-from tests.conftest import NOW_TEXT  # noqa: E402
-
-Call = Callable[..., Awaitable[CallToolResult]]
+if TYPE_CHECKING:
+    from mcp_types import CallToolResult
 
 
 @pytest.fixture
@@ -27,6 +23,10 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def server(root: Path) -> Any:
+    pytest.importorskip("mcp")
+    from memtier.mcp.runtime import ToolRuntime
+    from memtier.mcp.server import build_server
+
     return build_server(ToolRuntime(root=str(root), now=NOW_TEXT))
 
 
@@ -35,5 +35,7 @@ def text_of(result: CallToolResult) -> str:
 
 
 async def call_tool(server: Any, name: str, **arguments: Any) -> CallToolResult:
+    from mcp import Client
+
     async with Client(server, raise_exceptions=True) as client:
         return await client.call_tool(name, arguments)

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+pytest.importorskip("mcp")
+
 from memtier.mcp.runtime import error_line
 from tests.mcp.conftest import call_tool, text_of
 

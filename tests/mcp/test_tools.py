@@ -6,9 +6,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
 
 from tests.mcp.conftest import call_tool, text_of
+
+mcp = pytest.importorskip("mcp")
+Client = mcp.Client
 
 pytestmark = pytest.mark.anyio
 
