@@ -104,3 +104,20 @@ def test_session_start_shows_the_last_sessions_open_items_days_later(
     result = cli("session-start", "--root", str(root), "--now", NOW_TEXT)
     assert "last session's Open: items (2026-11-20): renew the TLS cert" in result.stdout
     assert "older item" not in result.stdout
+
+
+def test_http_binds_the_loopback_interface_only(
+    cli: CliRunner, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("mcp")
+    from mcp.server.mcpserver import MCPServer
+
+    seen: list[tuple[str, dict[str, object]]] = []
+    monkeypatch.setattr(
+        MCPServer, "run", lambda self, transport, **kw: seen.append((transport, kw))
+    )
+    assert cli("mcp", "--http", "--port", "9123", "--root", str(root)).exit_code == 0
+    assert seen == [("streamable-http", {"host": "127.0.0.1", "port": 9123})]
+    assert cli("mcp", "--root", str(root)).exit_code == 0
+    assert seen[-1] == ("stdio", {})
+    assert cli("mcp", "--host", "0.0.0.0").exit_code == 2
