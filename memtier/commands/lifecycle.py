@@ -17,7 +17,7 @@ Session-start and rotation live in `memtier.commands.session_start` and `memtier
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -317,6 +317,7 @@ class EpisodicResult:
     line: str | None = None
     closed: bool = False
     redacted: dict[str, int] = field(default_factory=dict)
+    archived: str | None = None  # where TTL archival moved the note (show only)
 
     def to_json(self) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -328,6 +329,7 @@ class EpisodicResult:
         }
         if self.action == "show":
             payload["text"] = self.text
+            payload["archived"] = self.archived
         else:
             payload["line"] = self.line
         return payload
@@ -376,11 +378,19 @@ def episodic_close(
 
 
 def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
+    """A day's note; one that TTL archival moved is shown from the archive, saying so."""
     day = day or ws.today
     note = read_note(ws, day)
     if note is None:
+        from memtier.commands.fact_get import find_day_note
+
         shown = ws.relative(ws.episodic_note(day))
-        raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
+        found = find_day_note(ws, day)
+        if found is None:
+            raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
+        text = store.read_text(store.confine(ws.root, found), root=ws.root)
+        result = _episodic_result(ws, "show", day, text, None, {})
+        return replace(result, archived=ws.relative(found))
     return _episodic_result(ws, "show", day, note.text, None, {})
 
 
