@@ -158,7 +158,7 @@ def _health(ws: Workspace, verbose: bool, max_chars: int) -> HealthOutput:
 
 
 def _overview(ws: Workspace, max_chars: int) -> BoundedOutput:
-    from memtier.commands.review import find_candidates
+    from memtier.commands.recurrence import find_candidates
     from memtier.commands.searchlog import recent_searches
     from memtier.commands.stats import collect_stats
     from memtier.commands.tags import collect_tags
@@ -181,7 +181,9 @@ def _overview(ws: Workspace, max_chars: int) -> BoundedOutput:
         lines += ["", f"===== {titles[key]} =====", *report.text_lines()]
     bounded = bound_lines(lines[1:], max_chars, "memtier stats / tags / candidates in a shell")
     return BoundedOutput(
-        text=bounded.text.replace("memtier promote TEXT --to FILE --yes", "memory_promote"),
+        text=bounded.text.replace(
+            "memtier promote N --to FILE [--as ADVICE] --yes", "memory_promote(lesson, file)"
+        ),
         data={key: report.to_json() for key, report in reports.items()},
         truncated=bounded.truncated,
         more=None,
