@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import sys
@@ -169,10 +168,9 @@ def promote_command(
 
 def _memtier_command() -> str:
     """The absolute command that starts this memtier, for a schedule to run."""
-    beside = Path(sys.executable).parent / "memtier"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return shlex.quote(str(beside))
-    found = shutil.which("memtier")
+    from memtier.binaries import find_binary
+
+    found = find_binary("memtier")
     if found:
         return shlex.quote(str(Path(found).absolute()))
     return f"{shlex.quote(sys.executable)} -m memtier"

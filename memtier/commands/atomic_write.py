@@ -93,7 +93,7 @@ def content_problem(ws: Workspace, rel: str, text: str) -> str | None:
 
 def _tags_problem(ws: Workspace, rel: str, text: str) -> str | None:
     from memtier.health.checks import tags_check
-    from memtier.health.report import FAIL
+    from memtier.health.verdict import FAIL
 
     check = tags_check(ws, rel, text)
     return check.message if check.status == FAIL else None

@@ -35,7 +35,7 @@ from memtier.formats.lessons import (
     normalise_lesson,
     remove_candidate_flag,
 )
-from memtier.workspace import Workspace
+from memtier.workspace import SEMANTIC_DIR, Workspace, tier_of
 
 LEARN_KINDS: dict[str, str] = {
     "error": "ERRORS.md",
@@ -259,8 +259,7 @@ def _check_target(ws: Workspace, target: Path) -> bool:
     root = store.confine(ws.root, ws.root)
     rel = real.relative_to(root)
     parts = rel.parts
-    warm = len(parts) == 3 and parts[0] == "memory" and parts[1] in ("semantic", "procedural")
-    if not warm or not _TOPIC_NAME.match(parts[-1]):
+    if tier_of(rel.as_posix()) != "warm" or not _TOPIC_NAME.match(parts[-1]):
         raise InputError(
             f"--to {rel.as_posix()}: must be a WARM file, memory/semantic/<name>.md "
             "or memory/procedural/<topic>.md"
@@ -269,7 +268,7 @@ def _check_target(ws: Workspace, target: Path) -> bool:
         raise InputError(f"--to {rel.as_posix()}: is a directory, expected a file")
     if real.exists():
         return False
-    if parts[1] == "semantic":
+    if parts[1] == SEMANTIC_DIR:
         raise InputError(
             f"--to {rel.as_posix()}: no such file; only a new memory/procedural/<topic>.md "
             "may be created"

@@ -10,8 +10,9 @@ folded argument can never add a heading, a header line or a closure block of
 its own, whatever it contains. Secrets are redacted before folding (PROTOCOL
 §3), so a multi-line key block is recognised whole.
 
-Session-start and rotation live in `memtier.commands.session_start` and `memtier.commands.rotation`;
-`CHECKPOINTS` lists every fault point of the lifecycle for crash tests.
+Session-start and rotation live in `memtier.commands.session_start` and
+`memtier.commands.rotation`; `memtier.faults.LIFECYCLE_CHECKPOINTS` lists every
+fault point of the lifecycle for crash tests.
 """
 
 from __future__ import annotations
@@ -25,11 +26,9 @@ from memtier import store
 from memtier.clock import format_timestamp, parse_day
 from memtier.commands.rotation import (
     PENDING_PRESENT_MESSAGE,
-    ROTATE_CHECKPOINTS,
     read_note,
     write_note,
 )
-from memtier.commands.session_start import SESSION_START_CHECKPOINTS
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
@@ -51,14 +50,6 @@ from memtier.formats.episodic import (
 )
 from memtier.workspace import Workspace
 
-BUFFER_CHECKPOINTS: tuple[str, ...] = ("buffer.read", "buffer.written")
-EPISODIC_CHECKPOINTS: tuple[str, ...] = ("episodic.read", "episodic.written")
-CHECKPOINTS: tuple[str, ...] = (
-    *SESSION_START_CHECKPOINTS,
-    *BUFFER_CHECKPOINTS,
-    *ROTATE_CHECKPOINTS,
-    *EPISODIC_CHECKPOINTS,
-)
 NOTES_HEADING = "## Notes"
 DONE_PREFIX = "- [done] "
 

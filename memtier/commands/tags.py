@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtier.errors import InputError
+from memtier.formats.tags import parse_tag_line
 from memtier.workspace import Workspace
 
 
@@ -78,15 +79,6 @@ class TagsReport:
             yield "every tag is in the vocabulary"
 
 
-def parse_tag_line(line: str) -> tuple[str, ...] | None:
-    """The tokens of a ``#tags:`` line (PROTOCOL §2); None if *line* is not one."""
-    from memtier.search.sections import tag_line_tags
-
-    if not line.startswith("#tags:"):
-        return None
-    return tuple(tag_line_tags(line))
-
-
 def collect_tags(ws: Workspace) -> TagsReport:
     """The tags of MEMORY.md and of every WARM file, in that order."""
     from memtier import store
@@ -94,11 +86,9 @@ def collect_tags(ws: Workspace) -> TagsReport:
     files: list[FileTags] = []
     warnings: list[str] = []
     paths = ([ws.hot] if ws.hot.exists() else []) + ws.warm_files()
-    real_root = os.path.realpath(ws.root)
     for path in paths:
         rel = ws.relative(path)
-        real = os.path.realpath(path)
-        if not (real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)):
+        if not ws.resolves_inside(path):
             warnings.append(f"skipped {rel}: symlink pointing outside the workspace")
             continue
         try:

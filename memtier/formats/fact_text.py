@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memtier.formats.tags import format_tag_line
+
 NEAR_DUPLICATE_THRESHOLD = 0.85
 HOT_HEADER_LINES = 4
 WARM_HEADER_LINES = 3
@@ -71,7 +73,7 @@ def fact_lines(lines: Sequence[str], header_lines: int) -> list[tuple[int, str]]
 
 def warm_header(title: str, tags: Sequence[str], today: str) -> str:
     """The three header lines of a new WARM file (PROTOCOL §2) and a blank line."""
-    tags_line = "#tags: " + ", ".join(tags) if tags else "#tags:"
+    tags_line = format_tag_line(tags)
     return f"# {title}\n{tags_line}\n> last_verified: {today}\n\n"
 
 

@@ -24,6 +24,7 @@ from memtier.mcp.models import (
 )
 from memtier.mcp.runtime import ToolRuntime
 from memtier.mcp.shaping import bound_lines, check_budget, health_fix
+from memtier.workspace import TIERS
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -32,7 +33,10 @@ if TYPE_CHECKING:
     from memtier.search import SearchReport
     from memtier.workspace import Workspace
 
-Tier = Literal["hot", "warm", "buffer", "scratch", "cold", "archive"]
+if TYPE_CHECKING:
+    Tier = str
+else:  # the one tier table (workspace.TIERS) gives the schema its enum
+    Tier = Literal[TIERS]
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,9 @@ from tests.reliability.reliability_support import (
     token_counts,
 )
 
+# A killed process per pass of every fault point: only with `pytest -m slow`.
+pytestmark = pytest.mark.slow
+
 HOT_BY_HAND = (
     "# Agent Memory\n#tags: memory\n"
     f"last_verified: {TODAY}\nlast_updated: {TODAY}\n- fact K001 written by a person\n"
