@@ -18,7 +18,7 @@ __all__ = ["app", "run"]
 def __getattr__(name: str) -> Any:
     if name not in __all__:
         raise AttributeError(f"module 'memtier.cli' has no attribute {name!r}")
-    from memtier.cli import _app, foundation, health, lifecycle, maintenance, recall
+    from memtier.cli import _app, facts, foundation, health, lifecycle, maintenance, mcp, recall
 
-    del foundation, health, lifecycle, maintenance, recall  # imported to register
+    del facts, foundation, health, lifecycle, maintenance, mcp, recall  # imported to register
     return getattr(_app, name)

@@ -73,10 +73,12 @@ def learn(kind: str, text: list[str], pin: bool = False) -> int:
     return show(add_lesson(open_workspace(), kind.lower(), " ".join(text), pin))
 
 
-def session_start() -> int:
+def session_start(max_chars: int | None = None) -> int:
+    from dataclasses import replace
+
     from memtier.commands.session_start import session_start as start
 
-    return show(start(open_workspace()))
+    return show(replace(start(open_workspace()), max_chars=max_chars))
 
 
 def health_check(verbose: bool = False) -> int:
@@ -162,6 +164,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     "episodic_append": {"date": None},
     "learn": {"pin": False},
     "health_check": {"verbose": False},
+    "session_start": {"max_chars": None},
 }
 
 

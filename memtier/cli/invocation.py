@@ -143,13 +143,17 @@ def resolve_moment() -> Any:
     return resolve_now(_current.now, os.environ.get("MEMTIER_NOW"))
 
 
+def explicit_root() -> str | None:
+    """The root a person named: --root, else $MEMTIER_ROOT (None: discover it)."""
+    return _current.root or os.environ.get("MEMTIER_ROOT") or None
+
+
 def open_workspace() -> Workspace:
     """The workspace a command works on: root discovery, clock and configuration."""
     from memtier.workspace import Workspace, resolve_root
 
     moment = resolve_moment()
-    explicit = _current.root or os.environ.get("MEMTIER_ROOT") or None
-    return Workspace.open(resolve_root(explicit, Path.cwd()), moment)
+    return Workspace.open(resolve_root(explicit_root(), Path.cwd()), moment)
 
 
 def user_path(ws_root: Path, given: Path) -> Path:

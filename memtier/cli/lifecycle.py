@@ -38,15 +38,28 @@ DateOption = Annotated[
 
 
 @command(app, "session-start")
-def session_start_command() -> int:
+def session_start_command(
+    max_chars: Annotated[
+        int | None,
+        typer.Option(
+            "--max-chars",
+            help="Fit the base context in N characters, most useful first (MEMORY.md, "
+            "buffer, last session's Open: items, today's note, the rest); cut parts say "
+            "how to read the rest.",
+            show_default=False,
+            min=1,
+        ),
+    ] = None,
+) -> int:
     """Start a session: recover the buffer, heartbeat, print the base context.
 
     Runs the decision tree of the protocol in order (missing files, stale rotation
     lock, interrupted rotation, stale buffer), sets last_active to now, then prints
-    MEMORY.md, the working buffer, today's and yesterday's notes, the last 20 lines
-    of each .learnings file and the health-check verdict. Exit 0 even when health fails.
+    MEMORY.md, the working buffer, the last session's Open: items (however long
+    ago), today's and yesterday's notes, the last 20 lines of each .learnings file
+    and the health-check verdict. Exit 0 even when health fails.
     """
-    return fast.session_start()
+    return fast.session_start(max_chars)
 
 
 @command(app, "session-end")
@@ -152,7 +165,7 @@ def episodic_close_command(
 def episodic_show_command(
     date: DateOption = None,
 ) -> int:
-    """Print a day's note (default today)."""
+    """Print a day's note (default today), also one archival moved to memory/archive/."""
     from memtier.commands.lifecycle import episodic_show, parse_date_option
 
     ws = open_workspace()

@@ -67,7 +67,7 @@ def learn_command(
 @command(app, "candidates")
 def candidates_command() -> int:
     """List every [PROMOTE-CANDIDATE] line of .learnings/ with its file and line number."""
-    from memtier.commands.review import find_candidates
+    from memtier.commands.recurrence import find_candidates
 
     return show(find_candidates(open_workspace()))
 
@@ -75,7 +75,11 @@ def candidates_command() -> int:
 @command(app, "promote")
 def promote_command(
     text: Annotated[
-        list[str], typer.Argument(help="The lesson, matched against .learnings/ lines.")
+        list[str],
+        typer.Argument(
+            help="The lesson: its number as 'memtier candidates' lists it, its text, "
+            "or the start of exactly one lesson's text."
+        ),
     ],
     to: Annotated[
         Path,
@@ -86,13 +90,22 @@ def promote_command(
             show_default=False,
         ),
     ],
+    as_text: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            help="Write the lesson as this advice instead of the raw line.",
+            show_default=False,
+        ),
+    ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", help="Apply; without it only the plan is shown.")
     ] = False,
 ) -> int:
     """Copy an approved lesson into its one WARM home and clear its [PROMOTE-CANDIDATE] flag.
 
-    TEXT is compared after normalisation (date, case, spacing and flags ignored).
+    TEXT is a candidate's number, or text compared after normalisation (date, case,
+    punctuation, spacing and flags ignored); a unique start of a lesson is enough.
     With --yes the lesson is appended to the target, the target's last_verified
     becomes today and the flag leaves the source line. Refused (exit 1) when the
     same fact already stands in another WARM file.
@@ -100,7 +113,7 @@ def promote_command(
     from memtier.commands.learnings import promote
 
     ws = open_workspace()
-    return show(promote(ws, " ".join(text), user_path(ws.root, to), yes))
+    return show(promote(ws, " ".join(text), user_path(ws.root, to), yes, as_text))
 
 
 def _memtier_command() -> str:

@@ -96,12 +96,26 @@ def recent_searches_command(
 
 
 @command(app, "tags")
-def tags_command() -> int:
-    """Tags on line 2 of MEMORY.md and every WARM file, counts, tokens outside the vocabulary."""
-    from memtier.commands.tags import collect_tags
+def tags_command(
+    add: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--add",
+            help="Add this tag to the vocabulary in memory/memtier.toml, keeping the "
+            "file's comments (repeat for several).",
+            show_default=False,
+        ),
+    ] = None,
+) -> int:
+    """Tags on line 2 of MEMORY.md and every WARM file, counts, tokens outside the vocabulary.
 
-    report = collect_tags(open_workspace())
-    return show(report)
+    With --add, adds tags to the vocabulary instead of reporting.
+    """
+    from memtier.commands.tags import add_tags, collect_tags
+
+    if add:
+        return show(add_tags(open_workspace(), add))
+    return show(collect_tags(open_workspace()))
 
 
 @command(app, "stats")

@@ -326,6 +326,7 @@ class EpisodicResult(NamedTuple):
     line: str | None = None
     closed: bool = False
     redacted: Mapping[str, int] = NO_REDACTIONS
+    archived: str | None = None  # where TTL archival moved the note (show only)
 
     def to_json(self) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -337,11 +338,18 @@ class EpisodicResult(NamedTuple):
         }
         if self.action == "show":
             payload["text"] = self.text
+            payload["archived"] = self.archived
         else:
             # "line" is a line number and "text" the text, as in every command's JSON.
             payload["line"] = self._line_number()
             payload["text"] = self.line
         return payload
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        if self.archived:
+            return (f"{self.path} was archived; shown from {self.archived}",)
+        return ()
 
     def _line_number(self) -> int | None:
         if self.line is None:
@@ -402,13 +410,21 @@ def episodic_close(
 
 
 def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
+    """A day's note; one that TTL archival moved is shown from the archive, saying so."""
     from memtier.commands.rotation import read_note
 
     day = day or ws.today
     note = read_note(ws, day)
     if note is None:
+        from memtier.commands.fact_get import find_day_note
+
         shown = ws.relative(ws.episodic_note(day))
-        raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
+        found = find_day_note(ws, day)
+        if found is None:
+            raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
+        text = store.read_text(store.confine(ws.root, found), root=ws.root)
+        result = _episodic_result(ws, "show", day, text, None, {})
+        return result._replace(archived=ws.relative(found))
     return _episodic_result(ws, "show", day, note.text, None, {})
 
 

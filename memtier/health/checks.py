@@ -50,7 +50,7 @@ def _numbered(lines: list[str], first: int) -> tuple[str, ...]:
 # -- HOT (PROTOCOL §6 hot.header, hot.size, tags) ------------------------------
 
 
-def _hot_header_ok(lines: list[str]) -> bool:
+def hot_header_ok(lines: list[str]) -> bool:
     if lines[0] != HOT_TITLE or not is_tag_line(lines[1]):
         return False
     for number, prefix in _HOT_DATE_LINE.items():
@@ -71,7 +71,7 @@ def hot_checks(ws: Workspace) -> list[Check]:
         return [Check("hot.header", FAIL, rel, f"{rel} missing")]
     head = (text.split("\n", 4)[:4] + [""] * 4)[:4]
     checks: list[Check] = []
-    if _hot_header_ok(head):
+    if hot_header_ok(head):
         checks.append(Check("hot.header", PASS, rel, f"{rel} header valid"))
     else:
         detail = tuple(f"line{n}={line}" for n, line in enumerate(head, start=1))
@@ -127,14 +127,21 @@ def fresh_check(ws: Workspace, rel: str, text: str) -> Check:
         where = f"line {number}: {line}"
         if day is None:
             message = f"{rel} — last_verified stale or invalid"
-            return Check("warm.fresh", FAIL, rel, message, (where, "not a YYYY-MM-DD date"))
+            detail = (where, "not a YYYY-MM-DD date", verify_hint(rel))
+            return Check("warm.fresh", FAIL, rel, message, detail)
         age = (ws.today - day).days
         if age >= limit:
             message = f"{rel} — last_verified stale or invalid"
             why = f"{age} days old; re-verify at least every {limit} days"
-            return Check("warm.fresh", FAIL, rel, message, (where, why))
+            return Check("warm.fresh", FAIL, rel, message, (where, why, verify_hint(rel)))
         return Check("warm.fresh", PASS, rel, f"{rel} — last_verified {day} ({age} days ago)")
-    return Check("warm.fresh", FAIL, rel, f"{rel} — missing last_verified")
+    message = f"{rel} — missing last_verified"
+    return Check("warm.fresh", FAIL, rel, message, (verify_hint(rel),))
+
+
+def verify_hint(rel: str) -> str:
+    """The way out of a stale file (PROTOCOL §10), kept apart from the compat message."""
+    return f"check its facts (memtier get {rel}), then run: memtier verify {rel}"
 
 
 def warm_checks(ws: Workspace) -> list[Check]:

@@ -30,10 +30,10 @@ CONTRACT: list[tuple[tuple[str, ...], set[str]]] = [
     (("buffer", "show"), BUFFER),
     (("episodic", "append", "deployed"), EPISODIC),
     (("episodic", "close", "--decisions", "d", "--signal", "s", "--open", "none"), EPISODIC),
-    (("episodic", "show"), EPISODIC - {"line"}),
+    (("episodic", "show"), (EPISODIC - {"line"}) | {"archived"}),
     (
         ("learn", "learning", "rsync wants a slash [PROMOTE-CANDIDATE]"),
-        {"file", "line", "occurrences", "redacted", "text"},
+        {"file", "flagged", "line", "occurrences", "redacted", "text"},
     ),
     (("candidates",), {"candidates", "count"}),
     (
@@ -53,6 +53,48 @@ CONTRACT: list[tuple[tuple[str, ...], set[str]]] = [
         ("weekly-review",),
         {"archived", "closure", "flagged", "health", "lock_removed", "message", "note", "status"},
     ),
+    (
+        ("remember", "nas01 runs Ubuntu 24.04", "--to", "memory/semantic/infrastructure.md"),
+        {
+            "action",
+            "created",
+            "file",
+            "kind",
+            "line",
+            "redacted",
+            "routing_note",
+            "section",
+            "text",
+        },
+    ),
+    (
+        ("get", "memory/semantic/infrastructure.md"),
+        {"archived", "from", "lines", "next", "path", "to", "total_lines", "truncated"},
+    ),
+    (
+        (
+            "replace",
+            "nas01 runs Ubuntu 24.04",
+            "nas01 runs Ubuntu 26.04",
+            "--in",
+            "memory/semantic/infrastructure.md",
+        ),
+        {"action", "file", "line", "log", "new", "old", "reason", "redacted"},
+    ),
+    (
+        (
+            "retire",
+            "nas01 runs Ubuntu 26.04",
+            "--in",
+            "memory/semantic/infrastructure.md",
+            "--reason",
+            "moved to another host",
+        ),
+        {"action", "file", "line", "log", "old", "reason", "redacted"},
+    ),
+    (("verify", "memory/semantic/infrastructure.md"), {"action", "files"}),
+    (("skill",), {"created", "description", "installed", "name", "text"}),
+    (("tags", "--add", "homelab"), {"added", "config", "present"}),
     (("buffer", "task", "one more"), BUFFER),
     (("session-end",), ROTATION),
     (("buffer", "task", "and another"), BUFFER),
@@ -81,7 +123,7 @@ def test_every_command_json_has_its_pinned_keys(root: Path, cli: CliRunner) -> N
         assert all(n is None or type(n) is int for n in lines), (args, lines)
         seen.add(args[0] if args[0] not in ("buffer", "episodic") else " ".join(args[:2]))
     assert "init" not in seen  # init is pinned on its own (it needs a fresh folder)
-    assert len(seen) == 24
+    assert len(seen) == 30  # every command but init and mcp (a server, no report)
 
 
 def test_init_json(tmp_path: Path, cli: CliRunner) -> None:
