@@ -12,11 +12,13 @@ The convention every command follows (new commands too):
   "note")``): its help then names the shared options. Parameters are only the
   command's own.
 - The body imports its core lazily, builds the workspace with `open_workspace()`,
-  calls one core function and ends with ``return show(result)``. The result
+  calls one core function and ends with ``return show(result)`` (both from
+  `memtier.cli.invocation`, which never imports typer). The result
   carries its warnings, notices, redactions and failure (see `memtier.render`);
   the command prints nothing itself and never raises ``typer.Exit``.
-- Errors are raised as `MemtierError`; `run` is the one handler. No protocol
-  rule lives here.
+- Errors are raised as `MemtierError`; `invocation.guarded` (printing through
+  `render.fail`) is the one handler, and `run` adds click's usage errors to it. No
+  protocol rule lives here.
 - A hot command (one an agent calls many times a session) keeps its body in
   `memtier.cli.fast` and its typer command calls that body; add its plain shapes
   to ``fast._SHAPES`` and to ``tests/cli/test_fast.py``, which checks them
