@@ -11,7 +11,8 @@ from memtier.cli import health as _health
 from memtier.cli import lifecycle as _lifecycle
 from memtier.cli import maintenance as _maintenance
 from memtier.cli import recall as _recall
+from memtier.cli import transfer as _transfer
 from memtier.cli._app import app, run
 
 __all__ = ["app", "run"]
-del _foundation, _health, _lifecycle, _maintenance, _recall
+del _foundation, _health, _lifecycle, _maintenance, _recall, _transfer
