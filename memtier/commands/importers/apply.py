@@ -120,16 +120,15 @@ class DayNotes:
 
 
 def _refusal(exc: RefusedError) -> str:
-    message = exc.message
-    if "duplicate" in message.lower() or "already" in message.lower():
-        return DUPLICATE
-    return f"refused: {message}"
+    from memtier.commands.facts import DuplicateFactError
+
+    return DUPLICATE if isinstance(exc, DuplicateFactError) else f"refused: {exc.message}"
 
 
 def _remember_item(
     ws: Workspace, item: SourceItem, how: Route, redacted: dict[str, int]
 ) -> Outcome:
-    from memtier.commands.importers.facts_path import remember
+    from memtier.commands.facts import remember
 
     tags: tuple[str, ...] = ()
     if how.kind.startswith("howto:"):
@@ -147,7 +146,7 @@ def _remember_item(
             reasons.append(f"invalid: {exc.message}")
             continue
         add_counts(redacted, dict(result.redacted))
-        homes.append(result.path)
+        homes.append(result.file)
     if homes:
         return imported(item.ref, homes[0], label)
     reason = next((r for r in reasons if r != DUPLICATE), DUPLICATE)
