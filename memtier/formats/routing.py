@@ -136,7 +136,7 @@ def route(item: SourceItem) -> Route:
         return found
     if item.day is not None:
         return Route(EVENT, "dated, with no type or tag naming a home")
-    return Route(UNROUTED, "no type, tag or date names a home")
+    return Route(UNROUTED, "imported item: no type, tag or date names its home")
 
 
 def split_facts(title: str, body: str) -> tuple[str, ...]:

@@ -103,8 +103,6 @@ class ImportResult:
                 yield f"  - {o.item}: skipped ({o.reason})"
         for home, count in self.homes().items():
             yield f"{home}: {count} item(s)"
-        for rule, count in sorted(self.redacted.items()):
-            yield f"redacted {count} secret(s): {rule}"
         reasons = ", ".join(f"{n} {r}" for r, n in self.reasons().items())
         tail = f" ({reasons})" if reasons else ""
         prefix = "dry run: nothing written; " if self.dry_run else ""
