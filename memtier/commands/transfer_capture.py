@@ -98,7 +98,7 @@ def strip_trigger(text: str, trigger: str) -> str:
     if at < 0:
         return text
     before, after = text[:at], text[at + len(trigger) :]
-    after = re.sub(r"^\s*[:,;.!-–]*\s*", "", after)
+    after = re.sub(r"^[ \t]*[:,;.!–—-]?[ \t]*", "", after)
     before = re.sub(r"[\s,;:]*$", "", before)
     return f"{before} {after}".strip() if before else after.strip()
 
