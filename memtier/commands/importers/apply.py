@@ -42,9 +42,10 @@ class _Note:
 
 
 def _fold(text: str, redacted: dict[str, int]) -> str:
-    from memtier.commands.lifecycle import clean_text
+    """One line, redacted before and after folding (PROTOCOL §3, v2), as facts are."""
+    from memtier.commands.facts import clean_fact
 
-    clean = clean_text(text, "imported item")
+    clean = clean_fact(text, "imported item")
     add_counts(redacted, clean.redacted)
     return clean.text
 
@@ -125,8 +126,47 @@ def _refusal(exc: RefusedError) -> str:
     return DUPLICATE if isinstance(exc, DuplicateFactError) else f"refused: {exc.message}"
 
 
+class KnownFacts:
+    """The normalised text of every fact line in HOT and WARM, kept current by the import.
+
+    A fact whose normalised text is already here is exactly what `remember` refuses as
+    a duplicate (PROTOCOL §10, score 1.0); answering that from one index instead of a
+    scan of every file per fact keeps a re-import of thousands of facts fast. Anything
+    else, near-duplicates included, is for `remember` to judge.
+    """
+
+    def __init__(self, ws: Workspace) -> None:
+        from memtier.commands.fact_files import fact_homes
+        from memtier.errors import InputError
+        from memtier.formats.fact_text import fact_lines, normalise_fact
+
+        self.texts: set[str] = set()
+        for path, header in fact_homes(ws):
+            try:
+                body = store.read_text(path, root=ws.root)
+            except InputError:
+                continue
+            self.texts.update(
+                normalise_fact(line) for _n, line in fact_lines(body.split("\n"), header)
+            )
+
+    def has(self, fact: str) -> bool:
+        from memtier.commands.facts import clean_fact
+        from memtier.formats.fact_text import normalise_fact
+
+        try:
+            return normalise_fact(clean_fact(fact, "fact").text) in self.texts
+        except InputError:
+            return False
+
+    def add(self, text: str) -> None:
+        from memtier.formats.fact_text import normalise_fact
+
+        self.texts.add(normalise_fact(text))
+
+
 def _remember_item(
-    ws: Workspace, item: SourceItem, how: Route, redacted: dict[str, int]
+    ws: Workspace, item: SourceItem, how: Route, redacted: dict[str, int], known: KnownFacts
 ) -> Outcome:
     from memtier.commands.facts import remember
 
@@ -137,6 +177,9 @@ def _remember_item(
     homes: list[str] = []
     reasons: list[str] = []
     for fact in item.facts:
+        if known.has(fact):
+            reasons.append(DUPLICATE)
+            continue
         try:
             result = remember(ws, fact, kind=how.kind, tags=tags)
         except RefusedError as exc:
@@ -146,6 +189,7 @@ def _remember_item(
             reasons.append(f"invalid: {exc.message}")
             continue
         add_counts(redacted, dict(result.redacted))
+        known.add(result.text)
         homes.append(result.file)
     if homes:
         return imported(item.ref, homes[0], label)
@@ -162,6 +206,7 @@ def apply_items(
     redacted: dict[str, int] = {}
     outcomes = [skipped(redact(i.ref).text, f"invalid: {i.why}") for i in parsed.invalid]
     notes = DayNotes(ws, redacted)
+    known: KnownFacts | None = None
     total = len(parsed.items)
     for done, item in enumerate(parsed.items, start=1):
         item = _redacted_ref(item)
@@ -170,7 +215,8 @@ def apply_items(
             day = item.day if how.kind == EVENT and item.day is not None else ws.today
             outcomes.append(notes.add(item, day, how))
         else:
-            outcomes.append(_remember_item(ws, item, how, redacted))
+            known = known or KnownFacts(ws)
+            outcomes.append(_remember_item(ws, item, how, redacted, known))
         if progress is not None:
             progress(done, total)
     notes.flush()
