@@ -237,3 +237,27 @@ def test_cli_bad_source_is_an_input_error(
 def test_a_file_source_for_a_folder_format_is_an_input_error(cli: CliRunner, root: Path) -> None:
     done = cli("--root", str(root), "import", "claude", str(FIXTURES / "brain.jsonl"))
     assert done.exit_code == 2 and "reads a folder" in done.stderr
+
+
+def test_no_progress_bar_when_piped(cli: CliRunner, root: Path, tmp_path: Path) -> None:
+    lines = [
+        json.dumps({"id": str(n), "kind": "note", "text": f"event {n}",
+                    "createdAt": f"2026-11-{1 + n % 28:02d}T08:00:00Z", "tags": []})
+        for n in range(400)
+    ]  # fmt: skip
+    source = tmp_path / "many.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    done = cli("--root", str(root), "import", "brain", str(source))
+    assert done.exit_code == 0, done.stderr
+    assert "importing" not in done.stderr and "\r" not in done.stderr
+    assert done.stdout.rstrip().endswith("imported 400 of 400 item(s) from brain; skipped 0")
+
+
+def test_progress_bar_appears_only_above_a_few_hundred_items() -> None:
+    from memtier.cli.transfer import PROGRESS_MIN_ITEMS, _progress_bar
+
+    with _progress_bar(False) as none:
+        assert none is None
+    with _progress_bar(True) as advance:
+        assert advance is not None
+        advance(1, PROGRESS_MIN_ITEMS)  # small import: no bar is started
