@@ -124,7 +124,6 @@ def import_command(
     overwriting. Every item is imported or listed as skipped with its reason; a second
     import adds nothing."""
     from memtier.commands.importers import import_source
-    from memtier.render import notice
 
     ws = open_workspace(ctx, root, now)
     text = _stdin_text() if source == "-" else None
@@ -133,8 +132,6 @@ def import_command(
         result = import_source(ws, fmt.lower(), path, text=text, dry_run=dry_run, progress=progress)
     if not as_json:
         _notice_redactions(result.redacted)
-    if dry_run and not as_json:
-        notice("dry run: nothing was written")
     show(result, as_json)
 
 

@@ -222,14 +222,15 @@ def test_cli_reads_a_jsonl_source_from_stdin(cli: CliRunner, root: Path) -> None
     ("args", "message"),
     [
         (("import", "evernote", "x"), "unknown import format 'evernote'"),
-        (("import", "brain", "/nonexistent/brain.jsonl"), "no such file"),
-        (("import", "openclaw", "/nonexistent"), "no such folder"),
+        (("import", "brain", "{missing}/brain.jsonl"), "no such file"),
+        (("import", "openclaw", "{missing}"), "no such folder"),
     ],
 )
 def test_cli_bad_source_is_an_input_error(
-    cli: CliRunner, root: Path, args: tuple[str, ...], message: str
+    cli: CliRunner, root: Path, tmp_path: Path, args: tuple[str, ...], message: str
 ) -> None:
-    done = cli("--root", str(root), *args)
+    missing = str(tmp_path / "missing")
+    done = cli("--root", str(root), *(a.format(missing=missing) for a in args))
     assert done.exit_code == 2
     assert done.stderr.startswith("memtier: error: ") and message in done.stderr
 
