@@ -262,3 +262,15 @@ def test_progress_bar_appears_only_above_a_few_hundred_items() -> None:
     with _progress_bar(True) as advance:
         assert advance is not None
         advance(1, PROGRESS_MIN_ITEMS)  # small import: no bar is started
+
+
+@pytest.mark.parametrize("fmt", ["brain", "openclaw"])
+def test_reimport_after_the_notes_were_archived_adds_nothing(
+    fmt: str, ws: Workspace, root: Path
+) -> None:
+    _import(ws, fmt)
+    archive_episodic(ws, days=0)
+    assert not [p for p in (root / "memory/episodic").glob("*.md") if p.name < "2026-11-30"]
+    again = _import(ws, fmt)
+    assert again.imported_count == 0
+    assert not [p for p in (root / "memory/episodic").glob("*.md") if p.name < "2026-11-30"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 
 from memtier import store
 from memtier.commands.importers.report import (
@@ -39,6 +40,7 @@ class _Note:
     doc: store.Document | None
     lines: set[str]
     added: list[str] = field(default_factory=list)
+    seen: str = ""  # the note's text and its archived copies, for block duplicates
 
 
 def _fold(text: str, redacted: dict[str, int]) -> str:
@@ -74,8 +76,27 @@ class DayNotes:
 
             doc = read_note(self.ws, day)
             lines = {line.strip() for line in doc.text.split("\n")} if doc else set()
-            note = self.notes[day] = _Note(day, doc, lines)
+            seen = doc.text if doc else ""
+            for archived in self._archived(day):
+                # A day the weekly review already archived still counts: a re-import
+                # after the TTL adds nothing either (PROTOCOL §12).
+                text = store.read_text(archived, root=self.ws.root)
+                lines.update(line.strip() for line in text.split("\n"))
+                seen += text
+            note = self.notes[day] = _Note(day, doc, lines, seen=seen)
         return note
+
+    def _archived(self, day: date) -> list[Path]:
+        """The archived copies of *day*'s note (``D.md``, ``D.1.md`` …; PROTOCOL §7)."""
+        folder = self.ws.archive_dir / f"{day.year:04d}" / f"{day.month:02d}"
+        if not folder.is_dir() or folder.is_symlink():
+            return []
+        stem = day.isoformat()
+        return sorted(
+            p
+            for p in folder.glob(f"{stem}*.md")
+            if p.is_file() and not p.is_symlink() and p.name.split(".")[0] == stem
+        )
 
     def add(self, item: SourceItem, day: date, how: Route) -> Outcome:
         home = self.ws.relative(self.ws.episodic_note(day))
@@ -102,7 +123,7 @@ class DayNotes:
         return imported(item.ref, home, label)
 
     def current_text(self, note: _Note) -> str:
-        return (note.doc.text if note.doc else "") + "".join(note.added)
+        return note.seen + "".join(note.added)
 
     def flush(self) -> None:
         from memtier.commands.rotation import write_note
