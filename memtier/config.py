@@ -7,6 +7,7 @@ the key (exit 2). The tag vocabulary lives here and only here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -159,3 +160,77 @@ def load_config(root: Path) -> Config:
     except UnicodeDecodeError:
         raise ConfigError(f"{CONFIG_RELPATH}: not valid TOML (not UTF-8 text)") from None
     return parse_config(text, CONFIG_RELPATH)
+
+
+# ---------------------------------------------------------------------------
+# writing the vocabulary (`memtier tags --add`), the one key memtier ever writes
+
+
+def _format_vocabulary(tags: tuple[str, ...], width: int = 96) -> str:
+    lines: list[str] = []
+    current = "vocabulary = ["
+    for index, tag in enumerate(tags):
+        item = f'"{tag}"' + (", " if index < len(tags) - 1 else "]")
+        if len(current) + len(item.rstrip()) > width:
+            lines.append(current.rstrip())
+            current = "  "
+        current += item
+    if not tags:
+        current += "]"
+    lines.append(current)
+    return "\n".join(lines) + "\n"
+
+
+def _array_last_value_end(text: str, start: int) -> tuple[int, int]:
+    """(index just after the last value, index of the closing bracket) of the TOML
+    array whose ``[`` is at *start*; strings and comments are skipped, so a
+    comment inside the array survives. The last value end is *start* + 1 when
+    the array is empty."""
+    index, last = start + 1, start + 1
+    while index < len(text):
+        char = text[index]
+        if char == "#":
+            newline = text.find("\n", index)
+            index = len(text) if newline < 0 else newline
+            continue
+        if char in "\"'":
+            end = index + 1
+            while end < len(text) and text[end] != char:
+                end += 2 if char == '"' and text[end] == "\\" else 1
+            index = last = end + 1
+            continue
+        if char == "]":
+            return last, index
+        index += 1
+    raise ValueError("unterminated vocabulary array")
+
+
+_VOCABULARY_KEY = re.compile(r"(?m)^[ \t]*vocabulary[ \t]*=[ \t]*\[")
+_VOCABULARY_COMMENT = re.compile(r"(?m)^#[ \t]*vocabulary[ \t]*=")
+
+
+def add_vocabulary_text(text: str, current: tuple[str, ...], new: tuple[str, ...]) -> str:
+    """The text of a memtier.toml with *new* tags appended to its vocabulary.
+
+    Comments and every other line are kept as they are. Without a ``vocabulary``
+    key, one is written holding *current* (the defaults) and *new*, under the
+    commented-out example when the file has one (the template does), else at
+    the end.
+    """
+    found = _VOCABULARY_KEY.search(text)
+    if found is not None:
+        last, _close = _array_last_value_end(text, found.end() - 1)
+        empty = last == found.end()
+        items = ", ".join(f'"{tag}"' for tag in new)
+        return text[:last] + (items if empty else ", " + items) + text[last:]
+    block = _format_vocabulary((*current, *new))
+    comment = _VOCABULARY_COMMENT.search(text)
+    if comment is None:
+        joiner = "" if not text or text.endswith("\n") else "\n"
+        return text + joiner + ("\n" if text else "") + block
+    lines = text.split("\n")
+    at = text[: comment.start()].count("\n")
+    while at < len(lines) and lines[at].startswith("#") and "]" not in lines[at]:
+        at += 1
+    lines.insert(at + 1, block.rstrip("\n"))
+    return "\n".join(lines)

@@ -245,8 +245,12 @@ def episodic_show_command(
     now: NowOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Print a day's note (default today)."""
+    """Print a day's note (default today), also one archival moved to memory/archive/."""
     from memtier.commands.lifecycle import episodic_show, parse_date_option
+    from memtier.render import notice
 
     ws = open_workspace(ctx, root, now)
-    show(episodic_show(ws, parse_date_option(date, ws)), as_json)
+    result = episodic_show(ws, parse_date_option(date, ws))
+    if result.archived:
+        notice(f"{result.path} was archived; shown from {result.archived}")
+    show(result, as_json)

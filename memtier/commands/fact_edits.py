@@ -184,7 +184,7 @@ class VerifyResult:
 def stale_files(ws: Workspace) -> list[Path]:
     """The WARM files health-check's warm.fresh fails (PROTOCOL §6)."""
     from memtier.health.checks import fresh_check, load
-    from memtier.health.report import FAIL
+    from memtier.health.verdict import FAIL
 
     found: list[Path] = []
     for path in ws.warm_files():

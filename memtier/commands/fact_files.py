@@ -25,9 +25,9 @@ from memtier.formats.fact_text import (
     strip_bullet,
     word_set,
 )
-from memtier.workspace import WARM_DIRS, Workspace
+from memtier.workspace import ARCHIVE_DIR, MEMORY_DIR, Workspace, tier_of
 
-RETIRED_LOG = "memory/archive/retired.md"
+RETIRED_LOG = f"{MEMORY_DIR}/{ARCHIVE_DIR}/retired.md"
 RETIRED_TITLE = "# Retired facts"
 
 
@@ -126,11 +126,10 @@ def resolve_fact_file(ws: Workspace, given: str | Path, *, option: str = "--to")
         candidate = ws.root / candidate
     real = store.confine(ws.root, candidate)
     rel = relative_to_root(ws, real)
-    parts = tuple(rel.split("/"))
-    if rel == "MEMORY.md":
+    tier = tier_of(rel)
+    if tier == "hot":
         return FactFile(real, rel, "hot")
-    warm = len(parts) == 3 and parts[0] == "memory" and parts[1] in WARM_DIRS
-    if not warm or not parts[2].endswith(".md") or not TOPIC_RE.match(parts[2][:-3]):
+    if tier != "warm" or not TOPIC_RE.match(real.stem):
         raise InputError(
             f"{option} {rel}: must be MEMORY.md or a WARM file "
             "(memory/semantic/<name>.md, memory/procedural/<topic>.md)"

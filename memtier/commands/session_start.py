@@ -43,18 +43,6 @@ from memtier.formats.buffer import (
 from memtier.formats.episodic import contains_lines, place_before_closure
 from memtier.workspace import Workspace
 
-SESSION_START_CHECKPOINTS: tuple[str, ...] = (
-    "session_start.hot-created",  # step 1
-    "session_start.buffer-created",  # step 2
-    "session_start.lock-removed",  # step 3
-    "session_start.failure-logged",  # step 4, failed recovery: ERRORS.md line written
-    "session_start.pending-discarded",  # step 4: .pending removed
-    "session_start.recovered-appended",  # step 4 or 5: [RECOVERED: STALE] body in the note
-    "session_start.buffer-reset",  # step 4 or 5: fresh buffer written
-    "session_start.buffer-restored",  # step 4: buffer restored from .pending
-    "session_start.heartbeat",  # step 6
-)
-
 RECOVERED_MARKER = "[RECOVERED: STALE]"
 CONTEXT_SCRATCH_LINES = 20
 # How many days back from today a finished rotation's note is looked for (§4 step 4).
@@ -397,10 +385,8 @@ def _context(run: _Run) -> dict[str, Any]:
 
 def _health_verdict(ws: Workspace) -> tuple[bool, tuple[str, ...]]:
     """The health-check verdict of PROTOCOL §6 for the last line of the context."""
-    try:
-        from memtier.health.report import run_health_check
-    except ImportError:
-        return False, ("health.unavailable",)
+    from memtier.health.report import run_health_check
+
     report = run_health_check(ws)
     failed = tuple(dict.fromkeys(c.id for c in report.checks if c.status == "fail"))
     return bool(report.ok), failed

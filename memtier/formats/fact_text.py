@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memtier.formats.tags import format_tag_line, is_tag_line, parse_tag_line
+
 NEAR_DUPLICATE_THRESHOLD = 0.85
 HOT_HEADER_LINES = 4
 WARM_HEADER_LINES = 3
@@ -71,8 +73,7 @@ def fact_lines(lines: Sequence[str], header_lines: int) -> list[tuple[int, str]]
 
 def warm_header(title: str, tags: Sequence[str], today: str) -> str:
     """The three header lines of a new WARM file (PROTOCOL §2) and a blank line."""
-    tags_line = "#tags: " + ", ".join(tags) if tags else "#tags:"
-    return f"# {title}\n{tags_line}\n> last_verified: {today}\n\n"
+    return f"# {title}\n{format_tag_line(tags)}\n> last_verified: {today}\n\n"
 
 
 def topic_title(topic: str) -> str:
@@ -92,16 +93,15 @@ def refresh_last_verified(lines: list[str], today: str) -> str | None:
             previous = line[match.end() :].strip()
             lines[index] = f"{match.group(1) or ''}last_verified: {today}"
             return previous
-    at = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else min(1, len(lines))
+    at = 2 if len(lines) > 1 and is_tag_line(lines[1]) else min(1, len(lines))
     lines.insert(at, f"> last_verified: {today}")
     return None
 
 
 def merge_tags_line(line: str, tags: Sequence[str]) -> str:
     """A ``#tags:`` line with *tags* added after the ones it has (none repeated)."""
-    have = [t for t in re.split(r"[\s,|]+", line[len("#tags:") :]) if t]
-    merged = list(dict.fromkeys([*have, *tags]))
-    return "#tags: " + ", ".join(merged) if merged else "#tags:"
+    have = parse_tag_line(line) or ()
+    return format_tag_line(dict.fromkeys([*have, *tags]))
 
 
 def section_insert_index(lines: list[str], heading: str, start: int) -> int | None:

@@ -18,6 +18,7 @@ from memtier.commands.facts import (
 )
 from memtier.errors import ConfinementError, InputError, RefusedError
 from memtier.workspace import Workspace
+from tests.conftest import CliRunner
 
 INFRA = "memory/semantic/infrastructure.md"
 
@@ -310,3 +311,15 @@ def test_results_are_frozen() -> None:
     result = RememberResult(file="f", line=1, text="t", kind=None)
     with pytest.raises(FrozenInstanceError):
         result.line = 2  # type: ignore[misc]
+
+
+def test_episodic_show_of_an_archived_day_says_where_it_went(cli: CliRunner, root: Path) -> None:
+    folder = root / "memory/archive/2026/09"
+    folder.mkdir(parents=True)
+    (folder / "2026-09-01.md").write_text("# 2026-09-01\n\nold day\n", encoding="utf-8")
+    shown = cli("--root", str(root), "episodic", "show", "--date", "2026-09-01")
+    assert shown.exit_code == 0
+    assert "old day" in shown.stdout
+    assert "memory/archive/2026/09/2026-09-01.md" in shown.stderr
+    missing = cli("--root", str(root), "episodic", "show", "--date", "2026-09-02")
+    assert missing.exit_code == 2 and "no episodic note" in missing.stderr
