@@ -22,7 +22,8 @@ from memtier.errors import InputError
 from memtier.formats.envelope import ExportedFile, build_envelope, dump_envelope
 from memtier.workspace import TIERS, Workspace
 
-LIVE_TIERS: tuple[str, ...] = ("hot", "warm", "buffer", "scratch", "cold")
+# PROTOCOL §12: every tier but the archive, in the one tier table's order.
+LIVE_TIERS: tuple[str, ...] = tuple(t for t in TIERS if t != "archive")
 
 
 @dataclass(frozen=True)

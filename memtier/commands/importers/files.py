@@ -28,7 +28,7 @@ _STAMP = re.compile(r"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d([.,]\d+)?(Z|[+-]\d\d:\d\d)
 
 def tier_of_path(rel: str) -> str | None:
     """The tier an exported path belongs to; ``config`` for memory/memtier.toml."""
-    from memtier.search.paths import tier_of
+    from memtier.workspace import tier_of
 
     if rel == CONFIG_RELPATH.as_posix():
         return CONFIG_TIER
