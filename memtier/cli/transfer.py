@@ -122,7 +122,14 @@ def import_command(
 ) -> None:
     """Bring another memory in: every item to its one home, dates kept, redacted, never
     overwriting. Every item is imported or listed as skipped with its reason; a second
-    import adds nothing."""
+    import adds nothing.
+
+    FORMAT and SOURCE: memtier (an export file), indexed (a folder of front-matter
+    notes), structured (a folder of user/ feedback/ project/ … folders), brain (a JSONL
+    store or export), openclaw (a workspace with MEMORY.md and memory/YYYY-MM-DD.md),
+    claude (a Claude Code memory folder), mcp-memory (the MCP memory server's JSONL).
+    A file SOURCE may be - for standard input.
+    """
     from memtier.commands.importers import import_source
 
     ws = open_workspace(ctx, root, now)
@@ -157,7 +164,11 @@ def capture_command(
 ) -> None:
     """Keep an inbound message as a buffer note tagged #captured when it earns it:
     a trigger phrase (remember this, merke dir, …) or a topic word with length or
-    structure. Exit 0 whether kept or not; --explain says why."""
+    structure. Exit 0 whether kept or not; --explain says why.
+
+    TEXT is the message; - or no TEXT reads it from standard input. Triggers, topics
+    and thresholds are the capture_* keys of memory/memtier.toml.
+    """
     from memtier.commands.transfer_capture import capture
 
     ws = open_workspace(ctx, root, now)
