@@ -18,7 +18,8 @@ from memtier.formats.fact_text import (
     NEAR_DUPLICATE_THRESHOLD,
     TOPIC_RE,
     WARM_HEADER_LINES,
-    fact_lines,
+    fold_lines,
+    is_fence,
     jaccard,
     normalise_fact,
     refresh_last_verified,
@@ -186,6 +187,7 @@ def find_duplicate(
     if not wanted:
         return None
     words = word_set(wanted)
+    floor = NEAR_DUPLICATE_THRESHOLD * len(words)
     best: tuple[float, str, int, str] | None = None
     for path, header in fact_homes(ws):
         try:
@@ -193,11 +195,20 @@ def find_duplicate(
         except InputError:
             continue  # health-check reports an unreadable file; it holds no fact we can see
         real = store.confine(ws.root, path)
-        for number, line in fact_lines(body.split("\n"), header):
-            if skip is not None and skip == (real, number):
+        lines = body.split("\n")
+        for index, other in enumerate(fold_lines(body)):
+            if index < header or not other or (skip is not None and skip == (real, index + 1)):
                 continue
-            other = normalise_fact(line)
-            score = 1.0 if other == wanted else jaccard(words, word_set(other))
+            line = lines[index]
+            if line.startswith("#") or is_fence(line):
+                continue  # headings and fences are not facts (see fact_lines)
+            number = index + 1
+            if other == wanted:
+                score = 1.0
+            elif other.count(" ") + 1 < floor:
+                continue  # fewer words than 0.85 of ours: the Jaccard index cannot reach it
+            else:
+                score = jaccard(words, word_set(other))
             if score >= NEAR_DUPLICATE_THRESHOLD and (best is None or score > best[0]):
                 best = (score, relative_to_root(ws, real), number, line.strip())
                 if score == 1.0:

@@ -104,3 +104,15 @@ def test_bad_input_is_one_line_exit_2(cli: CliRunner, root: Path) -> None:
         result = cli("--root", str(root), *args)
         assert result.exit_code == 2, (args, result.stderr)
         assert result.stderr.startswith("memtier: error:") and result.stderr.count("\n") == 1
+
+
+def test_verify_is_the_way_out_of_the_thirty_day_lock_out(cli: CliRunner, root: Path) -> None:
+    away = ("--root", str(root), "--now", "2027-01-11T08:00:00+01:00")  # a Monday, 42 days on
+    assert cli(*away, "weekly-review").exit_code == 1
+    health = cli(*away, "health-check", "--verbose")
+    assert "memtier verify memory/semantic/infrastructure.md" in health.stdout
+    verified = cli(*away, "verify", "--stale", "--json")
+    files = json.loads(verified.stdout)["files"]
+    assert {f["previous"] for f in files} == {"2026-11-30"} and len(files) == 5
+    review = cli(*away, "weekly-review")
+    assert review.exit_code == 0, review.stdout + review.stderr

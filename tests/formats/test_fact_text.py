@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from memtier.formats.fact_text import (
     end_insert_index,
+    fold_lines,
     fold_text,
     jaccard,
     merge_tags_line,
@@ -34,6 +35,16 @@ def test_fold_is_idempotent_and_never_crashes(text: str) -> None:
     once = fold_text(text)
     assert fold_text(once) == once
     assert normalise_fact(normalise_fact(text)) == normalise_fact(text)
+
+
+@settings(max_examples=100, derandomize=True)
+@given(st.text())
+def test_fast_fold_equals_the_plain_rule(text: str) -> None:
+    import re
+
+    # The rule as PROTOCOL §10 states it; fold_text takes a faster road to the same text.
+    assert fold_text(text) == " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
+    assert fold_lines(text) == [fold_text(line) for line in text.split("\n")]
 
 
 @settings(max_examples=100, derandomize=True)
