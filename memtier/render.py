@@ -47,11 +47,15 @@ def show(
     as_json: bool,
     warnings: Iterable[str] = (),
     terminal: Callable[[TextIO], None] | None = None,
+    body: bool = True,
 ) -> int:
-    """Print *report*, then its notices and warnings (and the caller's *warnings*);
-    return the exit code: 0, or the code of the failure the report carries."""
+    """Print *report* (unless not *body*: the caller printed its output), then its
+    notices and warnings (and the caller's *warnings*); return the exit code: 0, or
+    the code of the failure the report carries."""
     out = sys.stdout
-    if as_json:
+    if not body:
+        pass
+    elif as_json:
         emit_json(report.to_json(), out)
     else:
         if terminal is not None and colour_enabled(out):

@@ -18,7 +18,18 @@ __all__ = ["app", "run"]
 def __getattr__(name: str) -> Any:
     if name not in __all__:
         raise AttributeError(f"module 'memtier.cli' has no attribute {name!r}")
-    from memtier.cli import _app, facts, foundation, health, lifecycle, maintenance, mcp, recall
+    from memtier.cli import (
+        _app,
+        facts,
+        foundation,
+        health,
+        lifecycle,
+        maintenance,
+        mcp,
+        recall,
+        transfer,
+    )
 
-    del facts, foundation, health, lifecycle, maintenance, mcp, recall  # imported to register
+    # Imported to register their commands.
+    del facts, foundation, health, lifecycle, maintenance, mcp, recall, transfer
     return getattr(_app, name)

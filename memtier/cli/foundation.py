@@ -13,17 +13,27 @@ from memtier.cli.invocation import invocation, open_workspace, resolve_moment, s
 
 
 @command(app, "init")
-def init_command() -> int:
+def init_command(
+    demo: Annotated[
+        bool,
+        typer.Option(
+            "--demo",
+            help="Install a sample memory (a home-lab agent's two weeks, newest note "
+            "today) into a new workspace, to see what memtier does.",
+        ),
+    ] = False,
+) -> int:
     """Create a workspace, or complete one: every missing file and folder, never overwriting.
 
     Uses --root or the current directory (it does not walk up, and it ignores
     $MEMTIER_ROOT). Prints what it created; a second run creates nothing.
     """
-    from memtier.commands.init import init_workspace
+    from memtier.commands.init import init_demo, init_workspace
 
     chosen = invocation().root
     folder = Path.cwd() / Path(chosen).expanduser() if chosen else Path.cwd()
-    return show(init_workspace(folder, resolve_moment()))
+    make = init_demo if demo else init_workspace
+    return show(make(folder, resolve_moment()))
 
 
 @command(app, "atomic-write")

@@ -174,8 +174,11 @@ def show(
     *,
     warnings: Iterable[str] = (),
     terminal: Callable[[TextIO], None] | None = None,
+    body: bool = True,
 ) -> int:
     """`memtier.render.show` with this invocation's --json; returns the exit code."""
     from memtier import render
 
-    return render.show(report, as_json=_current.as_json, warnings=warnings, terminal=terminal)
+    return render.show(
+        report, as_json=_current.as_json, warnings=warnings, terminal=terminal, body=body
+    )

@@ -169,3 +169,24 @@ def test_an_error_with_json_is_also_an_object_on_stdout(root: Path, cli: CliRunn
     assert json.loads(usage.stdout)["ok"] is False
     plain = cli("--root", str(root), "buffer", "done", "no such task")
     assert plain.stdout == ""
+
+
+def test_transfer_commands_json(root: Path, tmp_path: Path, cli: CliRunner) -> None:
+    shared = ("--root", str(root), "--now", NOW_TEXT, "--json")
+    envelope = tmp_path / "export.json"
+    exported = cli(*shared, "export", "--output", str(envelope))
+    assert set(json.loads(exported.stdout)) == {"count", "files", "output", "redacted", "warnings"}
+    assert exported.stderr == f"memtier: exported {len(json.loads(exported.stdout)['files'])} " \
+        f"file(s) to {envelope}\n"  # fmt: skip
+    plain = cli("--root", str(root), "export", "--output", str(envelope))
+    assert plain.stdout == "" and plain.stderr == exported.stderr
+    imported = json.loads(cli(*shared, "import", "memtier", str(envelope), "--dry-run").stdout)
+    assert set(imported) == {"dry_run", "format", "homes", "imported", "items", "outcomes",
+                             "reasons", "redacted", "skipped", "source", "warnings"}  # fmt: skip
+    captured = cli(*shared, "capture", "remember this: the NAS backup runs at 02:00")
+    payload = json.loads(captured.stdout)
+    assert set(payload) == {"channel", "kept", "length", "line", "parts", "reason", "redacted",
+                            "score", "text", "threshold"}  # fmt: skip
+    assert payload["kept"] is True
+    buffer = (root / "memory" / "working-buffer.md").read_text().split("\n")
+    assert buffer[payload["line"] - 1] == payload["text"]
