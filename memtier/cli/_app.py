@@ -139,12 +139,14 @@ def show(report: Report, as_json: bool) -> None:
 _GLOBAL_VALUE_OPTIONS = ("--root", "--now")
 
 
-def command_path(args: list[str]) -> list[str]:
+def command_span(args: list[str]) -> tuple[list[str], int]:
     """The command (and subcommand) an argument list asks for, skipping the global
-    options before it; empty for --help, --version or an option typer must judge."""
+    options before it, and the index of the first argument after it; an empty
+    path for --help, --version or an option typer must judge."""
     skip = False
     path: list[str] = []
-    for arg in args:
+    end = 0
+    for index, arg in enumerate(args):
         if skip:
             skip = False
         elif not path and arg in _GLOBAL_VALUE_OPTIONS:
@@ -154,9 +156,15 @@ def command_path(args: list[str]) -> list[str]:
                 break
         else:
             path.append(arg)
+            end = index + 1
             if len(path) == 2:
                 break
-    return path
+    return path, end
+
+
+def command_path(args: list[str]) -> list[str]:
+    """The command (and subcommand) an argument list asks for (see `command_span`)."""
+    return command_span(args)[0]
 
 
 def command_name(args: list[str]) -> str | None:
@@ -195,6 +203,21 @@ def app_for(args: list[str]) -> typer.Typer:
     return _narrowed(app, command_path(args))
 
 
+def prepare(args: list[str]) -> tuple[click.Command, list[str]]:
+    """The click command for *args*, and *args* with any TEXT behind ``--``
+    (PROTOCOL §3 v2: text starting with ``-`` is text; see `memtier.cli._text`)."""
+    from typer.main import get_command
+
+    from memtier.cli._text import leaf_command, separate_text, takes_text
+
+    path, end = command_span(args)
+    command = get_command(_narrowed(app, path))
+    found = leaf_command(command, path) if path else None
+    if found is not None and takes_text(found[0]):
+        args = [*args[:end], *separate_text(found[0], found[1], args[end:])]
+    return command, args
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI; every `MemtierError` becomes one ``memtier: error:`` line."""
     from memtier import faults
@@ -207,7 +230,8 @@ def run(argv: list[str] | None = None) -> int:
     )
     args = sys.argv[1:] if argv is None else argv
     try:
-        result = app_for(args)(args=args, prog_name="memtier", standalone_mode=False)
+        command, args = prepare(args)
+        result = command.main(args=args, prog_name="memtier", standalone_mode=False)
     except MemtierError as exc:
         _error(exc.message)
         return exc.exit_code
@@ -240,7 +264,8 @@ def run(argv: list[str] | None = None) -> int:
 
 def _error(message: str) -> None:
     # A message may quote what was typed (an unknown option, a task to match):
-    # it never repeats a credential (PROTOCOL §3). Loaded only when there is an error.
-    from memtier.secrets import redact
+    # it never repeats a credential, even one split across lines, and it stays
+    # one line (PROTOCOL §3 v2). Loaded only when there is an error.
+    from memtier.formats.text import fold_line
 
-    sys.stderr.write(f"memtier: error: {redact(message).text}\n")
+    sys.stderr.write(f"memtier: error: {fold_line(message).text}\n")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show
+from memtier.cli._text import text_argument, text_option
 
 if TYPE_CHECKING:
     from memtier.commands.lifecycle import BufferResult
@@ -30,7 +31,7 @@ app.add_typer(episodic_app, name="episodic")
 
 TextArgument = Annotated[
     str,
-    typer.Argument(help="The text; line breaks are folded into spaces, secrets are redacted."),
+    text_argument("The text; line breaks are folded into spaces, secrets are redacted."),
 ]
 DateOption = Annotated[
     str | None,
@@ -151,7 +152,7 @@ def buffer_note(
 def buffer_done_command(
     ctx: typer.Context,
     task: Annotated[
-        str, typer.Argument(help="The task's 1-based number, its exact text, or a unique part.")
+        str, text_argument("The task's 1-based number, its exact text, or a unique part.")
     ],
     root: RootOption = None,
     now: NowOption = None,
@@ -214,15 +215,9 @@ def episodic_append_command(
 @episodic_app.command("close")
 def episodic_close_command(
     ctx: typer.Context,
-    decisions: Annotated[
-        str, typer.Option("--decisions", help="What was changed.", show_default=False)
-    ],
-    signal: Annotated[
-        str, typer.Option("--signal", help="What was learned about the system.", show_default=False)
-    ],
-    open_items: Annotated[
-        str, typer.Option("--open", help="What remains open, or 'none'.", show_default=False)
-    ],
+    decisions: Annotated[str, text_option("--decisions", help="What was changed.")],
+    signal: Annotated[str, text_option("--signal", help="What was learned about the system.")],
+    open_items: Annotated[str, text_option("--open", help="What remains open, or 'none'.")],
     date: DateOption = None,
     root: RootOption = None,
     now: NowOption = None,

@@ -20,6 +20,7 @@ from memtier.cli._app import (
     show,
     user_path,
 )
+from memtier.cli._text import text_argument
 
 
 def _notice_redactions(counts: dict[str, int]) -> None:
@@ -77,9 +78,7 @@ def archive_command(
 def learn_command(
     ctx: typer.Context,
     kind: Annotated[str, typer.Argument(help="error, learning or feature.")],
-    text: Annotated[
-        list[str], typer.Argument(help="The lesson (several words are joined by spaces).")
-    ],
+    text: Annotated[list[str], text_argument("The lesson (several words are joined by spaces).")],
     pin: Annotated[
         bool, typer.Option("--pin", help="End the line with #pinned (exempt from archival).")
     ] = False,
@@ -122,9 +121,7 @@ def candidates_command(
 @app.command("promote")
 def promote_command(
     ctx: typer.Context,
-    text: Annotated[
-        list[str], typer.Argument(help="The lesson, matched against .learnings/ lines.")
-    ],
+    text: Annotated[list[str], text_argument("The lesson, matched against .learnings/ lines.")],
     to: Annotated[
         Path,
         typer.Option(

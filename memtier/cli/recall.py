@@ -12,12 +12,13 @@ from typing import Annotated
 import typer
 
 from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show
+from memtier.cli._text import text_argument
 
 
 @app.command("search")
 def search_command(
     ctx: typer.Context,
-    query: Annotated[str, typer.Argument(help="Words to find (or a pattern with --regex).")],
+    query: Annotated[str, text_argument("Words to find (or a pattern with --regex).")],
     tier: Annotated[
         list[str] | None,
         typer.Option(

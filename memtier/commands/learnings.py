@@ -166,19 +166,15 @@ class LearnResult:
             yield f"  seen {self.occurrences} times in {self.file}"
 
 
-def _fold(text: str) -> str:
-    # A SCRATCH entry is one line: newlines in the text are folded into spaces.
-    return " ".join(text.split())
-
-
 def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult:
     """Append ``- YYYY-MM-DD <text>`` to the SCRATCH file for *kind* (PROTOCOL §9)."""
-    from memtier.secrets import redact
+    from memtier.formats.text import fold_line, without_bullet
 
     if kind not in LEARN_KINDS:
         raise InputError(f"learn: unknown kind '{kind}' (expected error, learning or feature)")
-    redaction = redact(_fold(text))
-    body = redaction.text
+    # A SCRATCH entry is one line, written with its own bullet (PROTOCOL §3 v2).
+    redaction = fold_line(text)
+    body = without_bullet(redaction.text)
     if pin and not body.endswith(PIN_FLAG):
         body = f"{body} {PIN_FLAG}"
     entry = f"- {ws.today.isoformat()} {body}"
@@ -213,7 +209,9 @@ def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult
     lines = new_text.split("\n")
     line_number = len(lines) - 1
     occurrences = sum(1 for f in lesson_lines(target, new_text) if f.normalised == normalised)
-    return LearnResult(ws.relative(target), line_number, entry, occurrences, dict(redaction.counts))
+    return LearnResult(
+        ws.relative(target), line_number, entry, occurrences, dict(redaction.redacted)
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -338,9 +336,10 @@ def _owner_conflict(ws: Workspace, target: Path, wanted: str) -> tuple[bool, str
 
 def promote(ws: Workspace, text: str, to: Path, yes: bool = False) -> PromoteResult:
     """Copy an approved lesson into a WARM file (PROTOCOL §9); a plan unless *yes*."""
+    from memtier.formats.text import fold_line, without_bullet
     from memtier.secrets import redact
 
-    wanted = normalise_lesson(_fold(text))
+    wanted = normalise_lesson(without_bullet(fold_line(text).text))
     if not wanted:
         raise InputError("promote: the lesson text is empty")
     with store.workspace_lock(ws.lock_file):
