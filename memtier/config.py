@@ -7,6 +7,8 @@ the key (exit 2). The tag vocabulary lives here and only here.
 
 from __future__ import annotations
 
+import math
+import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -73,6 +75,20 @@ _MINIMUM: dict[str, float] = {
     "recurrence_threshold": 2,
 }
 
+# Strict lower bounds: a buffer stale after 0 hours would always be stale.
+_ABOVE: dict[str, float] = {"stale_hours": 0}
+_CENTURY_DAYS = 36_500
+_MAXIMUM: dict[str, float] = {
+    "hot_max_lines": 1_000_000,
+    "buffer_max_lines": 1_000_000,
+    "buffer_max_active": 1_000_000,
+    "stale_hours": _CENTURY_DAYS * 24,
+    "warm_max_age_days": _CENTURY_DAYS,
+    "episodic_ttl_days": _CENTURY_DAYS,
+    "learnings_ttl_days": _CENTURY_DAYS,
+    "recurrence_threshold": 1_000_000,
+}
+
 assert set(_KEY_TYPES) == {f.name for f in fields(Config) if not f.name.startswith("_")}
 
 
@@ -89,8 +105,16 @@ def _check_value(key: str, raw: object, where: Path) -> Any:
         if not all(isinstance(tag, str) and tag.strip() == tag and tag for tag in value):
             raise ConfigError(wrong + " without spaces", path=where)
         return tuple(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{wrong} (not {value})", path=where)
     if key in _MINIMUM and value < _MINIMUM[key]:
         raise ConfigError(wrong, path=where)
+    if key in _ABOVE and value <= _ABOVE[key]:
+        raise ConfigError(wrong, path=where)
+    if key in _MAXIMUM and value > _MAXIMUM[key]:
+        # A date or duration this far out overflows the clock arithmetic later,
+        # after a command has written: refuse it before anything is written.
+        raise ConfigError(f"{wrong} of at most {_MAXIMUM[key]:g}", path=where)
     return value
 
 
@@ -112,15 +136,17 @@ def parse_config(text: str, where: Path) -> Config:
 
 def load_config(root: Path) -> Config:
     """Read ``memory/memtier.toml`` under *root*; defaults when it does not exist."""
+    from memtier import store
+    from memtier.errors import InputError
+
     path = root / CONFIG_RELPATH
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return Config()
-    except IsADirectoryError:
-        raise ConfigError(f"{CONFIG_RELPATH}: is a directory, expected a TOML file") from None
-    except OSError as exc:
-        raise ConfigError(f"{CONFIG_RELPATH}: cannot be read ({exc.strerror})") from None
+    try:
+        # Confined, regular files only: every command reads this file first (PROTOCOL §3 v2).
+        data = store.read_regular_bytes(path, root=root, shown=CONFIG_RELPATH.as_posix())
+    except InputError as exc:
+        raise ConfigError(exc.message) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -78,6 +78,17 @@ def confine(root: Path, path: Path) -> Path:
     return real
 
 
+def refuse_secret_name(path: Path, root: Path) -> None:
+    """A file or folder is never named after a credential (PROTOCOL §3 v2): the name
+    would show it in every listing. The message names the rule, never the path."""
+    from memtier.secrets import detect
+
+    found = detect(_display(path, Path(os.path.realpath(root))))
+    if found:
+        rules = ", ".join(sorted({finding.rule for finding in found}))
+        raise InputError(f"refusing to create a path that holds a secret ({rules})")
+
+
 def is_temp_file(path: Path) -> bool:
     """True for a temporary file left by an interrupted atomic write."""
     return path.name.startswith(".") and path.name.endswith(TEMP_SUFFIX)
@@ -104,11 +115,27 @@ class Document:
         return text.encode("utf-8")
 
 
-def read_document(path: Path, *, root: Path | None = None) -> Document:
-    """Read a UTF-8 text file; bad input becomes an `InputError` naming the file."""
-    shown = _display(path, root)
+OUTSIDE_MESSAGE = "points outside the workspace"
+
+
+def read_regular_bytes(path: Path, *, root: Path | None = None, shown: str | None = None) -> bytes:
+    """The bytes of a regular file, read the way every memory file must be (PROTOCOL §3 v2).
+
+    With *root*, a file that resolves (symlinks followed) outside it is not read:
+    a link must not carry an outside file into the agent's context. Only a
+    regular file is read: the open does not block (a FIFO with no writer would
+    hang every command) and a FIFO, socket or device is refused, so ``/dev/zero``
+    linked as a note cannot exhaust memory. Errors are `InputError` naming the file.
+    """
+    shown = shown or _display(path, root)
+    target = path
+    if root is not None:
+        try:
+            target = confine(root, path)
+        except ConfinementError:
+            raise ConfinementError(f"{shown}: {OUTSIDE_MESSAGE}; not read", path=path) from None
     try:
-        data = path.read_bytes()
+        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise InputError(f"{shown}: no such file", path=path) from None
     except IsADirectoryError:
@@ -117,7 +144,37 @@ def read_document(path: Path, *, root: Path | None = None) -> Document:
         raise InputError(f"{shown}: permission denied", path=path) from None
     except OSError as exc:
         raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
-    return decode_document(data, shown, path)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{shown}: is a directory, expected a file", path=path)
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{shown}: {special_file_kind(mode)}, not a regular file", path=path)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    except OSError as exc:
+        raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def special_file_kind(mode: int) -> str:
+    """What a file that is not a regular file or a folder is, for a message."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
+
+
+def read_document(path: Path, *, root: Path | None = None) -> Document:
+    """Read a UTF-8 text file; bad input becomes an `InputError` naming the file."""
+    shown = _display(path, root)
+    return decode_document(read_regular_bytes(path, root=root, shown=shown), shown, path)
 
 
 def decode_document(data: bytes, shown: str, path: Path | None = None) -> Document:
@@ -181,6 +238,7 @@ def _new_file_mode() -> int:
 def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
     """Atomically replace *path* (confined to *root*) with *data*; returns the real path."""
     target = confine(root, path)
+    refuse_secret_name(target, root)
     shown = _display(target, Path(os.path.realpath(root)))
     if target.is_dir():
         raise InputError(f"{shown}: is a directory, expected a file", path=target)
@@ -264,6 +322,7 @@ def create_exclusive(path: Path, text: str, *, root: Path) -> bool:
 def make_dirs(path: Path, *, root: Path) -> bool:
     """Create a folder (and its parents) inside *root*; True if it was created."""
     target = confine(root, path)
+    refuse_secret_name(target, root)
     if target.is_dir():
         return False
     try:
@@ -384,7 +443,12 @@ class _FlockLock:
         import fcntl
         import time
 
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        # Never through a link, never blocking on a FIFO, only a regular file.
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, flags, 0o644)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise OSError(errno.EINVAL, "not a regular file")
         deadline = time.monotonic() + timeout
         pause = 0.001
         while True:
@@ -446,6 +510,16 @@ def workspace_lock(lock_path: Path, *, timeout: float = LOCK_TIMEOUT_SECONDS) ->
         finally:
             _held[key] = (held, _held[key][1] - 1)
         return
+    # PROTOCOL §3 v2: the lock is memory/.memtier.lock; neither memory/ nor the
+    # lock file may lead out of the workspace (a link would create a file outside).
+    root = lock_path.parent.parent
+    for part in (lock_path.parent, lock_path):
+        if os.path.lexists(part):
+            try:
+                confine(root, part)
+            except ConfinementError:
+                shown = _display(part, root)
+                raise ConfinementError(f"{shown}: {OUTSIDE_MESSAGE}", path=part) from None
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

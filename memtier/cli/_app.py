@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import os
 import sys
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -228,6 +229,7 @@ def run(argv: list[str] | None = None) -> int:
         os.environ.get(faults.TRACE_ENV_VAR),
         os.environ.get(faults.TRACE_ALL_ENV_VAR),
     )
+    _tolerant_streams()
     args = sys.argv[1:] if argv is None else argv
     try:
         command, args = prepare(args)
@@ -259,7 +261,21 @@ def run(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except Exception as exc:  # the last net: a bug is one line, never a traceback
+        _error(f"internal error ({type(exc).__name__}: {exc}); this is a bug in memtier")
+        return 3
     return result if isinstance(result, int) else 0
+
+
+def _tolerant_streams() -> None:
+    """A file name that is not UTF-8 (``$'\\xff'.md``) must not crash a strict-UTF-8
+    stdout (``PYTHONIOENCODING=utf-8:strict``, a C locale): such bytes are printed
+    as ``\\xff`` escapes instead."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
 
 
 def _error(message: str) -> None:

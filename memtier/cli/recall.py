@@ -61,8 +61,15 @@ def search_command(
     """
     from memtier.render import colour_enabled, notice, warn
     from memtier.search import SearchRequest, find_rg, search
+    from memtier.secrets import redact
 
     ws = open_workspace(ctx, root, now)
+    # PROTOCOL §3 v2: the query is echoed (report, --json, log); a credential in it
+    # never is. Memory holds only placeholders, so the redacted query finds them.
+    redaction = redact(query)
+    query = redaction.text
+    for rule, count in sorted(redaction.counts.items()):
+        notice(f"redacted {count} secret(s) in the query: {rule}")
     override = os.environ.get("MEMTIER_RG")
     rg = None if override == "none" else find_rg(override or None)
     if override and override != "none" and rg is None:

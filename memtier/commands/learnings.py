@@ -258,11 +258,25 @@ class PromoteResult:
             yield "Nothing changed. Run again with --yes to apply."
 
 
+def _same_lesson(line: str, normalised: str, wanted: str) -> bool:
+    """*wanted* comes redacted (PROTOCOL §3 v2); a line a person wrote may still hold
+    the secret, so it is compared redacted too when *wanted* has a placeholder."""
+    if normalised == wanted:
+        return True
+    if "[redacted:" not in wanted:
+        return False
+    from memtier.secrets import redact
+
+    return normalise_lesson(redact(line).text) == wanted
+
+
 def _find_source(ws: Workspace, wanted: str) -> LessonLine:
     lessons: list[LessonLine] = []
     for path in scratch_paths(ws):
         lessons.extend(
-            f for f in lesson_lines(path, read_scratch(ws, path)) if f.normalised == wanted
+            f
+            for f in lesson_lines(path, read_scratch(ws, path))
+            if _same_lesson(f.text, f.normalised, wanted)
         )
     if not lessons:
         raise InputError("no lesson in .learnings/ matches that text (see memtier candidates)")
@@ -325,7 +339,7 @@ def _owner_conflict(ws: Workspace, target: Path, wanted: str) -> tuple[bool, str
     for path in ws.warm_files():
         text = store.read_text(path, root=ws.root)
         for number, line in enumerate(text.split("\n"), start=1):
-            if normalise_lesson(line) != wanted:
+            if not _same_lesson(line, normalise_lesson(line), wanted):
                 continue
             if store.confine(ws.root, path) == real_target:
                 in_target = True
