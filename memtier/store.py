@@ -89,6 +89,19 @@ def refuse_secret_name(path: Path, root: Path) -> None:
         raise InputError(f"refusing to create a path that holds a secret ({rules})")
 
 
+_NAME_MAX = 255
+
+
+def temp_name(name: str) -> str:
+    """``.<name>.<8 hex>.memtier-tmp``, the name cut short so the whole stays within
+    the 255 bytes a file name may have: a 250-byte note can still be replaced."""
+    tail = f".{os.urandom(4).hex()}{TEMP_SUFFIX}"
+    room = _NAME_MAX - 1 - len(tail.encode())
+    # Cut on a character boundary (a cut UTF-8 sequence is dropped whole).
+    kept = os.fsencode(name)[:room].decode("utf-8", "ignore")
+    return f".{kept}{tail}"
+
+
 def is_temp_file(path: Path) -> bool:
     """True for a temporary file left by an interrupted atomic write."""
     return path.name.startswith(".") and path.name.endswith(TEMP_SUFFIX)
@@ -251,7 +264,7 @@ def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
         mode = _new_file_mode()
     except OSError as exc:
         raise _failed("write", shown, exc) from None
-    temp = folder / f".{target.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
+    temp = folder / temp_name(target.name)
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:

@@ -48,6 +48,8 @@ def resolve_root(explicit: str | Path | None, cwd: Path) -> Path:
     if explicit is None or str(explicit) == "":
         return find_root(cwd)
     root = (cwd / Path(explicit).expanduser()).absolute()
+    if not root.exists():
+        raise InputError(f"workspace root {root} does not exist", path=root)
     if not root.is_dir():
         raise InputError(f"workspace root {root} is not a directory", path=root)
     if not (root / MEMORY_DIR).is_dir():

@@ -15,7 +15,7 @@ from memtier import store
 from memtier.clock import parse_day
 from memtier.errors import InputError
 from memtier.health.report import FAIL, PASS, WARN, Check
-from memtier.workspace import WARM_DIRS, Workspace
+from memtier.workspace import WARM_DIRS, Workspace, is_workspace
 
 HOT_TITLE = "# Agent Memory"
 TAGS_PREFIX = "#tags:"
@@ -263,7 +263,10 @@ def temp_files(root: Path) -> list[Path]:
                         if not entry.is_dir(follow_symlinks=False):
                             found.append(entry.path)
                     elif name not in SKIP_DIRS and entry.is_dir(follow_symlinks=False):
-                        pending.append(entry.path)
+                        # A nested workspace keeps its own temporary files: its own
+                        # session-start judges them, not ours.
+                        if not is_workspace(Path(entry.path)):
+                            pending.append(entry.path)
         except OSError:
             continue  # an unreadable folder holds nothing we could have written
     return [Path(p) for p in sorted(found) if store.is_temp_file(Path(p))]
