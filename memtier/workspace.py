@@ -158,8 +158,11 @@ class Workspace:
         return found
 
     def relative(self, path: Path) -> str:
-        """*path* relative to the root, with forward slashes, for messages and JSON."""
+        """*path* relative to the root, with forward slashes, for messages and JSON;
+        one printable line even for a name holding a line break (PROTOCOL §3)."""
+        from memtier.formats.text import printable_name
+
         try:
-            return path.relative_to(self.root).as_posix()
+            return printable_name(path.relative_to(self.root).as_posix())
         except ValueError:
-            return str(path)
+            return printable_name(str(path))
