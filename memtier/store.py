@@ -22,7 +22,7 @@ import os
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -32,6 +32,18 @@ from memtier.faults import checkpoint
 TEMP_SUFFIX = ".memtier-tmp"
 LOCK_TIMEOUT_SECONDS = 60.0
 _BOM = "\ufeff"
+
+
+CHANGING_MESSAGE = (
+    "another program changed it while memtier was updating it (an editor saving in "
+    "place?); nothing was written: run the command again"
+)
+
+
+class ConcurrentEdit(MemtierError):
+    """The file changed between memtier's read and its replace: exit 1, nothing written."""
+
+    exit_code = 1
 
 
 class WriteFailed(MemtierError):
@@ -118,6 +130,10 @@ class Document:
     text: str
     crlf: bool = False
     bom: bool = False
+    # (inode, size, mtime in ns) of the file as read: `write_text` refuses to
+    # replace a file whose stamp changed since (an editor saved it in place).
+    stamp: tuple[int, int, int] | None = None
+    source: str | None = None  # the real path the stamp belongs to
 
     def encode(self, text: str) -> bytes:
         """*text* (with ``\\n`` newlines) in this document's on-disk conventions."""
@@ -132,6 +148,19 @@ OUTSIDE_MESSAGE = "points outside the workspace"
 
 
 def read_regular_bytes(path: Path, *, root: Path | None = None, shown: str | None = None) -> bytes:
+    return read_stamped(path, root=root, shown=shown)[0]
+
+
+def file_stamp(info: os.stat_result) -> tuple[int, int, int]:
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+_STABLE_READ_TRIES = 5
+
+
+def read_stamped(
+    path: Path, *, root: Path | None = None, shown: str | None = None
+) -> tuple[bytes, tuple[int, int, int]]:
     """The bytes of a regular file, read the way every memory file must be (PROTOCOL §3 v2).
 
     With *root*, a file that resolves (symlinks followed) outside it is not read:
@@ -163,14 +192,24 @@ def read_regular_bytes(path: Path, *, root: Path | None = None, shown: str | Non
             raise InputError(f"{shown}: is a directory, expected a file", path=path)
         if not stat.S_ISREG(mode):
             raise InputError(f"{shown}: {special_file_kind(mode)}, not a regular file", path=path)
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
+        # An editor that saves in place truncates the file and writes it again: a
+        # read in between sees a torn file. The stamp before and after the read
+        # must agree (and match what was read), else it is read again.
+        for _ in range(_STABLE_READ_TRIES):
+            before = file_stamp(os.fstat(fd))
+            os.lseek(fd, 0, os.SEEK_SET)
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+            after = file_stamp(os.fstat(fd))
+            if before == after and after[1] == len(data):
+                return data, after
+        raise ConcurrentEdit(f"{shown}: {CHANGING_MESSAGE}", path=path)
     except OSError as exc:
         raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
     finally:
         os.close(fd)
-    return b"".join(chunks)
 
 
 def special_file_kind(mode: int) -> str:
@@ -187,7 +226,9 @@ def special_file_kind(mode: int) -> str:
 def read_document(path: Path, *, root: Path | None = None) -> Document:
     """Read a UTF-8 text file; bad input becomes an `InputError` naming the file."""
     shown = _display(path, root)
-    return decode_document(read_regular_bytes(path, root=root, shown=shown), shown, path)
+    data, stamp = read_stamped(path, root=root, shown=shown)
+    source = os.path.realpath(path)
+    return replace(decode_document(data, shown, path), stamp=stamp, source=source)
 
 
 def decode_document(data: bytes, shown: str, path: Path | None = None) -> Document:
@@ -248,8 +289,15 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
-    """Atomically replace *path* (confined to *root*) with *data*; returns the real path."""
+def write_bytes(
+    path: Path, data: bytes, *, root: Path, expect: tuple[int, int, int] | None = None
+) -> Path:
+    """Atomically replace *path* (confined to *root*) with *data*; returns the real path.
+
+    *expect* is the stamp of the file as it was read: if the file changed since,
+    the replace would throw away what changed it (or publish a torn read), so it
+    is refused with `ConcurrentEdit` and nothing is written.
+    """
     target = confine(root, path)
     refuse_secret_name(target, root)
     shown = _display(target, Path(os.path.realpath(root)))
@@ -280,6 +328,8 @@ def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
         finally:
             os.close(fd)
         checkpoint("store.temp-written")
+        if expect is not None:
+            _refuse_if_changed(target, expect, shown)
         os.replace(temp, target)
     except OSError as exc:
         _discard(temp)
@@ -290,6 +340,16 @@ def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
     checkpoint("store.replaced")
     _fsync_dir(folder)
     return target
+
+
+def _refuse_if_changed(target: Path, expect: tuple[int, int, int], shown: str) -> None:
+    """Compare, just before the replace, the file with the stamp taken when it was read."""
+    try:
+        now = file_stamp(os.stat(target))
+    except FileNotFoundError:
+        now = None
+    if now != expect:
+        raise ConcurrentEdit(f"{shown}: {CHANGING_MESSAGE}", path=target)
 
 
 def _discard(temp: Path) -> None:
@@ -306,7 +366,10 @@ def write_text(path: Path, text: str, *, root: Path, like: Document | None = Non
     if text and not text.endswith("\n"):
         text += "\n"
     data = (like or Document(text="")).encode(text)
-    return write_bytes(path, data, root=root)
+    expect = None
+    if like is not None and like.source is not None and like.source == os.path.realpath(path):
+        expect = like.stamp  # the same file as read: it must not have changed since
+    return write_bytes(path, data, root=root, expect=expect)
 
 
 def create_exclusive(path: Path, text: str, *, root: Path) -> bool:
