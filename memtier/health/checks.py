@@ -262,11 +262,14 @@ def temp_files(root: Path) -> list[Path]:
                     if name.endswith(suffix) and name.startswith("."):
                         if not entry.is_dir(follow_symlinks=False):
                             found.append(entry.path)
-                    elif name not in SKIP_DIRS and entry.is_dir(follow_symlinks=False):
-                        # A nested workspace keeps its own temporary files: its own
-                        # session-start judges them, not ours.
-                        if not is_workspace(Path(entry.path)):
-                            pending.append(entry.path)
+                    elif (
+                        name not in SKIP_DIRS
+                        and entry.is_dir(follow_symlinks=False)
+                        # A nested workspace keeps its own temporary files: its
+                        # own session-start judges them, not ours.
+                        and not is_workspace(Path(entry.path))
+                    ):
+                        pending.append(entry.path)
         except OSError:
             continue  # an unreadable folder holds nothing we could have written
     return [Path(p) for p in sorted(found) if store.is_temp_file(Path(p))]
