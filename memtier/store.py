@@ -72,6 +72,8 @@ def confine(root: Path, path: Path) -> Path:
     Raises `ConfinementError` (exit 2) otherwise.
     """
     real_root = Path(os.path.realpath(root))
+    if "\0" in str(path):
+        raise InputError("a path cannot hold a NUL byte")
     candidate = path if path.is_absolute() else root / path
     try:
         real = Path(os.path.realpath(candidate, strict=False))

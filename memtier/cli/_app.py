@@ -123,6 +123,10 @@ def user_path(ws_root: Path, given: Path) -> Path:
     """A path a person typed: as is if absolute; a relative one from the working folder
     when that lies inside the workspace, else from the workspace root (so
     ``memtier --root R atomic-write memory/x.md`` means ``R/memory/x.md`` from anywhere)."""
+    if "\0" in str(given):
+        from memtier.errors import InputError
+
+        raise InputError("a path cannot hold a NUL byte")
     given = given.expanduser()
     if given.is_absolute():
         return given
@@ -231,6 +235,10 @@ def run(argv: list[str] | None = None) -> int:
     )
     _tolerant_streams()
     args = sys.argv[1:] if argv is None else argv
+    if any("\0" in arg for arg in args):
+        # A real command line cannot carry NUL (C strings); only a caller in-process can.
+        _error("an argument cannot hold a NUL byte")
+        return 2
     try:
         command, args = prepare(args)
         result = command.main(args=args, prog_name="memtier", standalone_mode=False)
@@ -245,7 +253,9 @@ def run(argv: list[str] | None = None) -> int:
         hint = ""
         if exc.ctx is not None:
             hint = f" (see '{exc.ctx.command_path} --help')"
-        _error(exc.format_message() + hint)
+        # click quotes what was typed with its line breaks escaped ("\\n"): restored,
+        # so that a key block quoted in the message is recognised and redacted.
+        _error(exc.format_message().replace("\\n", "\n") + hint)
         return 2
     except click.ClickException as exc:
         _error(exc.format_message())
