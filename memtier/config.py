@@ -137,7 +137,7 @@ def parse_config(text: str, where: Path) -> Config:
 def load_config(root: Path) -> Config:
     """Read ``memory/memtier.toml`` under *root*; defaults when it does not exist."""
     from memtier import store
-    from memtier.errors import InputError
+    from memtier.errors import ConfinementError, InputError
 
     path = root / CONFIG_RELPATH
     if not os.path.lexists(path):
@@ -145,6 +145,11 @@ def load_config(root: Path) -> Config:
     try:
         # Confined, regular files only: every command reads this file first (PROTOCOL §3 v2).
         data = store.read_regular_bytes(path, root=root, shown=CONFIG_RELPATH.as_posix())
+    except ConfinementError:
+        # Never read through a link out of the root; the defaults stand, so that
+        # health-check can run and fail on it ("points outside the workspace"),
+        # and every write refuses the outside memory/ folder or lock on its own.
+        return Config()
     except InputError as exc:
         raise ConfigError(exc.message) from None
     try:
