@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -136,24 +137,125 @@ def parse_config(text: str, where: Path) -> Config:
 
 def load_config(root: Path) -> Config:
     """Read ``memory/memtier.toml`` under *root*; defaults when it does not exist."""
-    from memtier import store
-    from memtier.errors import ConfinementError, InputError
-
     path = root / CONFIG_RELPATH
     if not os.path.lexists(path):
         return Config()
-    try:
-        # Confined, regular files only: every command reads this file first (PROTOCOL §3 v2).
-        data = store.read_regular_bytes(path, root=root, shown=CONFIG_RELPATH.as_posix())
-    except ConfinementError:
-        # Never read through a link out of the root; the defaults stand, so that
-        # health-check can run and fail on it ("points outside the workspace"),
-        # and every write refuses the outside memory/ folder or lock on its own.
+    data = _read_config_bytes(root, path)
+    if data is None:
         return Config()
-    except InputError as exc:
-        raise ConfigError(exc.message) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{CONFIG_RELPATH}: not valid TOML (not UTF-8 text)") from None
     return parse_config(text, CONFIG_RELPATH)
+
+
+def _read_config_bytes(root: Path, path: Path) -> bytes | None:
+    """The file's bytes, read as `memtier.store` reads memory files (PROTOCOL §3 v2),
+    spelled out here because the store depends on the workspace, which loads this.
+
+    A file that resolves outside *root* is not read (None): the defaults stand, so
+    health-check can run and fail on it ("points outside the workspace"), and every
+    write refuses an outside ``memory/`` or lock on its own. Only a regular file is
+    read, opened without blocking (a FIFO here would hang every command).
+    """
+    import stat
+
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        return None
+    try:
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except IsADirectoryError:
+        raise ConfigError(f"{CONFIG_RELPATH}: is a directory, expected a TOML file") from None
+    except OSError as exc:
+        raise ConfigError(f"{CONFIG_RELPATH}: cannot be read ({exc.strerror})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise ConfigError(f"{CONFIG_RELPATH}: is a directory, expected a TOML file")
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"{CONFIG_RELPATH}: not a regular file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    except OSError as exc:
+        raise ConfigError(f"{CONFIG_RELPATH}: cannot be read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+# ---------------------------------------------------------------------------
+# writing the vocabulary (`memtier tags --add`), the one key memtier ever writes
+
+
+def _format_vocabulary(tags: tuple[str, ...], width: int = 96) -> str:
+    lines: list[str] = []
+    current = "vocabulary = ["
+    for index, tag in enumerate(tags):
+        item = f'"{tag}"' + (", " if index < len(tags) - 1 else "]")
+        if len(current) + len(item.rstrip()) > width:
+            lines.append(current.rstrip())
+            current = "  "
+        current += item
+    if not tags:
+        current += "]"
+    lines.append(current)
+    return "\n".join(lines) + "\n"
+
+
+def _array_last_value_end(text: str, start: int) -> tuple[int, int]:
+    """(index just after the last value, index of the closing bracket) of the TOML
+    array whose ``[`` is at *start*; strings and comments are skipped, so a
+    comment inside the array survives. The last value end is *start* + 1 when
+    the array is empty."""
+    index, last = start + 1, start + 1
+    while index < len(text):
+        char = text[index]
+        if char == "#":
+            newline = text.find("\n", index)
+            index = len(text) if newline < 0 else newline
+            continue
+        if char in "\"'":
+            end = index + 1
+            while end < len(text) and text[end] != char:
+                end += 2 if char == '"' and text[end] == "\\" else 1
+            index = last = end + 1
+            continue
+        if char == "]":
+            return last, index
+        index += 1
+    raise ValueError("unterminated vocabulary array")
+
+
+_VOCABULARY_KEY = re.compile(r"(?m)^[ \t]*vocabulary[ \t]*=[ \t]*\[")
+_VOCABULARY_COMMENT = re.compile(r"(?m)^#[ \t]*vocabulary[ \t]*=")
+
+
+def add_vocabulary_text(text: str, current: tuple[str, ...], new: tuple[str, ...]) -> str:
+    """The text of a memtier.toml with *new* tags appended to its vocabulary.
+
+    Comments and every other line are kept as they are. Without a ``vocabulary``
+    key, one is written holding *current* (the defaults) and *new*, under the
+    commented-out example when the file has one (the template does), else at
+    the end.
+    """
+    found = _VOCABULARY_KEY.search(text)
+    if found is not None:
+        last, _close = _array_last_value_end(text, found.end() - 1)
+        empty = last == found.end()
+        items = ", ".join(f'"{tag}"' for tag in new)
+        return text[:last] + (items if empty else ", " + items) + text[last:]
+    block = _format_vocabulary((*current, *new))
+    comment = _VOCABULARY_COMMENT.search(text)
+    if comment is None:
+        joiner = "" if not text or text.endswith("\n") else "\n"
+        return text + joiner + ("\n" if text else "") + block
+    lines = text.split("\n")
+    at = text[: comment.start()].count("\n")
+    while at < len(lines) and lines[at].startswith("#") and "]" not in lines[at]:
+        at += 1
+    lines.insert(at + 1, block.rstrip("\n"))
+    return "\n".join(lines)

@@ -66,3 +66,14 @@ class CheckFailed(MemtierError):
     """A required check failed (exit 1)."""
 
     exit_code = EXIT_REFUSED
+
+
+CHANGING_MESSAGE = (
+    "another program changed it while memtier was updating it (an editor saving in "
+    "place?); nothing was written: run the command again"
+)
+
+
+class ConcurrentEdit(RefusedError):
+    """A file changed between memtier's read and its replace (PROTOCOL §3): exit 1,
+    nothing written."""

@@ -480,3 +480,14 @@ def redact(text: str) -> Redaction:
         parts.append(current[pos:])
         current = "".join(parts)
     return Redaction(text=current, counts=counts)
+
+
+def refuse_secret_in_name(shown: str) -> None:
+    """A file or folder is never named after a credential (PROTOCOL §3 v2): the name
+    would show it in every listing. The message names the rule, never the path."""
+    from memtier.errors import InputError
+
+    found = detect(shown)
+    if found:
+        rules = ", ".join(sorted({finding.rule for finding in found}))
+        raise InputError(f"refusing to create a path that holds a secret ({rules})")

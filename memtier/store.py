@@ -26,24 +26,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from memtier.errors import ConfinementError, InputError, LockTimeout, MemtierError
+from memtier.errors import (
+    CHANGING_MESSAGE,
+    ConcurrentEdit,
+    ConfinementError,
+    InputError,
+    LockTimeout,
+    MemtierError,
+)
 from memtier.faults import checkpoint
+from memtier.workspace import inside_root, special_file_kind
 
 TEMP_SUFFIX = ".memtier-tmp"
 LOCK_TIMEOUT_SECONDS = 60.0
 _BOM = "\ufeff"
-
-
-CHANGING_MESSAGE = (
-    "another program changed it while memtier was updating it (an editor saving in "
-    "place?); nothing was written: run the command again"
-)
-
-
-class ConcurrentEdit(MemtierError):
-    """The file changed between memtier's read and its replace: exit 1, nothing written."""
-
-    exit_code = 1
 
 
 class WriteFailed(MemtierError):
@@ -84,23 +80,12 @@ def confine(root: Path, path: Path) -> Path:
         if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
             raise InputError(f"{path}: cannot be resolved ({exc.strerror})") from None
         raise InputError(f"{path}: symlink loop") from None
-    if real != real_root and real_root not in real.parents:
+    if not inside_root(real_root, real):
         raise ConfinementError(
             f"{path}: resolves outside the workspace root {real_root}; refusing to write",
             path=path,
         )
     return real
-
-
-def refuse_secret_name(path: Path, root: Path) -> None:
-    """A file or folder is never named after a credential (PROTOCOL §3 v2): the name
-    would show it in every listing. The message names the rule, never the path."""
-    from memtier.secrets import detect
-
-    found = detect(_display(path, Path(os.path.realpath(root))))
-    if found:
-        rules = ", ".join(sorted({finding.rule for finding in found}))
-        raise InputError(f"refusing to create a path that holds a secret ({rules})")
 
 
 _NAME_MAX = 255
@@ -114,6 +99,12 @@ def temp_name(name: str) -> str:
     # Cut on a character boundary (a cut UTF-8 sequence is dropped whole).
     kept = os.fsencode(name)[:room].decode("utf-8", "ignore")
     return f".{kept}{tail}"
+
+
+def _refuse_secret_name(path: Path, root: Path) -> None:
+    from memtier.secrets import refuse_secret_in_name
+
+    refuse_secret_in_name(_display(path, Path(os.path.realpath(root))))
 
 
 def is_temp_file(path: Path) -> bool:
@@ -214,17 +205,6 @@ def read_stamped(
         os.close(fd)
 
 
-def special_file_kind(mode: int) -> str:
-    """What a file that is not a regular file or a folder is, for a message."""
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a special file"
-
-
 def read_document(path: Path, *, root: Path | None = None) -> Document:
     """Read a UTF-8 text file; bad input becomes an `InputError` naming the file."""
     shown = _display(path, root)
@@ -301,7 +281,7 @@ def write_bytes(
     is refused with `ConcurrentEdit` and nothing is written.
     """
     target = confine(root, path)
-    refuse_secret_name(target, root)
+    _refuse_secret_name(target, root)
     shown = _display(target, Path(os.path.realpath(root)))
     if target.is_dir():
         raise InputError(f"{shown}: is a directory, expected a file", path=target)
@@ -400,7 +380,7 @@ def create_exclusive(path: Path, text: str, *, root: Path) -> bool:
 def make_dirs(path: Path, *, root: Path) -> bool:
     """Create a folder (and its parents) inside *root*; True if it was created."""
     target = confine(root, path)
-    refuse_secret_name(target, root)
+    _refuse_secret_name(target, root)
     if target.is_dir():
         return False
     try:

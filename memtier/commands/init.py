@@ -18,18 +18,7 @@ from memtier.config import Config, load_config
 from memtier.errors import InputError
 from memtier.faults import checkpoint
 from memtier.formats.templates import render_template, template_paths
-from memtier.workspace import Workspace
-
-# Folders of PROTOCOL §1 that hold no template file of their own.
-LAYOUT_FOLDERS: tuple[str, ...] = (
-    "memory",
-    "memory/episodic",
-    "memory/semantic",
-    "memory/procedural",
-    "memory/archive",
-    "memory/scripts",
-    ".learnings",
-)
+from memtier.workspace import LAYOUT_FOLDERS, Workspace
 
 
 @dataclass(frozen=True)

@@ -41,31 +41,6 @@ def replace_invalid(text: str) -> str:
     return text
 
 
-def printable_name(name: str) -> str:
-    """A file name as shown in a message or a listing: one line whatever it holds.
-
-    A line break or other control character is shown as a ``\\n``/``\\xNN``
-    escape, and so is a byte that is not UTF-8 (Python keeps it as a lone
-    surrogate), so output stays one line per item and any stdout can print it.
-    """
-    if name.isprintable() and name.isascii():
-        return name
-    out: list[str] = []
-    for ch in name:
-        code = ord(ch)
-        if 0xDC80 <= code <= 0xDCFF:
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif code < 0x20 or code == 0x7F or 0xD800 <= code <= 0xDFFF or ch in "\x85\u2028\u2029":
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
 def fold_line(raw: str) -> FoldedLine:
     """Redact, fold to one line, redact again (PROTOCOL §3 v2).
 

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memtier import store
-from memtier.health.report import FAIL, Check
-from memtier.workspace import WARM_DIRS, Workspace
+from memtier.health.verdict import FAIL, Check
+from memtier.workspace import WARM_DIRS, Workspace, special_file_kind
 
 CHECK_OUTSIDE = "confinement.outside"
 CHECK_SPECIAL = "confinement.special"
@@ -72,6 +72,6 @@ def confinement_checks(ws: Workspace) -> list[Check]:
         except OSError:
             continue  # a dangling link or no permission: the file's own check says so
         if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-            kind = store.special_file_kind(mode)
+            kind = special_file_kind(mode)
             checks.append(Check(CHECK_SPECIAL, FAIL, rel, f"{rel} — {kind}, not a regular file"))
     return checks

@@ -138,7 +138,7 @@ def hit_lines(hit: Hit, colour: bool) -> Iterator[str]:
         if hit.line_start == hit.line_end
         else (f"{hit.line_start}-{hit.line_end}")
     )
-    from memtier.formats.text import printable_name
+    from memtier.workspace import printable_name
 
     where = paint(f"{printable_name(hit.path)}:{span}", "cyan", colour)
     yield f"{where}  {hit.tier.upper()}  score {hit.score:.2f}"

@@ -216,9 +216,11 @@ def test_outer_session_start_keeps_a_nested_workspace_s_temp_files(
 @pytest.mark.parametrize("length", [231, 240, 255])
 def test_long_names_can_be_written(cli: CliRunner, root: Path, length: int) -> None:
     name = "n" * (length - 3) + ".md"
-    result = cli(*_in(root, "atomic-write", f"memory/semantic/{name}"), input="# x\n")
-    assert result.exit_code == 0, result.stderr
-    assert (root / "memory/semantic" / name).read_text() == "# x\n"
+    text = "# Long\n#tags: memory\n> last_verified: 2026-11-30\n"
+    for _ in range(2):  # created, then replaced through a temporary file
+        result = cli(*_in(root, "atomic-write", f"memory/semantic/{name}"), input=text)
+        assert result.exit_code == 0, result.stderr
+    assert (root / "memory/semantic" / name).read_text() == text
     assert len(store.temp_name(name).encode()) <= 255
 
 

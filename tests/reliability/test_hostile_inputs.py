@@ -72,6 +72,7 @@ def no_traceback(result: CliResult, code: int = 0) -> None:
 # size
 
 
+@pytest.mark.slow
 def test_fifty_megabyte_note_is_appended_to_and_checked(cli: CliRunner, ws_root: Path) -> None:
     note = ws_root / NOTE
     line = "- routine log line with nothing to find in it, padded to a fair length\n"
