@@ -11,8 +11,8 @@
 - `remove_residue`: deletes only the protocol's own residue (rotation marker,
   ``.pending`` snapshot, our temporary files). There is no function that deletes a
   memory file.
-- `read_document`: reads text the way every writer must, so that a file's line
-  endings (CRLF) and byte-order mark survive a rewrite.
+- `read_document`: reads text the way every writer must (confined, regular files
+  only, stamped against in-place saves; CRLF and a byte-order mark survive).
 """
 
 from __future__ import annotations
@@ -148,20 +148,18 @@ def file_stamp(info: os.stat_result) -> tuple[int, int, int]:
     return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
-_STABLE_READ_TRIES = 5
+# A file saved within this many ns that is empty or cut mid-line may be half written.
+_QUIET_NS = 50_000_000
+_TORN_WAIT_SECONDS = 2.0
 
 
 def read_stamped(
     path: Path, *, root: Path | None = None, shown: str | None = None
 ) -> tuple[bytes, tuple[int, int, int]]:
-    """The bytes of a regular file, read the way every memory file must be (PROTOCOL §3 v2).
-
-    With *root*, a file that resolves (symlinks followed) outside it is not read:
-    a link must not carry an outside file into the agent's context. Only a
-    regular file is read: the open does not block (a FIFO with no writer would
-    hang every command) and a FIFO, socket or device is refused, so ``/dev/zero``
-    linked as a note cannot exhaust memory. Errors are `InputError` naming the file.
-    """
+    """A regular file's bytes and stamp, read as every memory file is (PROTOCOL §3 v2):
+    never through a link out of *root* (an outside file must not reach the agent's
+    context), never blocking (a FIFO), never a FIFO, socket or device (``/dev/zero``
+    as a note would never end). Errors are `InputError` naming the file."""
     shown = shown or _display(path, root)
     target = path
     if root is not None:
@@ -185,19 +183,24 @@ def read_stamped(
             raise InputError(f"{shown}: is a directory, expected a file", path=path)
         if not stat.S_ISREG(mode):
             raise InputError(f"{shown}: {special_file_kind(mode)}, not a regular file", path=path)
-        # An editor that saves in place truncates the file and writes it again: a
-        # read in between sees a torn file. The stamp before and after the read
-        # must agree (and match what was read), else it is read again.
-        for _ in range(_STABLE_READ_TRIES):
+        import time
+
+        # An editor saving in place truncates the file and writes it again: a read
+        # in between sees a torn file. The stamp before and after the read must
+        # agree with the bytes read; a file cut off mid-line (or emptied) a moment
+        # ago is read again once it has been quiet for a while (bounded).
+        deadline = time.monotonic() + _TORN_WAIT_SECONDS
+        while time.monotonic() < deadline:
             before = file_stamp(os.fstat(fd))
             os.lseek(fd, 0, os.SEEK_SET)
-            chunks = []
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-            data = b"".join(chunks)
+            data = b"".join(iter(lambda: os.read(fd, 1 << 20), b""))
             after = file_stamp(os.fstat(fd))
-            if before == after and after[1] == len(data):
+            if before != after or after[1] != len(data):
+                continue
+            recent = time.time_ns() - after[2] < _QUIET_NS
+            if not (recent and not data.endswith(b"\n")):
                 return data, after
+            time.sleep(0.005)
         raise ConcurrentEdit(f"{shown}: {CHANGING_MESSAGE}", path=path)
     except OSError as exc:
         raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
@@ -275,11 +278,7 @@ def write_bytes(
     path: Path, data: bytes, *, root: Path, expect: tuple[int, int, int] | None = None
 ) -> Path:
     """Atomically replace *path* (confined to *root*) with *data*; returns the real path.
-
-    *expect* is the stamp of the file as it was read: if the file changed since,
-    the replace would throw away what changed it (or publish a torn read), so it
-    is refused with `ConcurrentEdit` and nothing is written.
-    """
+    A file whose stamp is no longer *expect* (as read) is refused: `ConcurrentEdit`."""
     target = confine(root, path)
     _refuse_secret_name(target, root)
     shown = _display(target, Path(os.path.realpath(root)))
