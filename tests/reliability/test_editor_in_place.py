@@ -122,3 +122,24 @@ def test_thirty_seconds_of_an_editor_saving_in_place() -> None:
     # at least one of each side survives a race that lost nearly all of them.
     assert figures["memtier_lines_kept"] > 0
     assert figures["editor_lines_kept"] > 0
+
+
+def test_a_file_cut_mid_line_a_moment_ago_is_read_once_the_save_ends(ws: Workspace) -> None:
+    import threading
+
+    note = ws.episodic_note()
+    note.write_text("# 2026-11-30\n- the editor is still wri")  # mtime: now
+    finish = threading.Timer(0.02, lambda: _save_in_place(note, "# 2026-11-30\n- done\n"))
+    finish.start()
+    try:
+        doc = store.read_document(note, root=ws.root)
+    finally:
+        finish.join()
+    assert doc.text == "# 2026-11-30\n- done\n"
+
+
+def test_an_old_file_without_a_final_newline_is_read_at_once(ws: Workspace) -> None:
+    note = ws.episodic_note()
+    note.write_text("# 2026-11-30\n- no final newline")
+    os.utime(note, (1_700_000_000, 1_700_000_000))
+    assert store.read_document(note, root=ws.root).text.endswith("- no final newline")
