@@ -27,6 +27,18 @@ DEFAULT_VOCABULARY: tuple[str, ...] = (
 )  # fmt: skip
 
 
+# English and German phrases that ask for a message to be kept (PROTOCOL §12).
+DEFAULT_CAPTURE_TRIGGERS: tuple[str, ...] = (
+    "remember this", "keep this", "note this", "don't forget", "do not forget",
+    "merke dir", "merk dir", "notiere", "vergiss nicht", "behalte",
+)  # fmt: skip
+# Topic words that make a message worth keeping when it is long or structured.
+DEFAULT_CAPTURE_TOPICS: tuple[str, ...] = (
+    "decision", "decided", "entscheidung", "entschieden", "preference", "bevorzuge",
+    "lesson learned", "post-mortem",
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Config:
     """The settings of one workspace; defaults are PROTOCOL §1's."""
@@ -42,6 +54,12 @@ class Config:
     recurrence_threshold: int = 3
     # Not in PROTOCOL §1: the search log of `memtier search` (recent-searches).
     search_log: bool = True
+    # PROTOCOL §12 `memtier capture` (the memory-brain plugin's rules; DECISIONS.md).
+    capture_triggers: tuple[str, ...] = DEFAULT_CAPTURE_TRIGGERS
+    capture_topics: tuple[str, ...] = DEFAULT_CAPTURE_TOPICS
+    capture_min_chars: int = 20
+    capture_long_chars: int = 80
+    capture_keep_score: float = 0.4
     _vocabulary_set: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -64,7 +82,13 @@ _KEY_TYPES: dict[str, tuple[str, type | tuple[type, ...]]] = {
     "learnings_ttl_days": ("a non-negative integer", int),
     "recurrence_threshold": ("an integer of at least 2", int),
     "search_log": ("true or false", bool),
+    "capture_triggers": ("a list of strings", list),
+    "capture_topics": ("a list of strings", list),
+    "capture_min_chars": ("a positive integer", int),
+    "capture_long_chars": ("a positive integer", int),
+    "capture_keep_score": ("a number between 0 and 1", (int, float)),
 }
+_PHRASE_LISTS = ("capture_triggers", "capture_topics")
 _MINIMUM: dict[str, float] = {
     "hot_max_lines": 1,
     "buffer_max_lines": 1,
@@ -74,6 +98,9 @@ _MINIMUM: dict[str, float] = {
     "episodic_ttl_days": 0,
     "learnings_ttl_days": 0,
     "recurrence_threshold": 2,
+    "capture_min_chars": 1,
+    "capture_long_chars": 1,
+    "capture_keep_score": 0,
 }
 
 # Strict lower bounds: a buffer stale after 0 hours would always be stale.
@@ -88,6 +115,8 @@ _MAXIMUM: dict[str, float] = {
     "episodic_ttl_days": _CENTURY_DAYS,
     "learnings_ttl_days": _CENTURY_DAYS,
     "recurrence_threshold": 1_000_000,
+    "capture_min_chars": 1_000_000,
+    "capture_long_chars": 1_000_000,
 }
 
 assert set(_KEY_TYPES) == {f.name for f in fields(Config) if not f.name.startswith("_")}
@@ -106,8 +135,14 @@ def _check_value(key: str, raw: object, where: Path) -> Any:
         if not all(isinstance(tag, str) and tag.strip() == tag and tag for tag in value):
             raise ConfigError(wrong + " without spaces", path=where)
         return tuple(value)
+    if key in _PHRASE_LISTS:
+        if not all(isinstance(p, str) and p.strip() for p in value):
+            raise ConfigError(wrong + " that are not empty", path=where)
+        return tuple(p.strip().lower() for p in value)
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{wrong} (not {value})", path=where)
+    if key == "capture_keep_score" and value > 1:
+        raise ConfigError(wrong, path=where)
     if key in _MINIMUM and value < _MINIMUM[key]:
         raise ConfigError(wrong, path=where)
     if key in _ABOVE and value <= _ABOVE[key]:

@@ -13,7 +13,8 @@ from memtier.cli import lifecycle as _lifecycle
 from memtier.cli import maintenance as _maintenance
 from memtier.cli import mcp as _mcp
 from memtier.cli import recall as _recall
+from memtier.cli import transfer as _transfer
 from memtier.cli._app import app, run
 
 __all__ = ["app", "run"]
-del _facts, _foundation, _health, _lifecycle, _maintenance, _mcp, _recall
+del _facts, _foundation, _health, _lifecycle, _maintenance, _mcp, _recall, _transfer

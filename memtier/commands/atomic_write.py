@@ -19,7 +19,7 @@ from typing import Any
 
 from memtier import store
 from memtier.errors import RefusedError
-from memtier.workspace import WARM_DIRS, Workspace
+from memtier.workspace import Workspace, tier_of
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,8 @@ def content_problem(ws: Workspace, rel: str, text: str) -> str | None:
     """Why memtier would reject *text* as the file *rel*, or None (PROTOCOL §2, §6, §10)."""
     from memtier.formats.buffer import count_lines
 
-    if rel == ws.relative(ws.hot):
+    tier = tier_of(rel)
+    if tier == "hot":
         from memtier.commands.fact_files import hot_cap_message
         from memtier.health.checks import hot_header_ok
 
@@ -79,14 +80,12 @@ def content_problem(ws: Workspace, rel: str, text: str) -> str | None:
         if count > limit:
             return hot_cap_message(rel, count, limit)
         return _tags_problem(ws, rel, text)
-    if rel == ws.relative(ws.buffer):
+    if tier == "buffer":
         from memtier.formats.buffer import header_problem
 
         trouble = header_problem(text)
         return None if trouble is None else f"not a working buffer: {trouble}"
-    parts = rel.split("/")
-    warm = len(parts) == 3 and parts[0] == "memory" and parts[1] in WARM_DIRS
-    if warm and parts[2].endswith(".md"):
+    if tier == "warm":
         return _tags_problem(ws, rel, text) or _verified_problem(ws, rel, text)
     return None
 

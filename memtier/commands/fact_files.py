@@ -18,16 +18,17 @@ from memtier.formats.fact_text import (
     NEAR_DUPLICATE_THRESHOLD,
     TOPIC_RE,
     WARM_HEADER_LINES,
-    fact_lines,
+    fold_lines,
+    is_fence,
     jaccard,
     normalise_fact,
     refresh_last_verified,
     strip_bullet,
     word_set,
 )
-from memtier.workspace import WARM_DIRS, Workspace
+from memtier.workspace import ARCHIVE_DIR, MEMORY_DIR, Workspace, tier_of
 
-RETIRED_LOG = "memory/archive/retired.md"
+RETIRED_LOG = f"{MEMORY_DIR}/{ARCHIVE_DIR}/retired.md"
 RETIRED_TITLE = "# Retired facts"
 
 
@@ -129,11 +130,10 @@ def resolve_fact_file(ws: Workspace, given: str | Path, *, option: str = "--to")
         candidate = ws.root / candidate
     real = store.confine(ws.root, candidate)
     rel = relative_to_root(ws, real)
-    parts = tuple(rel.split("/"))
-    if rel == "MEMORY.md":
+    tier = tier_of(rel)
+    if tier == "hot":
         return FactFile(real, rel, "hot")
-    warm = len(parts) == 3 and parts[0] == "memory" and parts[1] in WARM_DIRS
-    if not warm or not parts[2].endswith(".md") or not TOPIC_RE.match(parts[2][:-3]):
+    if tier != "warm" or not TOPIC_RE.match(real.stem):
         raise InputError(
             f"{option} {rel}: must be MEMORY.md or a WARM file "
             "(memory/semantic/<name>.md, memory/procedural/<topic>.md)"
@@ -190,6 +190,7 @@ def find_duplicate(
     if not wanted:
         return None
     words = word_set(wanted)
+    floor = NEAR_DUPLICATE_THRESHOLD * len(words)
     best: tuple[float, str, int, str] | None = None
     for path, header in fact_homes(ws):
         try:
@@ -197,11 +198,20 @@ def find_duplicate(
         except InputError:
             continue  # health-check reports an unreadable file; it holds no fact we can see
         real = store.confine(ws.root, path)
-        for number, line in fact_lines(body.split("\n"), header):
-            if skip is not None and skip == (real, number):
+        lines = body.split("\n")
+        for index, other in enumerate(fold_lines(body)):
+            if index < header or not other or (skip is not None and skip == (real, index + 1)):
                 continue
-            other = normalise_fact(line)
-            score = 1.0 if other == wanted else jaccard(words, word_set(other))
+            line = lines[index]
+            if line.startswith("#") or is_fence(line):
+                continue  # headings and fences are not facts (see fact_lines)
+            number = index + 1
+            if other == wanted:
+                score = 1.0
+            elif other.count(" ") + 1 < floor:
+                continue  # fewer words than 0.85 of ours: the Jaccard index cannot reach it
+            else:
+                score = jaccard(words, word_set(other))
             if score >= NEAR_DUPLICATE_THRESHOLD and (best is None or score > best[0]):
                 best = (score, relative_to_root(ws, real), number, line.strip())
                 if score == 1.0:

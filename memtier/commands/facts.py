@@ -58,7 +58,8 @@ from memtier.formats.fact_text import (
     topic_title,
     warm_header,
 )
-from memtier.workspace import Workspace
+from memtier.formats.tags import is_tag_line
+from memtier.workspace import HOT_FILE, MEMORY_DIR, PROCEDURAL_DIR, SEMANTIC_DIR, Workspace
 
 __all__ = [
     "CHECKPOINTS",
@@ -81,13 +82,15 @@ __all__ = [
 ]
 
 # PROTOCOL §10, kinds and homes.
+_SEMANTIC = f"{MEMORY_DIR}/{SEMANTIC_DIR}"
+_PROCEDURAL = f"{MEMORY_DIR}/{PROCEDURAL_DIR}"
 KIND_HOMES: dict[str, str] = {
-    "infrastructure": "memory/semantic/infrastructure.md",
-    "preference": "memory/semantic/preferences.md",
-    "project": "memory/semantic/projects.md",
-    "decision": "memory/semantic/decisions.md",
-    "lesson": "memory/procedural/lessons-learned.md",
-    "hot": "MEMORY.md",
+    "infrastructure": f"{_SEMANTIC}/infrastructure.md",
+    "preference": f"{_SEMANTIC}/preferences.md",
+    "project": f"{_SEMANTIC}/projects.md",
+    "decision": f"{_SEMANTIC}/decisions.md",
+    "lesson": f"{_PROCEDURAL}/lessons-learned.md",
+    "hot": HOT_FILE,
 }
 EVENT_KIND = "event"
 HOWTO_PREFIX = "howto:"
@@ -157,7 +160,7 @@ def _parse_kind(kind: str) -> tuple[str, str | None]:
                 f"--kind howto:{topic}: the topic must be a file name "
                 "(letters, digits, '.', '_', '-')"
             )
-        return f"{HOWTO_PREFIX}{topic}", f"memory/procedural/{topic}.md"
+        return f"{HOWTO_PREFIX}{topic}", f"{_PROCEDURAL}/{topic}.md"
     kinds = ", ".join([*KIND_HOMES, EVENT_KIND, "howto:<topic>"])
     raise InputError(f"--kind {kind}: unknown kind (expected one of {kinds})")
 
@@ -194,7 +197,7 @@ def remember(
 
 def _new_file_text(ws: Workspace, target: FactFile, tags: list[str]) -> str:
     stem = target.path.stem
-    if target.rel.startswith("memory/semantic/") and target.rel not in KIND_HOMES.values():
+    if target.rel.startswith(_SEMANTIC + "/") and target.rel not in KIND_HOMES.values():
         raise InputError(
             f"{target.rel}: no such file; only a new memory/procedural/<topic>.md is created"
         )
@@ -252,7 +255,7 @@ def _write_fact(
         duplicate = find_duplicate(ws, clean.text)
         if duplicate is not None:
             raise duplicate
-    if tags and not created and len(lines) > 1 and lines[1].startswith("#tags:"):
+    if tags and not created and len(lines) > 1 and is_tag_line(lines[1]):
         lines[1] = merge_tags_line(lines[1], tags)
     new_lines = clean.text.split("\n") if block else [f"- {clean.text}"]
     at_index: int | None = None

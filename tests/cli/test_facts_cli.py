@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CliRunner
 
 INFRA = "memory/semantic/infrastructure.md"
@@ -64,3 +66,53 @@ def test_verify_and_get(cli: CliRunner, root: Path) -> None:
     assert cut.stdout.splitlines()[-1].startswith("truncated; next: MEMORY.md:3-")
     assert cli(*late, "get").exit_code == 2
     assert cli(*late, "get", "--date", "2020-01-01").exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("remember", "zeta service on port 4242", "--kind", "infrastructure"),
+        ("remember", "an unrouted zeta fact"),
+        ("verify", "--stale"),
+        ("verify", INFRA),
+        ("get", "MEMORY.md:1-2"),
+        ("get", "--date", "2026-11-30"),
+        ("tags", "--add", "nginx"),
+    ],
+    ids=" ".join,
+)
+def test_json_is_one_object_on_stdout(cli: CliRunner, root: Path, command: tuple[str, ...]) -> None:
+    if command[0] == "get" and command[1] == "--date":
+        cli("--root", str(root), "--now", "2026-11-30T10:00:00+01:00", "remember", "zeta event",
+            "--kind", "event")  # fmt: skip
+    result = cli("--root", str(root), "--now", "2026-11-30T10:00:00+01:00", *command, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert isinstance(json.loads(result.stdout), dict)
+
+
+def test_bad_input_is_one_line_exit_2(cli: CliRunner, root: Path) -> None:
+    for args in (
+        ("remember", "x y", "--kind", "nonsense"),
+        ("remember", "x y", "--kind", "hot", "--to", "MEMORY.md"),
+        ("remember", "x y", "--to", "memory/working-buffer.md"),
+        ("remember", "x y", "--kind", "howto:../escape"),
+        ("replace", "a", "b", "--in", "memory/semantic/nope.md"),
+        ("get", "memory/semantic/nope.md"),
+        ("get", "MEMORY.md:9-3"),
+        ("verify",),
+    ):
+        result = cli("--root", str(root), *args)
+        assert result.exit_code == 2, (args, result.stderr)
+        assert result.stderr.startswith("memtier: error:") and result.stderr.count("\n") == 1
+
+
+def test_verify_is_the_way_out_of_the_thirty_day_lock_out(cli: CliRunner, root: Path) -> None:
+    away = ("--root", str(root), "--now", "2027-01-11T08:00:00+01:00")  # a Monday, 42 days on
+    assert cli(*away, "weekly-review").exit_code == 1
+    health = cli(*away, "health-check", "--verbose")
+    assert "memtier verify memory/semantic/infrastructure.md" in health.stdout
+    verified = cli(*away, "verify", "--stale", "--json")
+    files = json.loads(verified.stdout)["files"]
+    assert {f["previous"] for f in files} == {"2026-11-30"} and len(files) == 5
+    review = cli(*away, "weekly-review")
+    assert review.exit_code == 0, review.stdout + review.stderr

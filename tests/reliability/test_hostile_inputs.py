@@ -381,6 +381,12 @@ WRITERS = [
     ("learn", "error", "N001 text"),
     ("rotate",),
     ("weekly-review",),
+    # PROTOCOL §10: the fact writers (replace and retire write the log first).
+    ("remember", "N001 text", "--kind", "decision"),
+    ("replace", "K501", "N001 text", "--in", "memory/semantic/projects.md"),
+    ("retire", "K501", "--in", "memory/semantic/projects.md", "--reason", "r"),
+    ("verify", "memory/semantic/projects.md"),
+    ("tags", "--add", "nginx"),
 ]
 
 
