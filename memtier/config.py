@@ -7,6 +7,8 @@ the key (exit 2). The tag vocabulary lives here and only here.
 
 from __future__ import annotations
 
+import math
+import os
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -101,6 +103,22 @@ _MINIMUM: dict[str, float] = {
     "capture_keep_score": 0,
 }
 
+# Strict lower bounds: a buffer stale after 0 hours would always be stale.
+_ABOVE: dict[str, float] = {"stale_hours": 0}
+_CENTURY_DAYS = 36_500
+_MAXIMUM: dict[str, float] = {
+    "hot_max_lines": 1_000_000,
+    "buffer_max_lines": 1_000_000,
+    "buffer_max_active": 1_000_000,
+    "stale_hours": _CENTURY_DAYS * 24,
+    "warm_max_age_days": _CENTURY_DAYS,
+    "episodic_ttl_days": _CENTURY_DAYS,
+    "learnings_ttl_days": _CENTURY_DAYS,
+    "recurrence_threshold": 1_000_000,
+    "capture_min_chars": 1_000_000,
+    "capture_long_chars": 1_000_000,
+}
+
 assert set(_KEY_TYPES) == {f.name for f in fields(Config) if not f.name.startswith("_")}
 
 
@@ -121,10 +139,18 @@ def _check_value(key: str, raw: object, where: Path) -> Any:
         if not all(isinstance(p, str) and p.strip() for p in value):
             raise ConfigError(wrong + " that are not empty", path=where)
         return tuple(p.strip().lower() for p in value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{wrong} (not {value})", path=where)
     if key == "capture_keep_score" and value > 1:
         raise ConfigError(wrong, path=where)
     if key in _MINIMUM and value < _MINIMUM[key]:
         raise ConfigError(wrong, path=where)
+    if key in _ABOVE and value <= _ABOVE[key]:
+        raise ConfigError(wrong, path=where)
+    if key in _MAXIMUM and value > _MAXIMUM[key]:
+        # A date or duration this far out overflows the clock arithmetic later,
+        # after a command has written: refuse it before anything is written.
+        raise ConfigError(f"{wrong} of at most {_MAXIMUM[key]:g}", path=where)
     return value
 
 
@@ -150,19 +176,53 @@ def parse_config(text: str, where: Path) -> Config:
 def load_config(root: Path) -> Config:
     """Read ``memory/memtier.toml`` under *root*; defaults when it does not exist."""
     path = root / CONFIG_RELPATH
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return Config()
-    except IsADirectoryError:
-        raise ConfigError(f"{CONFIG_RELPATH}: is a directory, expected a TOML file") from None
-    except OSError as exc:
-        raise ConfigError(f"{CONFIG_RELPATH}: cannot be read ({exc.strerror})") from None
+    data = _read_config_bytes(root, path)
+    if data is None:
+        return Config()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{CONFIG_RELPATH}: not valid TOML (not UTF-8 text)") from None
     return parse_config(text, CONFIG_RELPATH)
+
+
+def _read_config_bytes(root: Path, path: Path) -> bytes | None:
+    """The file's bytes, read as `memtier.store` reads memory files (PROTOCOL §3 v2),
+    spelled out here because the store depends on the workspace, which loads this.
+
+    A file that resolves outside *root* is not read (None): the defaults stand, so
+    health-check can run and fail on it ("points outside the workspace"), and every
+    write refuses an outside ``memory/`` or lock on its own. Only a regular file is
+    read, opened without blocking (a FIFO here would hang every command).
+    """
+    import stat
+
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        return None
+    try:
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except IsADirectoryError:
+        raise ConfigError(f"{CONFIG_RELPATH}: is a directory, expected a TOML file") from None
+    except OSError as exc:
+        raise ConfigError(f"{CONFIG_RELPATH}: cannot be read ({exc.strerror})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise ConfigError(f"{CONFIG_RELPATH}: is a directory, expected a TOML file")
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"{CONFIG_RELPATH}: not a regular file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    except OSError as exc:
+        raise ConfigError(f"{CONFIG_RELPATH}: cannot be read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 # ---------------------------------------------------------------------------

@@ -82,3 +82,14 @@ class CheckFailed(MemtierError):
     def __init__(self, message: str, *, shown: bool = False) -> None:
         super().__init__(message)
         self.shown = shown
+
+
+CHANGING_MESSAGE = (
+    "another program changed it while memtier was updating it (an editor saving in "
+    "place?); nothing was written: run the command again"
+)
+
+
+class ConcurrentEdit(RefusedError):
+    """A file changed between memtier's read and its replace (PROTOCOL §3): exit 1,
+    nothing written."""

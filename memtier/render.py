@@ -92,10 +92,11 @@ def fail(error: MemtierError, *, as_json: bool) -> int:
 
 def clean_message(message: str) -> str:
     # A message may quote what was typed (an unknown option, a task to match):
-    # it never repeats a credential (PROTOCOL §3). Loaded only when there is an error.
-    from memtier.secrets import redact
+    # it never repeats a credential, even one split across lines, and it stays one
+    # line (PROTOCOL §3 v2). Loaded only when there is an error.
+    from memtier.secrets import redact_folded
 
-    return redact(message).text
+    return redact_folded(message).text
 
 
 def redaction_notices(counts: Mapping[str, int], where: str = "") -> tuple[str, ...]:

@@ -10,6 +10,7 @@ them out.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -90,6 +91,42 @@ def inside_root(real_root: str | os.PathLike[str], real: str | os.PathLike[str])
     return path_text == root_text or path_text.startswith(root_text.rstrip(os.sep) + os.sep)
 
 
+def printable_name(name: str) -> str:
+    """A file name as shown in a message or a listing: one line whatever it holds.
+
+    A line break or other control character is shown as a ``\\n``/``\\xNN``
+    escape, and so is a byte that is not UTF-8 (Python keeps it as a lone
+    surrogate), so output stays one line per item and any stdout can print it.
+    """
+    if name.isprintable() and name.isascii():
+        return name
+    out: list[str] = []
+    for ch in name:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif code < 0x20 or code == 0x7F or 0xD800 <= code <= 0xDFFF or ch in "\x85\u2028\u2029":
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def special_file_kind(mode: int) -> str:
+    """What a file that is not a regular file or a folder is, for a message."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
+
+
 def is_workspace(folder: Path) -> bool:
     return (folder / HOT_FILE).is_file() and (folder / MEMORY_DIR).is_dir()
 
@@ -113,6 +150,8 @@ def resolve_root(explicit: str | Path | None, cwd: Path) -> Path:
     if explicit is None or str(explicit) == "":
         return find_root(cwd)
     root = (cwd / Path(explicit).expanduser()).absolute()
+    if not root.exists():
+        raise InputError(f"workspace root {root} does not exist", path=root)
     if not root.is_dir():
         raise InputError(f"workspace root {root} is not a directory", path=root)
     if not (root / MEMORY_DIR).is_dir():
@@ -225,8 +264,9 @@ class Workspace:
         return inside_root(os.path.realpath(self.root), os.path.realpath(path))
 
     def relative(self, path: Path) -> str:
-        """*path* relative to the root, with forward slashes, for messages and JSON."""
+        """*path* relative to the root, with forward slashes, for messages and JSON;
+        one printable line even for a name holding a line break (PROTOCOL §3)."""
         try:
-            return path.relative_to(self.root).as_posix()
+            return printable_name(path.relative_to(self.root).as_posix())
         except ValueError:
-            return str(path)
+            return printable_name(str(path))

@@ -51,8 +51,11 @@ def test_explicit_root_must_be_a_workspace(tmp_path: Path, root: Path) -> None:
     assert resolve_root(str(root), tmp_path) == root
     with pytest.raises(WorkspaceNotFound):
         resolve_root(str(tmp_path), tmp_path)
-    with pytest.raises(InputError, match="not a directory"):
+    with pytest.raises(InputError, match="missing does not exist"):
         resolve_root(str(tmp_path / "missing"), tmp_path)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InputError, match="not a directory"):
+        resolve_root(str(tmp_path / "file"), tmp_path)
 
 
 def test_exact_error_text_when_no_root(tmp_path: Path, cli: CliRunner) -> None:

@@ -205,15 +205,44 @@ def run(argv: list[str] | None = None) -> int:
     return guarded(args, _parse_and_run)
 
 
+def command_span(args: list[str]) -> tuple[list[str], int]:
+    """`command_path` of *args* (the shared options already taken), and the index of
+    the first argument after it."""
+    path: list[str] = []
+    end = 0
+    for index, arg in enumerate(args):
+        if arg.startswith("-"):
+            break
+        path.append(arg)
+        end = index + 1
+        if len(path) == 2:
+            break
+    return path, end
+
+
+def prepare(args: list[str]) -> tuple[click.Command, list[str]]:
+    """The click command for *args*, and *args* with any TEXT behind ``--``
+    (PROTOCOL §3 v2: text starting with ``-`` is text; see `memtier.cli._text`)."""
+    from typer.main import get_command
+
+    from memtier.cli._text import leaf_command, separate_text, takes_text
+
+    path, end = command_span(args)
+    command = get_command(_narrowed(app, path))
+    found = leaf_command(command, path) if path else None
+    if found is not None and takes_text(found[0]):
+        args = [*args[:end], *separate_text(found[0], found[1], args[end:])]
+    return command, args
+
+
 def _parse_and_run(rest: list[str]) -> int:
     from memtier.errors import InputError, MemtierError
     from memtier.render import fail
 
     as_json = invocation().as_json
     try:
-        result = _narrowed(app, command_path(rest))(
-            args=rest, prog_name="memtier", standalone_mode=False
-        )
+        command, rest = prepare(rest)
+        result = command.main(args=rest, prog_name="memtier", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:
         # `memtier` or `memtier buffer` alone: show the help, which is what was asked for.
         sys.stdout.write(exc.format_message() + "\n")
@@ -222,7 +251,10 @@ def _parse_and_run(rest: list[str]) -> int:
         hint = ""
         if exc.ctx is not None:
             hint = f" (see '{exc.ctx.command_path} --help')"
-        return fail(InputError(exc.format_message() + hint), as_json=as_json)
+        # click quotes what was typed with its line breaks escaped ("\\n"): restored,
+        # so that a key block quoted in the message is recognised and redacted.
+        message = exc.format_message().replace("\\n", "\n")
+        return fail(InputError(message + hint), as_json=as_json)
     except click.exceptions.Abort:
         raise KeyboardInterrupt from None
     except click.ClickException as exc:

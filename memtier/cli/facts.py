@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from memtier.cli._app import app, command
+from memtier.cli._text import text_argument, text_option
 from memtier.cli.invocation import open_workspace, show, user_path
-
-
-def _text_argument(value: str) -> str:
-    """PROTOCOL §3 (v2): ``-`` reads the text from standard input."""
-    if value == "-":
-        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else b""
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            from memtier.errors import InputError
-
-            raise InputError("standard input: not UTF-8 text") from None
-    return value
 
 
 def _file_option(ws_root: Path, value: str) -> Path:
@@ -31,7 +18,7 @@ def _file_option(ws_root: Path, value: str) -> Path:
 
 @command(app, "remember")
 def remember_command(
-    text: Annotated[str, typer.Argument(help="The fact, or - to read it from standard input.")],
+    text: Annotated[str, text_argument("The fact.")],
     kind: Annotated[
         str | None,
         typer.Option(
@@ -70,24 +57,20 @@ def remember_command(
 
     ws = open_workspace()
     target = _file_option(ws.root, to) if to is not None else None
-    result = remember(
-        ws, _text_argument(text), kind=kind, to=target, section=section, tags=tuple(tag or ())
-    )
+    result = remember(ws, text, kind=kind, to=target, section=section, tags=tuple(tag or ()))
     return show(result)
 
 
 @command(app, "replace")
 def replace_command(
-    old: Annotated[
-        str, typer.Argument(help="Text found in exactly one line of FILE (case-sensitive).")
-    ],
-    new: Annotated[str, typer.Argument(help="The line's new text, or - for standard input.")],
+    old: Annotated[str, text_argument("Text found in exactly one line of FILE (case-sensitive).")],
+    new: Annotated[str, text_argument("The line's new text.")],
     in_file: Annotated[
         str, typer.Option("--in", help="MEMORY.md or a WARM file.", show_default=False)
     ],
     reason: Annotated[
         str | None,
-        typer.Option("--reason", help="Why, for the retirement log.", show_default=False),
+        text_option("--reason", help="Why, for the retirement log."),
     ] = None,
 ) -> int:
     """Replace the one line holding OLD with NEW; the old line goes to memory/archive/retired.md.
@@ -98,23 +81,17 @@ def replace_command(
     from memtier.commands.facts import replace_fact
 
     ws = open_workspace()
-    result = replace_fact(
-        ws, old, _text_argument(new), in_file=_file_option(ws.root, in_file), reason=reason
-    )
+    result = replace_fact(ws, old, new, in_file=_file_option(ws.root, in_file), reason=reason)
     return show(result)
 
 
 @command(app, "retire")
 def retire_command(
-    old: Annotated[
-        str, typer.Argument(help="Text found in exactly one line of FILE (case-sensitive).")
-    ],
+    old: Annotated[str, text_argument("Text found in exactly one line of FILE (case-sensitive).")],
     in_file: Annotated[
         str, typer.Option("--in", help="MEMORY.md or a WARM file.", show_default=False)
     ],
-    reason: Annotated[
-        str, typer.Option("--reason", help="Why the fact no longer holds.", show_default=False)
-    ],
+    reason: Annotated[str, text_option("--reason", help="Why the fact no longer holds.")],
 ) -> int:
     """Remove the one line holding OLD; it is kept in memory/archive/retired.md with the reason.
 

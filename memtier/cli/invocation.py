@@ -97,7 +97,11 @@ def guarded(args: list[str], call: Callable[[list[str]], int]) -> int:
         os.environ.get(faults.TRACE_ALL_ENV_VAR),
     )
 
+    _tolerant_streams()
     as_json = wants_json(args)
+    if any("\0" in arg for arg in args):
+        # A real command line cannot carry NUL (C strings); only a caller in-process can.
+        return fail(MemtierError("an argument cannot hold a NUL byte"), as_json=as_json)
     try:
         rest, _current = split_shared(args)
         return call(rest)
@@ -115,6 +119,19 @@ def guarded(args: list[str], call: Callable[[list[str]], int]) -> int:
         return _bug(exc, as_json)
     finally:
         _current = Invocation()
+
+
+def _tolerant_streams() -> None:
+    """A file name that is not UTF-8 (``$'\\xff'.md``) must not crash a strict-UTF-8
+    stdout (``PYTHONIOENCODING=utf-8:strict``, a C locale): such bytes are printed
+    as ``\\xff`` escapes instead."""
+    from contextlib import suppress
+
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
 
 
 def _bug(exc: Exception, as_json: bool) -> int:
@@ -160,6 +177,10 @@ def user_path(ws_root: Path, given: Path) -> Path:
     """A path a person typed: as is if absolute; a relative one from the working folder
     when that lies inside the workspace, else from the workspace root (so
     ``memtier --root R atomic-write memory/x.md`` means ``R/memory/x.md`` from anywhere)."""
+    if "\0" in str(given):
+        from memtier.errors import InputError
+
+        raise InputError("a path cannot hold a NUL byte")
     given = given.expanduser()
     if given.is_absolute():
         return given

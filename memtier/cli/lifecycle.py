@@ -12,6 +12,7 @@ import typer
 
 from memtier.cli import fast
 from memtier.cli._app import app, command, group
+from memtier.cli._text import text_argument, text_option
 from memtier.cli.invocation import open_workspace, show
 
 buffer_app = group(
@@ -24,10 +25,7 @@ episodic_app = group(
 
 TextArgument = Annotated[
     str,
-    typer.Argument(
-        help="The text; line breaks are folded into spaces, secrets are redacted.",
-        show_default=False,
-    ),
+    text_argument("The text; line breaks are folded into spaces, secrets are redacted."),
 ]
 DateOption = Annotated[
     str | None,
@@ -108,7 +106,7 @@ def buffer_note(
 @command(buffer_app, "done")
 def buffer_done_command(
     task: Annotated[
-        str, typer.Argument(help="The task's 1-based number, its exact text, or a unique part.")
+        str, text_argument("The task's 1-based number, its exact text, or a unique part.")
     ],
 ) -> int:
     """Move an active task out of the active section, as '- [done] TEXT' in the body."""
@@ -142,15 +140,9 @@ def episodic_append_command(
 
 @command(episodic_app, "close")
 def episodic_close_command(
-    decisions: Annotated[
-        str, typer.Option("--decisions", help="What was changed.", show_default=False)
-    ],
-    signal: Annotated[
-        str, typer.Option("--signal", help="What was learned about the system.", show_default=False)
-    ],
-    open_items: Annotated[
-        str, typer.Option("--open", help="What remains open, or 'none'.", show_default=False)
-    ],
+    decisions: Annotated[str, text_option("--decisions", help="What was changed.")],
+    signal: Annotated[str, text_option("--signal", help="What was learned about the system.")],
+    open_items: Annotated[str, text_option("--open", help="What remains open, or 'none'.")],
     date: DateOption = None,
 ) -> int:
     """Write the note's closure block (Updated/Decisions/Signal/Open), replacing a final one."""

@@ -12,6 +12,7 @@ import typer
 
 from memtier.cli import fast
 from memtier.cli._app import app, command
+from memtier.cli._text import text_argument, text_option
 from memtier.cli.invocation import open_workspace, show, user_path
 
 
@@ -48,9 +49,7 @@ def archive_command(
 @command(app, "learn")
 def learn_command(
     kind: Annotated[str, typer.Argument(help="error, learning or feature.")],
-    text: Annotated[
-        list[str], typer.Argument(help="The lesson (several words are joined by spaces).")
-    ],
+    text: Annotated[list[str], text_argument("The lesson (several words are joined by spaces).")],
     pin: Annotated[
         bool, typer.Option("--pin", help="End the line with #pinned (exempt from archival).")
     ] = False,
@@ -76,8 +75,8 @@ def candidates_command() -> int:
 def promote_command(
     text: Annotated[
         list[str],
-        typer.Argument(
-            help="The lesson: its number as 'memtier candidates' lists it, its text, "
+        text_argument(
+            "The lesson: its number as 'memtier candidates' lists it, its text, "
             "or the start of exactly one lesson's text."
         ),
     ],
@@ -92,11 +91,7 @@ def promote_command(
     ],
     as_text: Annotated[
         str | None,
-        typer.Option(
-            "--as",
-            help="Write the lesson as this advice instead of the raw line.",
-            show_default=False,
-        ),
+        text_option("--as", help="Write the lesson as this advice instead of the raw line."),
     ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", help="Apply; without it only the plan is shown.")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memtier.cli._app import app, command
+from memtier.cli._text import text_argument
 from memtier.cli.invocation import invocation, open_workspace, show
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 @command(app, "search")
 def search_command(
-    query: Annotated[str, typer.Argument(help="Words to find (or a pattern with --regex).")],
+    query: Annotated[str, text_argument("Words to find (or a pattern with --regex).")],
     tier: Annotated[
         list[str] | None,
         typer.Option(
@@ -58,10 +59,17 @@ def search_command(
     item) with its path, lines, tier and score. $MEMTIER_RG names the ripgrep
     binary to use ("none": the built-in scanner).
     """
-    from memtier.render import colour_enabled
+    from memtier.render import colour_enabled, notice
     from memtier.search import SearchRequest, find_rg, search
+    from memtier.secrets import redact
 
     ws = open_workspace()
+    # PROTOCOL §3 v2: the query is echoed (report, --json, log); a credential in it
+    # never is. Memory holds only placeholders, so the redacted query finds them.
+    redaction = redact(query)
+    query = redaction.text
+    for rule, count in sorted(redaction.counts.items()):
+        notice(f"redacted {count} secret(s) in the query: {rule}")
     override = os.environ.get("MEMTIER_RG")
     rg = None if override == "none" else find_rg(override or None)
     warnings: list[str] = []

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from memtier.cli._app import app, command
+from memtier.cli._text import TEXT, read_stdin_text
 from memtier.cli.invocation import invocation, open_workspace, show
 
 # "More than a few hundred items": below this an import is over before a bar helps.
@@ -125,7 +126,9 @@ def capture_command(
     text: Annotated[
         str | None,
         typer.Argument(
-            metavar="[TEXT|-]", help="The inbound message; - or nothing reads standard input."
+            metavar="[TEXT|-]",
+            help="The inbound message; - or nothing reads standard input.",
+            click_type=TEXT,  # PROTOCOL §3 v2: '-…' is text, '-' is stdin
         ),
     ] = None,
     channel: Annotated[
@@ -146,5 +149,5 @@ def capture_command(
     from memtier.commands.transfer_capture import capture
 
     ws = open_workspace()
-    message = _stdin_text() if text in (None, "-") else str(text)
+    message = read_stdin_text() if text is None else text
     return show(capture(ws, message, channel=channel, explain=explain))

@@ -53,20 +53,23 @@ def clean_fact(raw: str, what: str, *, block: bool = False) -> CleanFact:
     A *block* (a howto from stdin) keeps its lines, code fences intact; only its
     trailing spaces and the blank lines around it go.
     """
+    from memtier.formats.text import fold_line
     from memtier.secrets import redact
 
+    if not block:
+        # The one folding function (memtier.formats.text, PROTOCOL §3 v2).
+        one_line = fold_line(raw)
+        text = strip_bullet(one_line.text).strip()
+        if not text:
+            raise InputError(f"{what}: the text is empty")
+        return CleanFact(text, dict(one_line.redacted))
     first = redact(raw.replace("\0", " "))
-    if block:
-        lines = [line.rstrip() for line in first.text.split("\n")]
-        while lines and not lines[0].strip():
-            lines.pop(0)
-        while lines and not lines[-1].strip():
-            lines.pop()
-        folded = "\n".join(lines)
-    else:
-        folded = " ".join(part.strip() for part in first.text.splitlines() if part.strip())
-        folded = strip_bullet(folded).strip()
-    second = redact(folded)
+    lines = [line.rstrip() for line in first.text.split("\n")]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    second = redact("\n".join(lines))
     if not second.text.strip():
         raise InputError(f"{what}: the text is empty")
     return CleanFact(second.text, merge_counts(first.counts, second.counts))

@@ -99,11 +99,6 @@ class LearnResult(NamedTuple):
             )
 
 
-def _fold(text: str) -> str:
-    # A SCRATCH entry is one line: newlines in the text are folded into spaces.
-    return " ".join(text.split())
-
-
 def _clean_lesson(text: str) -> tuple[str, dict[str, int]]:
     """Redacted before and after folding (PROTOCOL §3, v2); a leading bullet dropped."""
     from memtier.commands.fact_files import clean_fact
@@ -211,6 +206,18 @@ def _lessons(ws: Workspace) -> list[LessonLine]:
     return found
 
 
+def _same_lesson(line: str, normalised: str, wanted: str) -> bool:
+    """*wanted* comes redacted (PROTOCOL §3 v2); a line a person wrote may still hold
+    the secret, so it is compared redacted too when *wanted* has a placeholder."""
+    if normalised == wanted:
+        return True
+    if "redacted" not in wanted:  # a placeholder, as normalise_lesson spells it
+        return False
+    from memtier.secrets import redact
+
+    return normalise_lesson(redact(line).text) == wanted
+
+
 def _find_source(ws: Workspace, ref: str) -> LessonLine:
     """The lesson *ref* names: a candidate's number as `candidates` lists it, the
     lesson's text (normalised), or a prefix of exactly one lesson's text."""
@@ -227,11 +234,13 @@ def _find_source(ws: Workspace, ref: str) -> LessonLine:
         chosen = candidates[number - 1]
         path = ws.root / chosen.file
         return LessonLine(path, chosen.line, chosen.entry, normalise_lesson(chosen.entry))
-    wanted = normalise_lesson(_fold(ref))
+    from memtier.formats.text import fold_line
+
+    wanted = normalise_lesson(fold_line(ref).text)
     if not wanted:
         raise InputError("promote: the lesson text is empty")
     lessons = _lessons(ws)
-    matching = [f for f in lessons if f.normalised == wanted]
+    matching = [f for f in lessons if _same_lesson(f.text, f.normalised, wanted)]
     if not matching:
         matching = [f for f in lessons if f.normalised.startswith(wanted + " ")]
         distinct = {f.normalised: f for f in matching}

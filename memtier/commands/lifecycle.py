@@ -7,8 +7,8 @@ atomically. Every buffer write sets ``last_active`` to now.
 Text arguments are *folded to one line*: line breaks (and the spaces around
 them) become a single space. A buffer line or a note line is one fact, and a
 folded argument can never add a heading, a header line or a closure block of
-its own, whatever it contains. Secrets are redacted before folding (PROTOCOL
-§3), so a multi-line key block is recognised whole.
+its own, whatever it contains. Secrets are redacted before and after folding
+(`memtier.formats.text.fold_line`, PROTOCOL §3 v2).
 
 Session-start and rotation live in `memtier.commands.session_start` and
 `memtier.commands.rotation`; `memtier.faults.LIFECYCLE_CHECKPOINTS` lists every
@@ -17,6 +17,7 @@ fault point of the lifecycle for crash tests.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import date
 from typing import Any, NamedTuple
@@ -47,6 +48,7 @@ from memtier.workspace import Workspace
 
 NOTES_HEADING = "## Notes"
 DONE_PREFIX = "- [done] "
+_OPEN_BOX = re.compile(r"\[ \]\s+")
 
 
 # ---------------------------------------------------------------------------
@@ -58,17 +60,18 @@ class CleanText(NamedTuple):
     redacted: Mapping[str, int] = NO_REDACTIONS
 
 
-def clean_text(raw: str, what: str) -> CleanText:
-    """Redact secrets, then fold to one line; empty text is an input error."""
-    from memtier.secrets import redact
+def clean_text(raw: str, what: str, *, bullet: bool = False) -> CleanText:
+    """The one folding function (PROTOCOL §3 v2), then: empty text is an input error.
 
-    redaction = redact(raw)
-    # NUL would make the file "binary" for every reader (PROTOCOL §3): it becomes a space.
-    parts = (part.strip() for part in redaction.text.replace("\0", " ").splitlines())
-    text = " ".join(part for part in parts if part)
+    With *bullet* the caller writes its own ``- `` bullet, so one given by the
+    text is dropped rather than doubled."""
+    from memtier.formats.text import fold_line, without_bullet
+
+    folded = fold_line(raw)
+    text = without_bullet(folded.text) if bullet else folded.text
     if not text:
         raise InputError(f"{what}: the text is empty")
-    return CleanText(text, dict(redaction.counts))
+    return CleanText(text, dict(folded.redacted))
 
 
 def parse_date_option(value: str | None, ws: Workspace) -> date:
@@ -277,7 +280,7 @@ def _edit_buffer(
 
 
 def buffer_task(ws: Workspace, raw: str) -> BufferResult:
-    clean = clean_text(raw, "buffer task")
+    clean = clean_text(raw, "buffer task", bullet=True)
     line = f"- {clean.text}"
     return _edit_buffer(
         ws, "task", lambda body: (add_task(body, line), line), redacted=clean.redacted
@@ -285,7 +288,7 @@ def buffer_task(ws: Workspace, raw: str) -> BufferResult:
 
 
 def buffer_note(ws: Workspace, raw: str) -> BufferResult:
-    clean = clean_text(raw, "buffer note")
+    clean = clean_text(raw, "buffer note", bullet=True)
     line = f"- {clean.text}"
     return _edit_buffer(
         ws, "note", lambda body: (add_note(body, line), line), redacted=clean.redacted
@@ -293,11 +296,12 @@ def buffer_note(ws: Workspace, raw: str) -> BufferResult:
 
 
 def buffer_done(ws: Workspace, ref: str) -> BufferResult:
-    clean = clean_text(ref, "buffer done")
+    clean = clean_text(ref, "buffer done", bullet=True)
 
     def edit(body: str) -> tuple[str, str]:
         without, text = remove_task(body, clean.text)
-        line = DONE_PREFIX + text
+        # A checkbox task is done now: its empty box would contradict the mark.
+        line = DONE_PREFIX + _OPEN_BOX.sub("", text, count=1)
         return add_note(without, line), line
 
     return _edit_buffer(ws, "done", edit, redacted=clean.redacted)

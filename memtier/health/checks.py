@@ -16,7 +16,7 @@ from memtier.clock import parse_day
 from memtier.errors import InputError
 from memtier.formats.tags import is_tag_line, parse_tag_line
 from memtier.health.verdict import FAIL, PASS, WARN, Check
-from memtier.workspace import WARM_DIRS, Workspace
+from memtier.workspace import WARM_DIRS, Workspace, is_workspace
 
 HOT_TITLE = "# Agent Memory"
 _HOT_DATE_LINE = {3: "last_verified: ", 4: "last_updated: "}
@@ -266,7 +266,13 @@ def temp_files(root: Path) -> list[Path]:
                     if name.endswith(suffix) and name.startswith("."):
                         if not entry.is_dir(follow_symlinks=False):
                             found.append(entry.path)
-                    elif name not in SKIP_DIRS and entry.is_dir(follow_symlinks=False):
+                    elif (
+                        name not in SKIP_DIRS
+                        and entry.is_dir(follow_symlinks=False)
+                        # A nested workspace keeps its own temporary files: its
+                        # own session-start judges them, not ours.
+                        and not is_workspace(Path(entry.path))
+                    ):
                         pending.append(entry.path)
         except OSError:
             continue  # an unreadable folder holds nothing we could have written

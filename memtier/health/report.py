@@ -30,6 +30,7 @@ VERDICT_FAILED = "⚠️  Some required checks failed — review above"
 
 # Section title per group, in the order the report shows them.
 SECTIONS: tuple[tuple[str, str], ...] = (
+    ("confinement", "Confinement: links out of the workspace, special files"),
     ("hot", "HOT: MEMORY.md"),
     ("warm", "WARM: memory/semantic, memory/procedural"),
     ("buffer", "BUFFER: memory/working-buffer.md"),
@@ -124,8 +125,10 @@ def run_health_check(ws: Workspace) -> HealthReport:
     # and runs the other checks; the report keeps the section order regardless.
     with SecretsScan(ws) as scan:
         from memtier.health import checks as hc
+        from memtier.health.confinement import confinement_checks
 
         before = [
+            *confinement_checks(ws),
             *hc.hot_checks(ws),
             *hc.warm_checks(ws),
             *hc.buffer_checks(ws),
