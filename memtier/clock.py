@@ -13,6 +13,8 @@ from datetime import date, datetime
 from memtier.errors import InputError
 
 # The buffer timestamp grammar of PROTOCOL §2 (compat with the original script).
+MIN_YEAR = 1900
+MAX_YEAR = 9000
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d([.,]\d+)?(Z|[+-]\d\d:\d\d)$")
 
 
@@ -28,6 +30,12 @@ def parse_now(value: str, *, source: str = "--now") -> datetime:
         parsed = datetime.fromisoformat(text)
     except ValueError:
         parsed = _parse_other_iso_forms(text, value, source)
+    # Rules subtract up to a century (TTLs) and add offsets: a moment near year 1
+    # or 9999 would overflow the date arithmetic somewhere in a command.
+    if not MIN_YEAR <= parsed.year <= MAX_YEAR:
+        raise InputError(
+            f"{source}: {parsed.year:04d} is out of range (a year from {MIN_YEAR} to {MAX_YEAR})"
+        )
     if parsed.tzinfo is None:
         parsed = parsed.astimezone()
     return parsed

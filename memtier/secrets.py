@@ -100,7 +100,7 @@ _VALUE = r"""([^\s"'`$<{(*/\[;&][^\s"'`;&]{5,})"""
 _ASSIGN = r"""[*"'`]{0,2}[ \t]*[:=][*]{0,2}[ \t]*["'`]?"""
 _PEM_BEGIN = r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-_PEM_BODY = r"(?:\r?\n[A-Za-z0-9+/=]+)*"
+_PEM_BODY = r"(?:\s+(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]*={1,2}))*"
 
 
 class _Rule:
@@ -138,15 +138,38 @@ def _assigned_value_is_credential(match: re.Match[str]) -> bool:
     """Tell ``password=hunter22`` from prose such as ``the token: refreshed yesterday``.
 
     A code-style assignment (``=``) is taken as a credential whatever the value.
-    After a colon, a value that is one plain word (letters only, one case after
-    the first letter, trailing punctuation aside) reads as prose and is left alone.
+    After a colon, a value that reads as words is prose and is left alone: one
+    plain word (letters only, one case after the first letter), or words joined
+    by hyphens (``re-issued``, ``reset-by-email``, ``42-is-the-answer``: lowercase
+    words, at most one of them a number, a number only among three or more).
     """
     if "=" in match.group(0)[: match.start(1) - match.start(0)]:
         return True
-    value = match.group(1).rstrip(".,:;!?)")
-    if any(not ch.isalpha() for ch in value):
-        return True
-    return any(ch.isupper() for ch in value[1:])
+    return not _reads_as_words(match.group(1).rstrip(".,:;!?)"))
+
+
+def _reads_as_words(value: str) -> bool:
+    if value.isalpha():
+        return not any(ch.isupper() for ch in value[1:])
+    parts = value.split("-")
+    if len(parts) < 2 or not all(parts):
+        return False
+    numbers = sum(part.isdigit() for part in parts)
+    words = [part for part in parts if not part.isdigit()]
+    if not all(word.isalpha() and word.islower() for word in words):
+        return False
+    return numbers == 0 or (numbers == 1 and len(parts) >= 3)
+
+
+def _bearer_credentials(match: re.Match[str]) -> bool:
+    """A token has a digit or mixed case; ``Bearer authentication-scheme`` is words."""
+    return not _reads_as_words(match.group(1)) and not match.group(1).isalpha()
+
+
+def _basic_credentials(match: re.Match[str]) -> bool:
+    """``Basic dXNlcjpwYXNz`` is base64, ``Basic authentication`` is a word."""
+    value = match.group(1)
+    return not (value.isalpha() and value.islower())
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -159,7 +182,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("ANTHROPIC_KEY", r"\bsk-ant-[A-Za-z0-9_-]{32,}", ("sk-ant-",)),
     _Rule(
         "OPENAI_KEY",
-        r"\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}\b)",
+        r"\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}\b)",
         ("sk-",),
     ),
     _Rule("STRIPE_KEY", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b", ("k_live_", "k_test_")),
@@ -186,12 +209,31 @@ _RULES: tuple[_Rule, ...] = (
         ("accountkey",),
         folded=True,
     ),
-    _Rule("SLACK_TOKEN", r"\bxox[abprs]-[0-9]+-[A-Za-z0-9-]{8,}", ("xox",)),
+    _Rule(
+        "SLACK_TOKEN",
+        r"\b(?:xox[abprs]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]{16,})",
+        ("xox", "xapp-"),
+    ),
     _Rule(
         "SLACK_WEBHOOK",
         r"https://hooks\.slack\.com/services/"
         r"([A-Za-z0-9_]{6,}/[A-Za-z0-9_]{6,}/[A-Za-z0-9_]{16,})",
         ("hooks.slack.com",),
+    ),
+    _Rule(
+        "DISCORD_WEBHOOK",
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
+        r"([A-Za-z0-9_-]{60,68})",
+        ("discord",),
+    ),
+    _Rule("GITLAB_TOKEN", r"\bgl(?:pat|ptt|rt)-[A-Za-z0-9_-]{20,}", ("glpat-", "glptt-", "glrt-")),
+    _Rule("PYPI_TOKEN", r"\bpypi-AgE[A-Za-z0-9_-]{50,}", ("pypi-AgE",)),
+    _Rule("TAILSCALE_KEY", r"\btskey-(?:[a-z]+-)?[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}", ("tskey-",)),
+    _Rule("DIGITALOCEAN_TOKEN", r"\bdo[opr]_v1_[a-f0-9]{64}\b", ("doo_v1_", "dop_v1_", "dor_v1_")),
+    _Rule(
+        "SHOPIFY_TOKEN",
+        r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
     ),
     _Rule("SENDGRID_KEY", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", ("SG.",)),
     _Rule("TWILIO_API_KEY", r"\bSK[0-9a-f]{32}\b", ("SK",)),
@@ -210,23 +252,53 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "DATABASE_URL",
-        r"\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?)://[^:/?#@\s]*:([^/?#\s]+)@",
+        r"\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?)://[^:/?#@\s]*:([^/?#@\s]+)@",
         ("postgres", "mysql", "mongodb", "redis"),
     ),
+    _Rule(
+        # Any other scheme with a password in its user part (https, ftp, amqp, smtp, ...).
+        "URL_PASSWORD",
+        r"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^:/?#@\s\[\]]*:([^/?#@\s\[\]]+)@",
+        ("://",),
+    ),
+    _Rule(
+        "BASIC_AUTH",
+        r"\b" + _ci("basic") + r"[ \t]+([A-Za-z0-9+/]{8,}={0,2})",
+        ("basic",),
+        folded=True,
+        plausible=_basic_credentials,
+    ),
+    _Rule(
+        # curl -u user:pass, --user user:pass (a lone user name asks for the password).
+        "CLI_USER_PASSWORD",
+        r"(?:^|[ \t])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"']+:([^\s\"']{3,})",
+        ("-u", "--user"),
+    ),
+    _Rule(
+        # mysql -pSecret: the value is glued to -p (a bare -p prompts; -P is the port).
+        "MYSQL_PASSWORD",
+        r"\b(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n]*?[ \t]-p([^\s\"'-][^\s\"']{2,})",
+        ("mysql", "mariadb"),
+    ),
+    _Rule("PASSWORD_OPTION", r"--pass(?:word|wd|phrase)?[ \t]+" + _VALUE, ("--pass",)),
     _Rule(
         "BEARER_TOKEN",
         r"\b" + _ci("bearer") + r"[ \t]+([A-Za-z0-9._~+/-]{16,}=*)",
         ("bearer",),
         folded=True,
+        plausible=_bearer_credentials,
     ),
     _Rule(
         "PASSWORD_ASSIGNMENT",
         "(?:"
-        + _ci("pass(?:word|wd)|pwd|secret(?:[_-]?key)?|api[_-]?key|token")
-        + ")"
+        + _ci("pass(?:word|wd|phrase)|pwd|secret(?:[_-]?key)?|api[_-]?key|token")
+        # DB_PASS, PASS: a word of its own, not the end of "bypass" or "compass".
+        + r"|(?:\b|_)"
+        + _ci("pass")
+        + r"\b)"
         + _ASSIGN
         + _VALUE,
-        ("password", "passwd", "pwd", "secret", "apikey", "api_key", "api-key", "token"),
+        ("pass", "pwd", "secret", "apikey", "api_key", "api-key", "token"),
         folded=True,
         plausible=_assigned_value_is_credential,
     ),
@@ -408,3 +480,32 @@ def redact(text: str) -> Redaction:
         parts.append(current[pos:])
         current = "".join(parts)
     return Redaction(text=current, counts=counts)
+
+
+def refuse_secret_in_name(shown: str) -> None:
+    """A file or folder is never named after a credential (PROTOCOL §3 v2): the name
+    would show it in every listing. The message names the rule, never the path."""
+    from memtier.errors import InputError
+
+    found = detect(shown)
+    if found:
+        rules = ", ".join(sorted({finding.rule for finding in found}))
+        raise InputError(f"refusing to create a path that holds a secret ({rules})")
+
+
+def redact_folded(text: str) -> Redaction:
+    """Redact *text*, fold it to one line, redact again (PROTOCOL §3 v2).
+
+    A credential split by a line break (``password:`` on one line, the value on the
+    next) is recognisable only once the halves meet, a key block only before its
+    lines meet: both passes are needed. Line breaks and the blanks around them
+    become one space. `memtier.formats.text.fold_line` adds the cleaning of control
+    characters for text that is written; error messages use this directly.
+    """
+    first = redact(text)
+    parts = (part.strip() for part in first.text.splitlines())
+    second = redact(" ".join(part for part in parts if part))
+    counts = dict(first.counts)
+    for rule, count in second.counts.items():
+        counts[rule] = counts.get(rule, 0) + count
+    return Redaction(second.text, counts)

@@ -11,8 +11,8 @@
 - `remove_residue`: deletes only the protocol's own residue (rotation marker,
   ``.pending`` snapshot, our temporary files). There is no function that deletes a
   memory file.
-- `read_document`: reads text the way every writer must, so that a file's line
-  endings (CRLF) and byte-order mark survive a rewrite.
+- `read_document`: reads text the way every writer must (confined, regular files
+  only, stamped against in-place saves; CRLF and a byte-order mark survive).
 """
 
 from __future__ import annotations
@@ -22,22 +22,24 @@ import os
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from memtier.errors import ConfinementError, InputError, LockTimeout, MemtierError
+from memtier.errors import (
+    CHANGING_MESSAGE,
+    ConcurrentEdit,
+    ConfinementError,
+    InputError,
+    LockTimeout,
+    WriteFailed,
+)
 from memtier.faults import checkpoint
+from memtier.workspace import inside_root, special_file_kind
 
 TEMP_SUFFIX = ".memtier-tmp"
 LOCK_TIMEOUT_SECONDS = 60.0
 _BOM = "\ufeff"
-
-
-class WriteFailed(MemtierError):
-    """The operating system refused a write (full disk, read-only, permissions): exit 1."""
-
-    exit_code = 1
 
 
 # ---------------------------------------------------------------------------
@@ -60,6 +62,8 @@ def confine(root: Path, path: Path) -> Path:
     Raises `ConfinementError` (exit 2) otherwise.
     """
     real_root = Path(os.path.realpath(root))
+    if "\0" in str(path):
+        raise InputError("a path cannot hold a NUL byte")
     candidate = path if path.is_absolute() else root / path
     try:
         real = Path(os.path.realpath(candidate, strict=False))
@@ -70,12 +74,31 @@ def confine(root: Path, path: Path) -> Path:
         if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
             raise InputError(f"{path}: cannot be resolved ({exc.strerror})") from None
         raise InputError(f"{path}: symlink loop") from None
-    if real != real_root and real_root not in real.parents:
+    if not inside_root(real_root, real):
         raise ConfinementError(
             f"{path}: resolves outside the workspace root {real_root}; refusing to write",
             path=path,
         )
     return real
+
+
+_NAME_MAX = 255
+
+
+def temp_name(name: str) -> str:
+    """``.<name>.<8 hex>.memtier-tmp``, the name cut short so the whole stays within
+    the 255 bytes a file name may have: a 250-byte note can still be replaced."""
+    tail = f".{os.urandom(4).hex()}{TEMP_SUFFIX}"
+    room = _NAME_MAX - 1 - len(tail.encode())
+    # Cut on a character boundary (a cut UTF-8 sequence is dropped whole).
+    kept = os.fsencode(name)[:room].decode("utf-8", "ignore")
+    return f".{kept}{tail}"
+
+
+def _refuse_secret_name(path: Path, root: Path) -> None:
+    from memtier.secrets import refuse_secret_in_name
+
+    refuse_secret_in_name(_display(path, Path(os.path.realpath(root))))
 
 
 def is_temp_file(path: Path) -> bool:
@@ -94,6 +117,10 @@ class Document:
     text: str
     crlf: bool = False
     bom: bool = False
+    # (inode, size, mtime in ns) of the file as read: `write_text` refuses to
+    # replace a file whose stamp changed since (an editor saved it in place).
+    stamp: tuple[int, int, int] | None = None
+    source: str | None = None  # the real path the stamp belongs to
 
     def encode(self, text: str) -> bytes:
         """*text* (with ``\\n`` newlines) in this document's on-disk conventions."""
@@ -104,11 +131,38 @@ class Document:
         return text.encode("utf-8")
 
 
-def read_document(path: Path, *, root: Path | None = None) -> Document:
-    """Read a UTF-8 text file; bad input becomes an `InputError` naming the file."""
-    shown = _display(path, root)
+OUTSIDE_MESSAGE = "points outside the workspace"
+
+
+def read_regular_bytes(path: Path, *, root: Path | None = None, shown: str | None = None) -> bytes:
+    return read_stamped(path, root=root, shown=shown)[0]
+
+
+def file_stamp(info: os.stat_result) -> tuple[int, int, int]:
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+# A file saved within this many ns that is empty or cut mid-line may be half written.
+_QUIET_NS = 50_000_000
+_TORN_WAIT_SECONDS = 2.0
+
+
+def read_stamped(
+    path: Path, *, root: Path | None = None, shown: str | None = None
+) -> tuple[bytes, tuple[int, int, int]]:
+    """A regular file's bytes and stamp, read as every memory file is (PROTOCOL §3 v2):
+    never through a link out of *root* (an outside file must not reach the agent's
+    context), never blocking (a FIFO), never a FIFO, socket or device (``/dev/zero``
+    as a note would never end). Errors are `InputError` naming the file."""
+    shown = shown or _display(path, root)
+    target = path
+    if root is not None:
+        try:
+            target = confine(root, path)
+        except ConfinementError:
+            raise ConfinementError(f"{shown}: {OUTSIDE_MESSAGE}; not read", path=path) from None
     try:
-        data = path.read_bytes()
+        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise InputError(f"{shown}: no such file", path=path) from None
     except IsADirectoryError:
@@ -117,7 +171,43 @@ def read_document(path: Path, *, root: Path | None = None) -> Document:
         raise InputError(f"{shown}: permission denied", path=path) from None
     except OSError as exc:
         raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
-    return decode_document(data, shown, path)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{shown}: is a directory, expected a file", path=path)
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{shown}: {special_file_kind(mode)}, not a regular file", path=path)
+        import time
+
+        # An editor saving in place truncates the file and writes it again: a read
+        # in between sees a torn file. The stamp before and after the read must
+        # agree with the bytes read; a file cut off mid-line (or emptied) a moment
+        # ago is read again once it has been quiet for a while (bounded).
+        deadline = time.monotonic() + _TORN_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            before = file_stamp(os.fstat(fd))
+            os.lseek(fd, 0, os.SEEK_SET)
+            data = b"".join(iter(lambda: os.read(fd, 1 << 20), b""))
+            after = file_stamp(os.fstat(fd))
+            if before != after or after[1] != len(data):
+                continue
+            recent = time.time_ns() - after[2] < _QUIET_NS
+            if not (recent and not data.endswith(b"\n")):
+                return data, after
+            time.sleep(0.005)
+        raise ConcurrentEdit(f"{shown}: {CHANGING_MESSAGE}", path=path)
+    except OSError as exc:
+        raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
+    finally:
+        os.close(fd)
+
+
+def read_document(path: Path, *, root: Path | None = None) -> Document:
+    """Read a UTF-8 text file; bad input becomes an `InputError` naming the file."""
+    shown = _display(path, root)
+    data, stamp = read_stamped(path, root=root, shown=shown)
+    source = os.path.realpath(path)
+    return replace(decode_document(data, shown, path), stamp=stamp, source=source)
 
 
 def decode_document(data: bytes, shown: str, path: Path | None = None) -> Document:
@@ -178,9 +268,13 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
-    """Atomically replace *path* (confined to *root*) with *data*; returns the real path."""
+def write_bytes(
+    path: Path, data: bytes, *, root: Path, expect: tuple[int, int, int] | None = None
+) -> Path:
+    """Atomically replace *path* (confined to *root*) with *data*; returns the real path.
+    A file whose stamp is no longer *expect* (as read) is refused: `ConcurrentEdit`."""
     target = confine(root, path)
+    _refuse_secret_name(target, root)
     shown = _display(target, Path(os.path.realpath(root)))
     if target.is_dir():
         raise InputError(f"{shown}: is a directory, expected a file", path=target)
@@ -193,7 +287,7 @@ def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
         mode = _new_file_mode()
     except OSError as exc:
         raise _failed("write", shown, exc) from None
-    temp = folder / f".{target.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
+    temp = folder / temp_name(target.name)
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:
@@ -209,6 +303,8 @@ def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
         finally:
             os.close(fd)
         checkpoint("store.temp-written")
+        if expect is not None:
+            _refuse_if_changed(target, expect, shown)
         os.replace(temp, target)
     except OSError as exc:
         _discard(temp)
@@ -219,6 +315,16 @@ def write_bytes(path: Path, data: bytes, *, root: Path) -> Path:
     checkpoint("store.replaced")
     _fsync_dir(folder)
     return target
+
+
+def _refuse_if_changed(target: Path, expect: tuple[int, int, int], shown: str) -> None:
+    """Compare, just before the replace, the file with the stamp taken when it was read."""
+    try:
+        now = file_stamp(os.stat(target))
+    except FileNotFoundError:
+        now = None
+    if now != expect:
+        raise ConcurrentEdit(f"{shown}: {CHANGING_MESSAGE}", path=target)
 
 
 def _discard(temp: Path) -> None:
@@ -235,7 +341,10 @@ def write_text(path: Path, text: str, *, root: Path, like: Document | None = Non
     if text and not text.endswith("\n"):
         text += "\n"
     data = (like or Document(text="")).encode(text)
-    return write_bytes(path, data, root=root)
+    expect = None
+    if like is not None and like.source is not None and like.source == os.path.realpath(path):
+        expect = like.stamp  # the same file as read: it must not have changed since
+    return write_bytes(path, data, root=root, expect=expect)
 
 
 def create_exclusive(path: Path, text: str, *, root: Path) -> bool:
@@ -265,6 +374,7 @@ def make_dirs(path: Path, *, root: Path, sync: bool = True) -> bool:
     """Create a folder (and its parents) inside *root*; True if it was created.
     With *sync* False the caller fsyncs the new folder's parent itself."""
     target = confine(root, path)
+    _refuse_secret_name(target, root)
     if target.is_dir():
         return False
     try:
@@ -434,7 +544,12 @@ class _FlockLock:
         import fcntl
         import time
 
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        # Never through a link, never blocking on a FIFO, only a regular file.
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, flags, 0o644)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise OSError(errno.EINVAL, "not a regular file")
         deadline = time.monotonic() + timeout
         pause = 0.001
         while True:
@@ -496,6 +611,16 @@ def workspace_lock(lock_path: Path, *, timeout: float = LOCK_TIMEOUT_SECONDS) ->
         finally:
             _held[key] = (held, _held[key][1] - 1)
         return
+    # PROTOCOL §3 v2: the lock is memory/.memtier.lock; neither memory/ nor the
+    # lock file may lead out of the workspace (a link would create a file outside).
+    root = lock_path.parent.parent
+    for part in (lock_path.parent, lock_path):
+        if os.path.lexists(part):
+            try:
+                confine(root, part)
+            except ConfinementError:
+                shown = _display(part, root)
+                raise ConfinementError(f"{shown}: {OUTSIDE_MESSAGE}", path=part) from None
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -75,6 +75,17 @@ _case("JWT", "session ", JWT)
 _case("DATABASE_URL", "db postgres" + "://app:", "s3cr3tPw", "@db.example.com:5432/app")
 _case("BEARER_TOKEN", "Authorization: Bear" + "er ", "abcDEF123456ghiJKL789")
 _case("PASSWORD_ASSIGNMENT", "pass" + "word=", PASSWORD_VALUE)
+_case("DISCORD_WEBHOOK", "hook https://discord.com/api/webhooks/123456789012345678/", "a1B2_" * 13)
+_case("GITLAB_TOKEN", "gitlab ", "gl" + "pat-" + "a1B2c3D4e5F6g7H8i9J0")
+_case("PYPI_TOKEN", "upload ", "py" + "pi-AgE" + "IcHlwaS5vcmc" + "a1B2c3D4e5" * 6)
+_case("TAILSCALE_KEY", "join ", "ts" + "key-auth-" + "kAb1CDEF1CNTRL-" + "a1B2c3D4e5F6" * 3)
+_case("DIGITALOCEAN_TOKEN", "doctl ", "do" + "p_v1_" + "0123456789abcdef" * 4)
+_case("MYSQL_PASSWORD", "mysql -u root -p", "My5qlSecret", " app")
+_case("PASSWORD_OPTION", "vpn connect --pass" + "word ", "Hunt3r2024", " now")
+_case("SHOPIFY_TOKEN", "shop ", "sh" + "pat_" + "0123456789abcdef" * 2)
+_case("URL_PASSWORD", "fetch https://deploy:", "Hunt3rPw", "@git.example.com/repo")
+_case("BASIC_AUTH", "Authorization: Basic ", "ZGVwbG95Okh1bnQzclB3")
+_case("CLI_USER_PASSWORD", "curl -u deploy:", "Hunt3rPw", " https://x.example.com")
 
 # Extra positives: other shapes that the same rules must catch.
 EXTRA: list[tuple[str, str, str]] = [
@@ -101,6 +112,25 @@ EXTRA: list[tuple[str, str, str]] = [
     ("PASSWORD_ASSIGNMENT", "SECRET" + "_KEY=" + "django-insecure-x1", "django-insecure-x1"),
     ("PASSWORD_ASSIGNMENT", "api" + "_key=" + "Zm9vYmFyYmF6", "Zm9vYmFyYmF6"),
     ("PASSWORD_ASSIGNMENT", "https://x.io/cb?tok" + "en=" + "abcdef123456&x=1", "abcdef123456"),
+    # Rules and shapes added in PROTOCOL v2 (issue: secrets that reached disk).
+    ("URL_PASSWORD", "ftp" + "://bob:" + "s3cr3tFtp" + "@ftp.example.org", "s3cr3tFtp"),
+    ("URL_PASSWORD", "amqp" + "://guest:" + "Rabb1tPw" + "@mq:5672/", "Rabb1tPw"),
+    ("URL_PASSWORD", "smtps" + "://me:" + "M4ilPass" + "@smtp.example.com", "M4ilPass"),
+    ("MYSQL_PASSWORD", "mysqldump --single-transaction -p" + "Dump3rPw" + " db", "Dump3rPw"),
+    ("PASSWORD_OPTION", "login --pass" + "phrase " + "Hunt3r2024", "Hunt3r2024"),
+    ("CLI_USER_PASSWORD", "curl --user deploy:" + "Hunt3rPw" + " https://x", "Hunt3rPw"),
+    ("PASSWORD_ASSIGNMENT", "DB_PA" + "SS=" + "abc123xyz", "abc123xyz"),
+    ("PASSWORD_ASSIGNMENT", "PASS" + "PHRASE=" + "correct-horse-7", "correct-horse-7"),
+    ("PASSWORD_ASSIGNMENT", "SMTP_PA" + "SS: " + "Mail2024pw", "Mail2024pw"),
+    ("OPENAI_KEY", "sk" + "-None-" + "A1b2C3d4" * 4, "sk" + "-None-" + "A1b2C3d4" * 4),
+    ("OPENAI_KEY", "sk" + "-svcacct-" + "A1b2C3d4" * 4, "sk" + "-svcacct-" + "A1b2C3d4" * 4),
+    (
+        "SLACK_TOKEN",
+        "xa" + "pp-1-A0123ABCD45-1234567890123-" + "0123456789abcdef" * 4,
+        "xa" + "pp-1-A0123ABCD45-1234567890123-" + "0123456789abcdef" * 4,
+    ),
+    ("GITLAB_TOKEN", "gl" + "ptt-" + "0123456789abcdef" * 2 + "01234567", "gl" + "ptt-"),
+    ("TAILSCALE_KEY", "ts" + "key-" + "kAb1CDEF1CNTRL-" + "a1B2c3D4e5F6" * 3, "ts" + "key-"),
 ]
 
 NEAR_MISSES = [
@@ -137,6 +167,25 @@ NEAR_MISSES = [
     "pass" + "word=[REDACTED:PASSWORD_ASSIGNMENT]",
     "Authorization: Bearer [REDACTED:JWT]",
     "postgres://app:[REDACTED:DATABASE_URL]@db/app",
+    # v2: the false positives of v1, and near misses of the rules v2 added.
+    "we use bearer authentication for the API",
+    "Bearer authentication is configured",
+    "token: re-issued",
+    "password: reset-by-email",
+    "secret: 42-is-the-answer",
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "https://example.com:8443/path and https://user@example.com/",
+    "see http://example.com/a:b@c for the syntax",
+    "Basic authentication is off; use basic auth only on the LAN",
+    "curl -u deploy https://x.example.com asks for the password",
+    "mysql -P 3306 -p app prompts for it",
+    "--password-file /etc/app/pw",
+    "bypass=enabled and compass=northeast1",
+    "tskey-auth keys expire after 90 days",
+    "glpat-short and pypi-AgE and dop_v1_abc and shpat_xyz",
+    "xapp-1-tokens are app-level",
+    "https://discord.com/api/webhooks/ needs an id and a token",
 ]
 
 

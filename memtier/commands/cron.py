@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memtier.errors import RefusedError
+from memtier.errors import InputError, RefusedError
 from memtier.workspace import Workspace
 
 SCHEDULE = "0 9 * * 1"
@@ -31,6 +31,23 @@ def _review_args(ws: Workspace) -> str:
     return f"--root {shlex.quote(str(ws.root))} weekly-review"
 
 
+def _refuse_line_breaks(ws: Workspace, command: str) -> None:
+    """A crontab entry and a unit's ExecStart are one line each: a line break in the
+    root or the command would end the entry and start another (a second, foreign
+    crontab line). No quoting can carry it, so it is refused."""
+    for what, text in (("workspace path", str(ws.root)), ("memtier command", command)):
+        if any(ch in text for ch in "\n\r") or any(ord(ch) < 0x20 for ch in text):
+            raise InputError(
+                f"the {what} holds a line break or control character; a schedule line "
+                "cannot carry it (move or rename the folder); nothing installed"
+            )
+
+
+def _cron_escape(text: str) -> str:
+    """cron turns an unescaped ``%`` into a line break of the command's stdin."""
+    return text.replace("%", "\\%")
+
+
 def review_command(ws: Workspace, command: str) -> str:
     """The shell command the schedule runs, with its output appended to the log."""
     log = shlex.quote(str(ws.memory_dir / LOG_NAME))
@@ -39,18 +56,21 @@ def review_command(ws: Workspace, command: str) -> str:
 
 def cron_line(ws: Workspace, command: str) -> str:
     """``0 9 * * 1 <memtier> --root <root> weekly-review >> <root>/memory/… 2>&1``."""
-    return f"{SCHEDULE} {review_command(ws, command)}"
+    _refuse_line_breaks(ws, command)
+    return f"{SCHEDULE} {_cron_escape(review_command(ws, command))}"
 
 
 def systemd_units(ws: Workspace, command: str) -> dict[str, str]:
     """A user timer + service pair doing what the crontab line does."""
-    description = f"memtier weekly review of {ws.root}"
+    _refuse_line_breaks(ws, command)
+    description = f"memtier weekly review of {ws.root}".replace("%", "%%")
     service = (
         "[Unit]\n"
         f"Description={description}\n\n"
         "[Service]\n"
         "Type=oneshot\n"
-        f"ExecStart=/bin/sh -c {shlex.quote(review_command(ws, command))}\n"
+        # systemd expands "%" specifiers in unit files: "%%" is a literal one.
+        f"ExecStart=/bin/sh -c {shlex.quote(review_command(ws, command)).replace('%', '%%')}\n"
     )
     timer = (
         "[Unit]\n"
@@ -65,7 +85,7 @@ def systemd_units(ws: Workspace, command: str) -> dict[str, str]:
 
 
 def removal_hint(ws: Workspace) -> str:
-    pattern = shlex.quote(_review_args(ws))
+    pattern = shlex.quote(_cron_escape(_review_args(ws)))
     return f"crontab -l | grep -vF -- {pattern} | crontab -"
 
 
@@ -81,9 +101,14 @@ class CronResult:
     remove: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
 
+    @property
+    def notices(self) -> tuple[str, ...]:
+        return self.notes
+
     def to_json(self) -> dict[str, Any]:
         return {
-            "line": self.line,
+            # "text": the crontab line ("line" is a line number in every command).
+            "text": self.line,
             "crontab": self.crontab,
             "installed": self.installed,
             "already_installed": self.already_installed,
@@ -153,7 +178,7 @@ def schedule_review(
             notes=("install it with: memtier cron --install",),
         )
     current = read_crontab(crontab)
-    marker = _review_args(ws)
+    marker = _cron_escape(_review_args(ws))
     for existing in current.splitlines():
         if not existing.lstrip().startswith("#") and marker in existing:
             return CronResult(

@@ -7,29 +7,23 @@ atomically. Every buffer write sets ``last_active`` to now.
 Text arguments are *folded to one line*: line breaks (and the spaces around
 them) become a single space. A buffer line or a note line is one fact, and a
 folded argument can never add a heading, a header line or a closure block of
-its own, whatever it contains. Secrets are redacted before folding (PROTOCOL
-§3), so a multi-line key block is recognised whole.
+its own, whatever it contains. Secrets are redacted before and after folding
+(`memtier.formats.text.fold_line`, PROTOCOL §3 v2).
 
-Session-start and rotation live in `memtier.commands.session_start` and `memtier.commands.rotation`;
-`CHECKPOINTS` lists every fault point of the lifecycle for crash tests.
+Session-start and rotation live in `memtier.commands.session_start` and
+`memtier.commands.rotation`; `memtier.faults.LIFECYCLE_CHECKPOINTS` lists every
+fault point of the lifecycle for crash tests.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+import re
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier import store
 from memtier.clock import format_timestamp, parse_day
-from memtier.commands.rotation import (
-    PENDING_PRESENT_MESSAGE,
-    ROTATE_CHECKPOINTS,
-    read_note,
-    write_note,
-)
-from memtier.commands.session_start import SESSION_START_CHECKPOINTS
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
@@ -49,41 +43,35 @@ from memtier.formats.episodic import (
     place_before_closure,
     replace_closure,
 )
+from memtier.render import NO_REDACTIONS
 from memtier.workspace import Workspace
 
-BUFFER_CHECKPOINTS: tuple[str, ...] = ("buffer.read", "buffer.written")
-EPISODIC_CHECKPOINTS: tuple[str, ...] = ("episodic.read", "episodic.written")
-CHECKPOINTS: tuple[str, ...] = (
-    *SESSION_START_CHECKPOINTS,
-    *BUFFER_CHECKPOINTS,
-    *ROTATE_CHECKPOINTS,
-    *EPISODIC_CHECKPOINTS,
-)
 NOTES_HEADING = "## Notes"
 DONE_PREFIX = "- [done] "
+_OPEN_BOX = re.compile(r"\[ \]\s+")
 
 
 # ---------------------------------------------------------------------------
 # text arguments
 
 
-@dataclass(frozen=True)
-class CleanText:
+class CleanText(NamedTuple):
     text: str
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: Mapping[str, int] = NO_REDACTIONS
 
 
-def clean_text(raw: str, what: str) -> CleanText:
-    """Redact secrets, then fold to one line; empty text is an input error."""
-    from memtier.secrets import redact
+def clean_text(raw: str, what: str, *, bullet: bool = False) -> CleanText:
+    """The one folding function (PROTOCOL §3 v2), then: empty text is an input error.
 
-    redaction = redact(raw)
-    # NUL would make the file "binary" for every reader (PROTOCOL §3): it becomes a space.
-    parts = (part.strip() for part in redaction.text.replace("\0", " ").splitlines())
-    text = " ".join(part for part in parts if part)
+    With *bullet* the caller writes its own ``- `` bullet, so one given by the
+    text is dropped rather than doubled."""
+    from memtier.formats.text import fold_line, without_bullet
+
+    folded = fold_line(raw)
+    text = without_bullet(folded.text) if bullet else folded.text
     if not text:
         raise InputError(f"{what}: the text is empty")
-    return CleanText(text, dict(redaction.counts))
+    return CleanText(text, dict(folded.redacted))
 
 
 def parse_date_option(value: str | None, ws: Workspace) -> date:
@@ -185,8 +173,7 @@ def _match_task(lines: list[str], indexes: list[int], ref: str) -> int:
 # buffer commands
 
 
-@dataclass(frozen=True)
-class BufferResult:
+class BufferResult(NamedTuple):
     """The buffer after a command: what was done and its state."""
 
     action: str
@@ -198,20 +185,43 @@ class BufferResult:
     oversized: bool
     stale: bool
     last_active: str
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: Mapping[str, int] = NO_REDACTIONS
+
+    @property
+    def line_number(self) -> int | None:
+        """Where the written line stands in the buffer (1-based): a task is the first
+        line with its text, a note or a done item the last."""
+        if self.line is None:
+            return None
+        lines = self.text.split("\n")
+        if self.line not in lines:
+            return None
+        if self.action == "task":
+            return lines.index(self.line) + 1
+        return len(lines) - lines[::-1].index(self.line)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        if self.action == "show" or not self.oversized:
+            return ()
+        return (
+            f"working buffer is oversized ({len(self.active_tasks)} active tasks, "
+            f"{self.lines} lines): rotation is due at session end (memtier session-end)",
+        )
 
     def to_json(self) -> dict[str, Any]:
+        # "line" is a line number and "text" the text, as in every command's JSON.
         return {
             "action": self.action,
             "path": self.path,
-            "line": self.line,
+            "line": self.line_number,
+            "text": self.text if self.action == "show" else self.line,
             "active_tasks": list(self.active_tasks),
             "lines": self.lines,
             "oversized": self.oversized,
             "stale": self.stale,
             "last_active": self.last_active,
             "redacted": dict(self.redacted),
-            **({"text": self.text} if self.action == "show" else {}),
         }
 
     def text_lines(self) -> Iterable[str]:
@@ -251,12 +261,15 @@ def _edit_buffer(
     with store.workspace_lock(ws.lock_file):
         if ws.buffer_pending.exists():
             # Restoring .pending later would drop this write: recovery comes first.
+            from memtier.commands.rotation import PENDING_PRESENT_MESSAGE
+
             raise RefusedError(PENDING_PRESENT_MESSAGE, path=ws.buffer_pending)
         doc = None
-        text = fresh_buffer(ws.now, ws.config)
         if ws.buffer.exists() or ws.buffer.is_symlink():
             doc = store.read_document(ws.buffer, root=ws.root)
             text = doc.text
+        else:
+            text = fresh_buffer(ws.now, ws.config)  # rendered only when there is none
         buffer = parse_buffer(text)
         checkpoint("buffer.read")
         body, line = edit(buffer.body)
@@ -267,7 +280,7 @@ def _edit_buffer(
 
 
 def buffer_task(ws: Workspace, raw: str) -> BufferResult:
-    clean = clean_text(raw, "buffer task")
+    clean = clean_text(raw, "buffer task", bullet=True)
     line = f"- {clean.text}"
     return _edit_buffer(
         ws, "task", lambda body: (add_task(body, line), line), redacted=clean.redacted
@@ -275,7 +288,7 @@ def buffer_task(ws: Workspace, raw: str) -> BufferResult:
 
 
 def buffer_note(ws: Workspace, raw: str) -> BufferResult:
-    clean = clean_text(raw, "buffer note")
+    clean = clean_text(raw, "buffer note", bullet=True)
     line = f"- {clean.text}"
     return _edit_buffer(
         ws, "note", lambda body: (add_note(body, line), line), redacted=clean.redacted
@@ -283,11 +296,12 @@ def buffer_note(ws: Workspace, raw: str) -> BufferResult:
 
 
 def buffer_done(ws: Workspace, ref: str) -> BufferResult:
-    clean = clean_text(ref, "buffer done")
+    clean = clean_text(ref, "buffer done", bullet=True)
 
     def edit(body: str) -> tuple[str, str]:
         without, text = remove_task(body, clean.text)
-        line = DONE_PREFIX + text
+        # A checkbox task is done now: its empty box would contradict the mark.
+        line = DONE_PREFIX + _OPEN_BOX.sub("", text, count=1)
         return add_note(without, line), line
 
     return _edit_buffer(ws, "done", edit, redacted=clean.redacted)
@@ -308,15 +322,15 @@ def buffer_show(ws: Workspace) -> BufferResult:
 # episodic commands
 
 
-@dataclass(frozen=True)
-class EpisodicResult:
+class EpisodicResult(NamedTuple):
     action: str
     date: str
     path: str
     text: str
     line: str | None = None
     closed: bool = False
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: Mapping[str, int] = NO_REDACTIONS
+    archived: str | None = None  # where TTL archival moved the note (show only)
 
     def to_json(self) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -328,9 +342,29 @@ class EpisodicResult:
         }
         if self.action == "show":
             payload["text"] = self.text
+            payload["archived"] = self.archived
         else:
-            payload["line"] = self.line
+            # "line" is a line number and "text" the text, as in every command's JSON.
+            payload["line"] = self._line_number()
+            payload["text"] = self.line
         return payload
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        if self.archived:
+            return (f"{self.path} was archived; shown from {self.archived}",)
+        return ()
+
+    def _line_number(self) -> int | None:
+        if self.line is None:
+            return None
+        # The appended line is the last one holding the text (as is, or as a bullet).
+        wanted = (self.line, f"- {self.line}")
+        lines = self.text.split("\n")
+        for number in range(len(lines), 0, -1):
+            if lines[number - 1] in wanted:
+                return number
+        return None
 
     def text_lines(self) -> Iterable[str]:
         if self.action == "show":
@@ -346,6 +380,8 @@ def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> Episodi
     clean = clean_text(raw, "episodic append")
     day = day or ws.today
     with store.workspace_lock(ws.lock_file):
+        from memtier.commands.rotation import read_note, write_note
+
         note = read_note(ws, day)
         checkpoint("episodic.read")
         text, _placement = place_before_closure(note.text if note else "", clean.text)
@@ -367,6 +403,8 @@ def episodic_close(
             redacted[rule] = redacted.get(rule, 0) + count
     day = day or ws.today
     with store.workspace_lock(ws.lock_file):
+        from memtier.commands.rotation import read_note, write_note
+
         note = read_note(ws, day)
         checkpoint("episodic.read")
         text = replace_closure(note.text if note else "", block)
@@ -376,16 +414,26 @@ def episodic_close(
 
 
 def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
+    """A day's note; one that TTL archival moved is shown from the archive, saying so."""
+    from memtier.commands.rotation import read_note
+
     day = day or ws.today
     note = read_note(ws, day)
     if note is None:
+        from memtier.commands.fact_get import find_day_note
+
         shown = ws.relative(ws.episodic_note(day))
-        raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
+        found = find_day_note(ws, day)
+        if found is None:
+            raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
+        text = store.read_text(store.confine(ws.root, found), root=ws.root)
+        result = _episodic_result(ws, "show", day, text, None, {})
+        return result._replace(archived=ws.relative(found))
     return _episodic_result(ws, "show", day, note.text, None, {})
 
 
 def _episodic_result(
-    ws: Workspace, action: str, day: date, text: str, line: str | None, redacted: dict[str, int]
+    ws: Workspace, action: str, day: date, text: str, line: str | None, redacted: Mapping[str, int]
 ) -> EpisodicResult:
     return EpisodicResult(
         action=action,

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import suppress
-from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier import store
-from memtier.errors import InputError, MemtierError, RefusedError
+from memtier.errors import InputError, MemtierError, RefusedError, WriteFailed
 from memtier.faults import checkpoint
 from memtier.formats.buffer import Buffer, body_has_content, fresh_buffer, parse_buffer
 from memtier.formats.episodic import (
@@ -27,15 +26,6 @@ from memtier.formats.episodic import (
     place_before_closure,
 )
 from memtier.workspace import Workspace
-
-ROTATE_CHECKPOINTS: tuple[str, ...] = (
-    "rotate.locked",  # step 2 done: the .lock marker exists
-    "rotate.pending-written",  # step 3 done: the .pending snapshot is on disk
-    "rotate.note-written",  # step 4 done: the body stands in today's note
-    "rotate.buffer-reset",  # step 5 done: a fresh buffer replaced the old one
-    "rotate.pending-removed",  # step 6, first half
-    "rotate.unlocked",  # step 6 done
-)
 
 LOCK_PRESENT_MESSAGE = (
     "rotation lock file present: another rotation is running or one crashed; "
@@ -86,14 +76,13 @@ def fresh_closure(ws: Workspace, open_tasks: Iterable[str]) -> ClosureBlock:
 # rotation
 
 
-@dataclass(frozen=True)
-class RotateResult:
+class RotateResult(NamedTuple):
     """What a rotation did to today's note and the buffer."""
 
     note: str
     placement: str  # "inserted" | "rebuilt" | "appended" | "already-present" | "empty"
     lines: int
-    open_tasks: tuple[str, ...] = field(default_factory=tuple)
+    open_tasks: tuple[str, ...] = ()
 
     @property
     def appended(self) -> bool:
@@ -185,7 +174,7 @@ def _take_back(ws: Workspace, *, pending: bool) -> None:
     (A refused write leaves its target untouched, PROTOCOL §3.) From step 5 on the
     note holds the body, so the journal stays for session-start to finish with.
     """
-    with suppress(store.WriteFailed):
+    with suppress(WriteFailed):
         if pending:
             store.remove_residue(ws.buffer_pending, root=ws.root)
         store.remove_residue(ws.buffer_lock, root=ws.root)
@@ -220,8 +209,7 @@ def append_body(ws: Workspace, buffer: Buffer) -> str:
 # session-end
 
 
-@dataclass(frozen=True)
-class SessionEndResult:
+class SessionEndResult(NamedTuple):
     rotation: RotateResult | None
 
     def to_json(self) -> dict[str, Any]:

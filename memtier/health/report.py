@@ -17,15 +17,12 @@ under it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
+from memtier.errors import CheckFailed
+from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
-
-PASS = "pass"
-FAIL = "fail"
-WARN = "warn"
 
 HEADING = "=== Memory Health Check ({moment}) ==="
 VERDICT_OK = "✅ All required checks passed"
@@ -33,6 +30,7 @@ VERDICT_FAILED = "⚠️  Some required checks failed — review above"
 
 # Section title per group, in the order the report shows them.
 SECTIONS: tuple[tuple[str, str], ...] = (
+    ("confinement", "Confinement: links out of the workspace, special files"),
     ("hot", "HOT: MEMORY.md"),
     ("warm", "WARM: memory/semantic, memory/procedural"),
     ("buffer", "BUFFER: memory/working-buffer.md"),
@@ -46,20 +44,6 @@ _MARKS = {PASS: "✅ ", FAIL: "❌ ", WARN: "⚠️  "}
 _STYLES = {PASS: "green", FAIL: "red", WARN: "yellow"}
 
 
-@dataclass(frozen=True)
-class Check:
-    """One verdict of PROTOCOL §6: which check, pass/fail/warn, on which file, and why."""
-
-    id: str  # e.g. "hot.header", "secrets", "shims.version"
-    status: str  # "pass" | "fail" | "warn"
-    path: str | None  # relative to the root
-    message: str  # the exact §6 message
-    detail: tuple[str, ...] = ()  # what --verbose shows under the line
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "path": self.path, "message": self.message}
-
-
 def section_of(check: Check) -> str:
     """The group a check is shown under (the ``tags`` check serves both HOT and WARM)."""
     if check.id == "tags":
@@ -68,12 +52,15 @@ def section_of(check: Check) -> str:
     return {"episodic": "cold", "residue": "residue"}.get(head, head)
 
 
-@dataclass(frozen=True)
-class HealthReport:
+class HealthReport(NamedTuple):
     """Every check that ran, in report order, and the moment they ran at."""
 
     checks: tuple[Check, ...]
     checked_at: datetime
+    verbose: bool = False  # show (and put in JSON) the detail behind each line
+
+    def with_detail(self, verbose: bool) -> HealthReport:
+        return self._replace(verbose=verbose)
 
     @property
     def ok(self) -> bool:
@@ -85,14 +72,26 @@ class HealthReport:
         return tuple(c for c in self.checks if c.status == FAIL)
 
     @property
-    def warnings(self) -> tuple[Check, ...]:
+    def warned(self) -> tuple[Check, ...]:
+        """The warnings of the report (part of its output, not stderr messages)."""
         return tuple(c for c in self.checks if c.status == WARN)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "checks": [c.to_json() for c in self.checks]}
+    @property
+    def failure(self) -> CheckFailed | None:
+        """A failed required check ends the command with exit 1; the printed report
+        already names it, so the handler adds no line (PROTOCOL §6)."""
+        if self.ok:
+            return None
+        return CheckFailed(f"{len(self.failed)} required check(s) failed", shown=True)
 
-    def text_lines(self, *, verbose: bool = False, colour: bool = False) -> Iterator[str]:
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checks": [c.to_json(verbose=self.verbose) for c in self.checks]}
+
+    def text_lines(self, *, verbose: bool | None = None, colour: bool = False) -> Iterator[str]:
         from memtier.render import paint
+
+        if verbose is None:
+            verbose = self.verbose
 
         moment = self.checked_at.strftime("%Y-%m-%d %H:%M")
         yield paint(HEADING.format(moment=moment), "bold", colour)
@@ -126,8 +125,10 @@ def run_health_check(ws: Workspace) -> HealthReport:
     # and runs the other checks; the report keeps the section order regardless.
     with SecretsScan(ws) as scan:
         from memtier.health import checks as hc
+        from memtier.health.confinement import confinement_checks
 
         before = [
+            *confinement_checks(ws),
             *hc.hot_checks(ws),
             *hc.warm_checks(ws),
             *hc.buffer_checks(ws),

@@ -21,7 +21,8 @@ from memtier.workspace import Workspace
 
 __all__ = ["TIER_ORDER", "SearchReport", "SearchRequest", "find_rg", "resolve_tiers", "search"]
 
-DEFAULT_TIERS: tuple[str, ...] = ("hot", "warm", "buffer", "scratch", "cold")
+# Every tier but the archive, which only --all or --tier archive searches.
+DEFAULT_TIERS: tuple[str, ...] = tuple(t for t in TIER_ORDER if t != "archive")
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class SearchReport:
     warnings: tuple[str, ...] = ()
     redacted: dict[str, int] = field(default_factory=dict)
     colour: bool = False
+    redacted_in = "search log"  # where the redactions happened, for their notices
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -138,7 +138,9 @@ def hit_lines(hit: Hit, colour: bool) -> Iterator[str]:
         if hit.line_start == hit.line_end
         else (f"{hit.line_start}-{hit.line_end}")
     )
-    where = paint(f"{hit.path}:{span}", "cyan", colour)
+    from memtier.workspace import printable_name
+
+    where = paint(f"{printable_name(hit.path)}:{span}", "cyan", colour)
     yield f"{where}  {hit.tier.upper()}  score {hit.score:.2f}"
     for offset, line in enumerate(hit.excerpt.split("\n")):
         number = hit.excerpt_start + offset

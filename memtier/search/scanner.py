@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from memtier.errors import InputError
 from memtier.search.found import (
@@ -55,13 +54,9 @@ __all__ = ["TIER_ORDER", "FileHits", "ScanResult", "find_rg", "scan", "tier_file
 def find_rg(override: str | None = None) -> str | None:
     """The ripgrep binary to use: *override*, else the one installed beside this
     Python (the ``ripgrep`` wheel puts it there), else the first ``rg`` on PATH."""
-    if override:
-        found = shutil.which(override)
-        return found if found else None
-    beside = Path(sys.executable).with_name("rg")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which("rg")
+    from memtier.binaries import find_binary
+
+    return find_binary("rg", override)
 
 
 # ---------------------------------------------------------------------------
@@ -147,6 +142,10 @@ def scan_with_rg(
             if rel and tier_of(rel) is not None:
                 result.matches[rel] = FileHits()
         return result
+    if code not in (0, 1) or _STATS_RE.search(output) is None:
+        # Not ripgrep, or ripgrep that died: its silence is not "no matches".
+        first = errors.strip().splitlines()[:1]
+        raise _RipgrepUnusable(first[0] if first else f"no search statistics (exit status {code})")
     _parse_rg_output(output, result)
     for line in errors.splitlines():
         if line.strip():
@@ -256,10 +255,13 @@ def scan_with_python(
     result = ScanResult(scanner="python", words=counting_words(literals))
     if collect_tags:
         result.tagged = set()
-    try:
-        regex = re.compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
-    except re.error as exc:
-        raise InputError(f"invalid search pattern: {exc}") from None
+    # Query terms make a pattern of our own, which Python's ``re`` always accepts;
+    # a --regex goes through the linear-time engine (`compile_pattern`).
+    regex = (
+        re.compile(pattern, re.MULTILINE | re.IGNORECASE)
+        if literals
+        else compile_pattern(pattern, ignore_case=ignore_case)
+    )
     counted = result.counted
     encoded = [word.encode("utf-8") for word in literals]
     # ASCII text only meets this form, where ``\b`` and ASCII case folding agree with ``re``'s.
@@ -303,10 +305,58 @@ def scan_with_python(
                 found = {word: n for word, n in zip(literals, counts, strict=True) if n}
                 result.matches[rel] = FileHits(counted=found)
             continue
+        assert regex is not None
         found_raw = [(ln, col, _ascii_lower(t)) for ln, col, t in _matches_in(_decode(data), regex)]
         if found_raw:
             result.matches[rel] = FileHits(found=found_raw)
     return result
+
+
+# Features ripgrep's default engine refuses; the built-in scanner refuses them the
+# same way, so a pattern means the same with either engine.
+_UNSUPPORTED = (
+    (re.compile(r"\(\?<?[=!]"), "look-around (look-ahead and look-behind) is not supported"),
+    (re.compile(r"(?<!\\)(?:\\\\)*\\[1-9]"), "backreferences are not supported"),
+)
+
+
+def refuse_unsupported(pattern: str) -> None:
+    """One refusal, in the same words, whichever engine would run the pattern."""
+    for feature, reason in _UNSUPPORTED:
+        if feature.search(pattern):
+            raise InputError(f"invalid search pattern: {reason}")
+
+
+def compile_pattern(pattern: str, *, ignore_case: bool) -> Any:
+    """A ``--regex`` pattern for the built-in scanner, in linear time when possible.
+
+    google-re2 (RE2, the same family of automata as ripgrep's engine) matches in
+    time linear in the text, so ``(a+)+$`` cannot hang a search; without it the
+    standard ``re`` is used. Look-around and backreferences are refused by both
+    paths with ripgrep's wording, since neither linear engine has them.
+    """
+    refuse_unsupported(pattern)
+    try:
+        import re2
+    except ImportError:
+        re2 = None
+    if re2 is not None:
+        options = re2.Options()
+        options.log_errors = False  # RE2 would print its own message on stderr
+        options.case_sensitive = not ignore_case
+        options.posix_syntax = False
+        try:
+            return re2.compile("(?m)" + pattern, options=options)
+        except re2.error as exc:
+            reason = exc.args[0] if exc.args else exc
+            if isinstance(reason, bytes):
+                reason = reason.decode("utf-8", "replace")
+            reason = str(reason).replace("(?m)", "", 1)  # our prefix, not the person's
+            raise InputError(f"invalid search pattern: {reason}") from None
+    try:
+        return re.compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
+    except re.error as exc:
+        raise InputError(f"invalid search pattern: {exc}") from None
 
 
 def _decode(data: bytes) -> str:
@@ -348,7 +398,7 @@ def _ascii_lower(text: str) -> str:
     return text.encode("utf-8").lower().decode("utf-8")
 
 
-def _matches_in(text: str, regex: re.Pattern[str]) -> list[Match]:
+def _matches_in(text: str, regex: Any) -> list[Match]:
     found: list[Match] = []
     line_no = 1
     line_start = 0
@@ -381,6 +431,8 @@ def scan(
     file are dropped before the ranking sees them.
     """
     failure = None
+    if not literals:
+        refuse_unsupported(pattern)
     result: ScanResult | None = None
     # A word query looks for the tag lines in the same scan (one ripgrep run, not two);
     # a --regex lists them in a thread beside it (its matches are shown as they are).

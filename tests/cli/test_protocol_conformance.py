@@ -70,7 +70,11 @@ def test_no_workspace_is_exit_2_with_the_exact_text(
     tmp_path: Path, cli: CliRunner, args: tuple[str, ...]
 ) -> None:
     result = cli(*args, cwd=tmp_path)
-    assert (result.exit_code, result.stderr, result.stdout) == (2, NOT_FOUND, "")
+    # With --json the error is also one JSON object on stdout (beside the stderr line).
+    error = NOT_FOUND.removeprefix("memtier: error: ").rstrip("\n")
+    shown = json.loads(result.stdout) if "--json" in args else result.stdout
+    expected = {"ok": False, "error": error} if "--json" in args else ""
+    assert (result.exit_code, result.stderr, shown) == (2, NOT_FOUND, expected)
 
 
 def test_no_workspace_exact_text_from_a_real_process(tmp_path: Path) -> None:
@@ -1101,7 +1105,7 @@ def test_stats_counts_lines_like_wc(root: Path, cli: CliRunner) -> None:
 def test_cron_prints_the_weekly_line(root: Path, cli: CliRunner) -> None:
     result = mt(cli, root, "cron", "--json")
     assert result.exit_code == 0
-    line = json.loads(result.stdout)["line"]
+    line = json.loads(result.stdout)["text"]
     assert line.startswith("0 9 * * 1 ") and "weekly-review" in line
 
 
@@ -1144,7 +1148,7 @@ def test_install_scripts_writes_the_four_shims(root: Path, cli: CliRunner) -> No
 
 
 def test_atomic_write_and_confinement(root: Path, cli: CliRunner, tmp_path: Path) -> None:
-    target = root / "memory" / "semantic" / "new.md"
+    target = root / "memory" / "new.md"
     result = mt(cli, root, "atomic-write", str(target), input="hello")
     assert result.exit_code == 0 and target.read_text() == "hello\n"
     outside = tmp_path / "outside.md"
@@ -1231,7 +1235,7 @@ def test_relative_path_from_outside_the_workspace_means_from_its_root(
     rel = "memory/procedural/new-topic.md"
     if command == "atomic-write":
         args: tuple[str, ...] = ("atomic-write", rel)
-        stdin = "# New topic\n"
+        stdin = "# New topic\n#tags: docker\n> last_verified: 2026-11-30\n"
     else:
         (root / ".learnings" / "ERRORS.md").write_text("# E\n- 2026-11-01 pin the mirror\n")
         args = ("promote", "pin the mirror", "--to", rel, "--yes")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
+from memtier.commands.init import init_workspace
+from tests.conftest import NOW, CliRunner
 
 FAKE_CRONTAB = """#!/bin/sh
 # A stand-in for crontab(1) that keeps the table in one file.
@@ -90,3 +91,41 @@ def test_without_crontab_prints_line_and_systemd_units(
         "memtier-weekly-review.service",
         "memtier-weekly-review.timer",
     }
+
+
+def _workspace_at(tmp_path: Path, name: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    init_workspace(folder, NOW)
+    return folder
+
+
+def test_root_with_a_line_break_is_refused_and_installs_nothing(
+    cli: CliRunner, tmp_path: Path, crontab_store: Path
+) -> None:
+    crontab_store.write_text("15 4 * * * mine.sh\n")
+    folder = _workspace_at(tmp_path, "two\n0 * * * * evil")
+    result = cli("cron", "--install", "--root", str(folder))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("memtier: error: the workspace path holds a line break")
+    assert "Traceback" not in result.stderr
+    assert crontab_store.read_text() == "15 4 * * * mine.sh\n"
+
+
+def test_percent_in_the_root_is_escaped_for_cron_and_systemd(
+    cli: CliRunner, tmp_path: Path, crontab_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _workspace_at(tmp_path, "100%done")
+    assert cli("cron", "--install", "--root", str(folder)).exit_code == 0
+    lines = crontab_store.read_text().splitlines()
+    assert len(lines) == 1
+    assert "100\\%done" in lines[0]
+    assert "%" not in lines[0].replace("\\%", "")
+    again = cli("cron", "--install", "--root", str(folder))
+    assert "Already in your crontab" in again.stdout
+    assert len(crontab_store.read_text().splitlines()) == 1
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    units = json.loads(cli("cron", "--json", "--root", str(folder)).stdout)["systemd"]
+    service = units["memtier-weekly-review.service"]
+    assert "100%%done" in service
+    assert "%" not in service.replace("%%", "")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -259,3 +261,63 @@ def test_python_scanner_never_follows_links(root: Path, tmp_path: Path) -> None:
     report = search(ws, SearchRequest(query="puffin", all_tiers=True, rg=None))
     assert report.hits == ()
     assert "skipped memory/archive/linked: symlink" in " ".join(report.warnings)
+
+
+# ---------------------------------------------------------------------------
+# hostile patterns and a MEMTIER_RG that is not ripgrep (PROTOCOL §3 v2)
+
+
+@pytest.fixture
+def root_with_notes(root: Path) -> Path:
+    (root / "memory/semantic/infrastructure.md").write_text(
+        "# Infrastructure\n#tags: networking\nlast_verified: 2026-11-30\n\n"
+        "- the apt mirror moved to host b\n"
+    )
+    return root
+
+
+def test_a_catastrophic_pattern_finishes_on_the_built_in_scanner(tmp_path: Path) -> None:
+    from memtier.commands.init import init_workspace
+    from tests.conftest import NOW, NOW_TEXT, memtier_command
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    init_workspace(root, NOW)
+    (root / "memory/semantic/long.md").write_text("a" * 5000 + "b\n" + "aaa\n")
+    done = subprocess.run(
+        [*memtier_command(), "search", "--regex", "(a+)+$", "--root", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,  # backtracking would need ~2**5000 steps: it would never end
+        env={**os.environ, "MEMTIER_RG": "none", "MEMTIER_NOW": NOW_TEXT},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2:aaa" in done.stdout  # the one line that matches, found in linear time
+
+
+@pytest.mark.parametrize("pattern", ["foo(?=bar)", "(?<!x)foo", "(?!a)b", r"(a)\1"])
+def test_both_engines_refuse_look_around_the_same_way(
+    cli: Any, root_with_notes: Path, pattern: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    messages = []
+    for engine in ("none", ""):
+        monkeypatch.setenv("MEMTIER_RG", engine)
+        result = cli("search", "--regex", pattern, "--root", str(root_with_notes))
+        assert result.exit_code == 2
+        messages.append(result.stderr)
+    assert messages[0] == messages[1]
+    assert "are not supported" in messages[0] or "is not supported" in messages[0]
+
+
+@pytest.mark.parametrize("program", ["/bin/true", "/bin/false", "/bin/echo"])
+def test_a_memtier_rg_that_is_not_ripgrep_warns_and_falls_back(
+    cli: Any, root_with_notes: Path, program: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not Path(program).exists():
+        pytest.skip(f"{program} is not on this system")
+    monkeypatch.setenv("MEMTIER_RG", program)
+    result = cli("search", "mirror", "--root", str(root_with_notes))
+    assert result.exit_code == 0
+    assert f"ripgrep ({program}) failed" in result.stderr
+    assert "used the built-in scanner" in result.stderr
+    assert "no matches" not in result.stdout
