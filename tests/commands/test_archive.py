@@ -186,7 +186,7 @@ def test_kind_limits_what_moves(ws: Workspace) -> None:
 
 
 def test_store_move_files_batch_never_overwrites(tmp_path: Path) -> None:
-    from memtier import store
+    from memtier.batchmove import move_files
 
     src = tmp_path / "src"
     dest = tmp_path / "dest"
@@ -197,8 +197,8 @@ def test_store_move_files_batch_never_overwrites(tmp_path: Path) -> None:
     for name in ("a.md", "b.md"):
         (src / name).write_text(name)
         sources.append(src / name)
-    moved = store.move_files(sources, dest, root=tmp_path)
+    moved = move_files(sources, dest, root=tmp_path)
     assert [p.name for p in moved] == ["a.1.md", "b.md"]
     assert (dest / "a.md").read_text() == "kept\n" and (dest / "a.1.md").read_text() == "a.md"
     assert not list(src.iterdir())
-    assert store.move_files([], dest, root=tmp_path) == []
+    assert move_files([], dest, root=tmp_path) == []
