@@ -178,10 +178,17 @@ def test_episodic_append_before_closure_block(ws: Workspace) -> None:
 
 
 def test_episodic_append_to_a_new_note_and_another_day(ws: Workspace) -> None:
+    # PROTOCOL §2 (v2): a note memtier creates has its date as title and a
+    # closure block, so the day passes health-check after its first append.
     result = episodic_append(ws, "event", ws.yesterday)
-    assert ws.episodic_note(ws.yesterday).read_text() == "event\n"
+    assert ws.episodic_note(ws.yesterday).read_text() == (
+        "# 2026-11-29\n\nevent\n"
+        "Updated: 2026-11-30\nDecisions: none\nSignal: none\nOpen: none\n"
+    )
     assert result.path == "memory/episodic/2026-11-29.md"
-    assert not result.closed
+    assert result.closed
+    episodic_append(ws, "later")
+    assert ws.episodic_note().read_text().startswith("# 2026-11-30\n\nlater\nUpdated: ")
 
 
 def test_episodic_close_writes_and_replaces(ws: Workspace) -> None:
@@ -191,7 +198,8 @@ def test_episodic_close_writes_and_replaces(ws: Workspace) -> None:
     text = ws.episodic_note().read_text()
     assert closure_problem(text) is None
     head, block = split_closure(text)
-    assert head == "event\n"
+    assert head == "# 2026-11-30\n\nevent\n"
+    # `episodic close` is the one writer that replaces instead of merging (§2 v2).
     assert block is not None and (block.decisions, block.open) == ("d2", "o2")
     assert block.updated == "2026-11-30"
     with pytest.raises(InputError):
@@ -248,7 +256,7 @@ def test_cli_episodic(cli: CliRunner, root: Path) -> None:
     assert closed.exit_code == 0
     shown = json.loads(cli("episodic", "show", "--json", *base).stdout)
     assert shown["closed"] is True
-    assert shown["text"].startswith("event one\nUpdated: 2026-11-30\n")
+    assert shown["text"].startswith("# 2026-11-30\n\nevent one\nUpdated: 2026-11-30\n")
     assert cli("episodic", "show", "--date", "2026-02-30", *base).exit_code == 2
     missing = cli("episodic", "show", "--date", "2026-01-01", *base)
     assert missing.exit_code == 2
