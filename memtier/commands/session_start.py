@@ -253,7 +253,7 @@ def _recover_pending(run: _Run) -> None:
     extra = unsnapshotted_lines(pending.body, current.body if current is not None else "")
     if _rotation_found(run, rid, pending):
         # The rotation that left .pending had finished its append (§4 step 4).
-        if current is not None and current.created == pending.created:
+        if current is not None and _still_the_snapshot(pending, current):
             # ...but died before its fresh buffer: keeping this one would keep the
             # body twice. Lines added to it since the snapshot stay (v2).
             run.fresh_buffer(buffer_doc, extra)
@@ -283,6 +283,15 @@ def _recover_pending(run: _Run) -> None:
         run.did(f"rotated the oversized recovered buffer into {result.note}")
         return
     _discard_pending(run, "buffer restored")
+
+
+def _still_the_snapshot(pending: Buffer, current: Buffer) -> bool:
+    """The buffer the snapshot was taken of, not reset yet: same ``created``, and it
+    still holds every line of the snapshot (a fresh buffer has a new ``created``)."""
+    if current.created != pending.created:
+        return False
+    missing = unsnapshotted_lines(current.body, pending.body)
+    return not missing
 
 
 def _recovery_failed(run: _Run, reason: str) -> None:

@@ -182,8 +182,7 @@ def test_episodic_append_to_a_new_note_and_another_day(ws: Workspace) -> None:
     # closure block, so the day passes health-check after its first append.
     result = episodic_append(ws, "event", ws.yesterday)
     assert ws.episodic_note(ws.yesterday).read_text() == (
-        "# 2026-11-29\n\nevent\n"
-        "Updated: 2026-11-30\nDecisions: none\nSignal: none\nOpen: none\n"
+        "# 2026-11-29\n\nevent\nUpdated: 2026-11-30\nDecisions: none\nSignal: none\nOpen: none\n"
     )
     assert result.path == "memory/episodic/2026-11-29.md"
     assert result.closed

@@ -296,9 +296,7 @@ def test_deterministic(tmp_path: Path, snapshot: Callable[[Path], dict[str, byte
 
 
 @pytest.mark.parametrize("name", ["working-buffer.md", "working-buffer.md.pending"])
-def test_buffer_or_pending_that_is_a_folder_refuses(
-    cli: CliRunner, root: Path, name: str
-) -> None:
+def test_buffer_or_pending_that_is_a_folder_refuses(cli: CliRunner, root: Path, name: str) -> None:
     """v1 exited 0 with a warning and the agent carried on with no buffer."""
     path = root / "memory" / name
     if path.exists():
