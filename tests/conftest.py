@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from memtier.commands.init import init_workspace
 from memtier.workspace import Workspace
@@ -21,6 +22,14 @@ from memtier.workspace import Workspace
 NOW_TEXT = "2026-11-30T10:00:00+01:00"
 NOW = datetime.fromisoformat(NOW_TEXT)
 REPO = Path(__file__).resolve().parent.parent
+
+# Every run is deterministic (docs/RELIABILITY.md): hypothesis draws the same
+# examples each time, keeps no example database between runs, and has no
+# per-example deadline (a busy 2-core machine must not turn slowness into a
+# failure). `MEMTIER_HYPOTHESIS=explore` draws fresh random examples instead.
+settings.register_profile("deterministic", derandomize=True, database=None, deadline=None)
+settings.register_profile("explore", derandomize=False, database=None, deadline=None)
+settings.load_profile(os.environ.get("MEMTIER_HYPOTHESIS", "deterministic"))
 
 
 @pytest.fixture(autouse=True)
