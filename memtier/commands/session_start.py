@@ -14,7 +14,9 @@ every line of the buffer ends up exactly once in the buffer or in a note:
   the crash) are first written into ``.pending`` itself, so that from then on
   the snapshot is the one source and every later step is safe to repeat (v2);
 - a ``[RECOVERED: STALE]`` marker carries the id of what it appends, so a crash
-  between the append and the fresh buffer does not append the body twice;
+  between the append and the fresh buffer does not append the body twice; step
+  5 journals its snapshot in ``.pending`` too, so such a crash is recovered by
+  step 4 like a rotation's;
 - when ``.pending`` cannot be recovered, the fresh buffer the protocol writes
   replaces the current one only after the lines that one still holds were
   appended to today's note (an interpretation: "never lose a line" wins).
@@ -54,6 +56,7 @@ SESSION_START_CHECKPOINTS: tuple[str, ...] = (
     "session_start.failure-logged",  # step 4, failed recovery: ERRORS.md line written
     "session_start.pending-merged",  # step 4: live-only buffer lines written into .pending
     "session_start.pending-discarded",  # step 4: .pending removed
+    "session_start.stale-snapshot",  # step 5: the stale buffer's snapshot in .pending
     "session_start.recovered-appended",  # step 4 or 5: [RECOVERED: STALE] body in the note
     "session_start.buffer-reset",  # step 4 or 5: fresh buffer written
     "session_start.buffer-restored",  # step 4: buffer restored from .pending
@@ -394,8 +397,18 @@ def _recover_stale(run: _Run) -> None:
     # Judged on last_active as read before the heartbeat of step 6.
     if doc is None or buffer is None or not is_stale(buffer, ws.now, ws.config):
         return
+    journal = body_has_content(buffer.body)
+    if journal:
+        # The snapshot goes to .pending first, as a rotation's does: a crash before
+        # the fresh buffer then recovers through step 4, which finds the marker's
+        # id and keeps a line a person adds meanwhile exactly once (v2).
+        store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
+        checkpoint("session_start.stale-snapshot")
     _append_recovered(run, buffer, rotation_id(doc.text))
     run.fresh_buffer(doc)
+    if journal:
+        store.remove_residue(ws.buffer_pending, root=ws.root)
+        checkpoint("session_start.pending-discarded")
 
 
 def _append_recovered(run: _Run, buffer: Buffer, rid: str) -> None:

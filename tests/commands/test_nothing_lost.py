@@ -281,3 +281,24 @@ def test_cli_rotate_json_names_the_id(cli: CliRunner, root: Path) -> None:
     cli("buffer", "task", "t", "--root", str(root), "--now", NOW.isoformat())
     data = json.loads(cli("rotate", "--json", "--root", str(root), "--now", NOW.isoformat()).stdout)
     assert data["id"].startswith("r-") and data["placement"] == "created"
+
+
+def test_a_stale_recovery_killed_after_its_append_keeps_a_later_edit(ws: Workspace) -> None:
+    buffer_task(ws, "migrate qdrant")
+    later = NOW + timedelta(hours=5)
+    crashed = run_memtier(
+        "session-start",
+        "--root",
+        str(ws.root),
+        "--now",
+        later.isoformat(),
+        env={"MEMTIER_FAULT": "session_start.recovered-appended"},
+    )
+    assert crashed.returncode == -9
+    _person_adds(ws, "- added after the crash")
+    session_start(Workspace.open(ws.root, later))
+    note = ws.episodic_note().read_text()
+    buffer = ws.buffer.read_text()
+    assert note.count("- migrate qdrant\n") == 1 and "- migrate qdrant" not in buffer
+    assert (note + buffer).count("- added after the crash\n") == 1
+    assert not ws.buffer_pending.exists()
