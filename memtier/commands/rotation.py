@@ -28,11 +28,13 @@ from memtier.formats.episodic import (
     ClosureBlock,
     closure_problem,
     has_rotation_id,
+    line_ids,
     merge_into_note,
     new_note,
+    next_rotation_id,
     place_before_closure,
     rotation_heading,
-    rotation_id,
+    snapshot_ids,
 )
 from memtier.workspace import Workspace
 
@@ -187,8 +189,8 @@ def rotate_locked(ws: Workspace) -> RotateResult:
     # Bad input (a broken buffer header, an unreadable note) refuses before step 2,
     # so it never leaves a marker behind.
     doc, buffer = read_buffer(ws)
-    read_note(ws, ws.today)
-    rid = rotation_id(doc.text)
+    note = read_note(ws, ws.today)
+    rid = _rotation_id(ws, doc, line_ids(note.text) if note is not None else set())
     # Step 2. The marker names the snapshot id, which tells session-start that
     # the .pending beside it comes from a version that heads its blocks with ids.
     marker = f"{rid} {ws.now.isoformat()}\n"
@@ -228,6 +230,23 @@ def rotate_locked(ws: Workspace) -> RotateResult:
         open_tasks=tuple(buffer.active_tasks),
         id=rid,
     )
+
+
+def _rotation_id(ws: Workspace, doc: store.Document, known: set[str]) -> str:
+    """This rotation's id (PROTOCOL §5 step 4 v2).
+
+    A new rotation takes the first occurrence of its snapshot's id not yet in
+    today's note, so a buffer identical to one rotated before (to the second)
+    still lands. A rerun of a crashed rotation (its marker cleared by hand; the
+    ``.pending`` it left holds this very text) takes that rotation's id again,
+    so step 4 finds its block and appends nothing.
+    """
+    found = snapshot_ids(doc.text, known)
+    if found and ws.buffer_pending.is_file():
+        with suppress(MemtierError):
+            if store.read_document(ws.buffer_pending, root=ws.root).text == doc.text:
+                return found[-1]
+    return next_rotation_id(doc.text, known)
 
 
 def _take_back(ws: Workspace, *, pending: bool) -> None:

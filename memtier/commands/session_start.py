@@ -31,7 +31,7 @@ from typing import Any
 
 from memtier import store
 from memtier.clock import format_timestamp
-from memtier.commands.rotation import add_block, fresh_closure, rotate_locked
+from memtier.commands.rotation import add_block, fresh_closure, read_note, rotate_locked
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
@@ -46,7 +46,12 @@ from memtier.formats.buffer import (
     unsnapshotted_lines,
     with_lines,
 )
-from memtier.formats.episodic import has_rotation_id, legacy_body_found, rotation_id
+from memtier.formats.episodic import (
+    legacy_body_found,
+    line_ids,
+    next_rotation_id,
+    snapshot_ids,
+)
 from memtier.workspace import Workspace
 
 SESSION_START_CHECKPOINTS: tuple[str, ...] = (
@@ -123,8 +128,10 @@ class _Run:
         self.ws = ws
         self.actions: list[str] = []
         self.warnings: list[str] = []
-        # True when the rotation marker was written by a memtier that did not head
-        # its blocks with snapshot ids (docs/DECISIONS.md, "older .pending").
+        # The rotation marker as step 3 found it: the id of the rotation that left
+        # .pending, or None; legacy when an older memtier wrote it without an id
+        # (docs/DECISIONS.md, "A .pending from an older version").
+        self.marker_id: str | None = None
         self.legacy_marker = False
 
     def did(self, action: str) -> None:
@@ -148,7 +155,7 @@ def session_start(ws: Workspace) -> SessionStartResult:
         _ensure_hot(run)  # step 1
         _ensure_buffer(run)  # step 2
         if ws.buffer_lock.exists() or ws.buffer_lock.is_symlink():  # step 3
-            run.legacy_marker = _is_legacy_marker(run)
+            _read_marker(run)
             store.remove_residue(ws.buffer_lock, root=ws.root)
             checkpoint("session_start.lock-removed")
             run.did("removed a stale rotation lock (memory/working-buffer.md.lock)")
@@ -185,13 +192,18 @@ def _refuse_folders(ws: Workspace) -> None:
             )
 
 
-def _is_legacy_marker(run: _Run) -> bool:
-    """True for a marker an older memtier wrote: it holds no snapshot id."""
+def _read_marker(run: _Run) -> None:
+    """What the rotation marker says before step 3 removes it: its id, or that an
+    older memtier (no ids) wrote it. An empty or unreadable marker says neither."""
     try:
         text = store.read_text(run.ws.buffer_lock, root=run.ws.root)
     except InputError:
-        return False
-    return not text.startswith("r-")
+        return
+    first = text.split(" ", 1)[0].strip()
+    if first.startswith("r-"):
+        run.marker_id = first
+    elif text.strip():
+        run.legacy_marker = True
 
 
 def _ensure_hot(run: _Run) -> None:
@@ -251,17 +263,19 @@ def _recover_pending(run: _Run) -> None:
         _recovery_failed(run, reason or "unreadable")
         return
     pending = parse_buffer(pending_doc.text)
-    rid = rotation_id(pending_doc.text)
+    known = _known_ids(run)
     buffer_doc, current = _read_current(run)
     extra = unsnapshotted_lines(pending.body, current.body if current is not None else "")
-    if _rotation_found(run, rid, pending):
+    if _rotation_found(run, known, pending_doc.text, pending):
         # The rotation that left .pending had finished its append (§4 step 4).
         if current is not None and _still_the_snapshot(pending, current):
             # ...but died before its fresh buffer: keeping this one would keep the
             # body twice. Lines added to it since the snapshot stay (v2).
             run.fresh_buffer(buffer_doc, extra)
-        _discard_pending(run, f"rotation {rid} already stands in an episodic note")
+        _discard_pending(run, "its rotation block already stands in an episodic note")
         return
+    # The id the rotation took, for the [RECOVERED: STALE] marker below.
+    rid = run.marker_id or next_rotation_id(pending_doc.text, known)
     if extra:
         # §4 step 4 (v2): the live buffer's own lines join the snapshot first, so
         # the snapshot is the single source for every step below.
@@ -271,7 +285,7 @@ def _recover_pending(run: _Run) -> None:
         run.did(f"kept {len(extra)} line(s) the buffer held beyond working-buffer.md.pending")
         pending_doc = store.read_document(ws.buffer_pending, root=ws.root)
         pending = parse_buffer(pending_doc.text)
-        rid = rotation_id(pending_doc.text)
+        rid = next_rotation_id(pending_doc.text, known)
     if is_stale(pending, ws.now, ws.config) or not pending.active_task_lines:
         _append_recovered(run, pending, rid)
         run.fresh_buffer(buffer_doc or pending_doc)
@@ -320,7 +334,10 @@ def _recovery_failed(run: _Run, reason: str) -> None:
     # anywhere here repeats this path without repeating a line.
     buffer_doc, current = _read_current(run)
     if current is not None and buffer_doc is not None:
-        _append_recovered(run, current, rotation_id(buffer_doc.text))
+        # A rerun of this path finds the block it appended and appends nothing.
+        found = snapshot_ids(buffer_doc.text, _known_ids(run))
+        rid = found[-1] if found else next_rotation_id(buffer_doc.text, set())
+        _append_recovered(run, current, rid)
     run.fresh_buffer(buffer_doc)
     _discard_pending(run, "failed recovery")
 
@@ -347,25 +364,41 @@ def _dated_notes(ws: Workspace) -> list[tuple[date, Any]]:
     return sorted(found, key=lambda item: item[0], reverse=True)
 
 
-def _rotation_found(run: _Run, rid: str, pending: Buffer) -> bool:
-    """Did the rotation of this snapshot finish its append? Decided by its id (§4 step 4 v2).
-
-    Every dated note is searched (a crash may be found days later; this runs only
-    after a crash). A .pending beside a marker from an older memtier, whose
-    blocks carry no id, falls back to that version's own test, narrowed to
-    blocks no id heads (docs/DECISIONS.md).
-    """
-    ws = run.ws
-    for day, path in _dated_notes(ws):
+def _known_ids(run: _Run) -> set[str]:
+    """Every rotation id in every dated note (read only after a crash)."""
+    known: set[str] = set()
+    for _day, path in _dated_notes(run.ws):
         try:
-            text = store.read_text(path, root=ws.root)
+            known |= line_ids(store.read_text(path, root=run.ws.root))
         except InputError as exc:
             run.warnings.append(f"not searched for the rotated buffer: {exc.message}")
+    return known
+
+
+def _rotation_found(run: _Run, known: set[str], text: str, pending: Buffer) -> bool:
+    """Did the rotation of this snapshot finish its append? Decided by its id (§4 step 4 v2).
+
+    The marker names the rotation's id; without one (a session-start died after
+    removing it), any occurrence of the snapshot's id counts. Every dated note
+    is searched: a crash may be found days later. A .pending beside a marker
+    from an older memtier, whose blocks carry no id, falls back to that
+    version's own test, narrowed to blocks no id heads (docs/DECISIONS.md).
+    """
+    if run.marker_id is not None:
+        return run.marker_id in known
+    if snapshot_ids(text, known):
+        return True
+    if not run.legacy_marker:
+        return False
+    ws = run.ws
+    for day, path in _dated_notes(ws):
+        if not _legacy_day(ws, day, pending):
             continue
-        if has_rotation_id(text, rid):
-            return True
-        legacy = run.legacy_marker and _legacy_day(ws, day, pending)
-        if legacy and legacy_body_found(text, pending.body):
+        try:
+            note = store.read_text(path, root=ws.root)
+        except InputError:
+            continue  # already warned about by _known_ids
+        if legacy_body_found(note, pending.body):
             return True
     return False
 
@@ -397,18 +430,25 @@ def _recover_stale(run: _Run) -> None:
     # Judged on last_active as read before the heartbeat of step 6.
     if doc is None or buffer is None or not is_stale(buffer, ws.now, ws.config):
         return
-    journal = body_has_content(buffer.body)
-    if journal:
-        # The snapshot goes to .pending first, as a rotation's does: a crash before
-        # the fresh buffer then recovers through step 4, which finds the marker's
-        # id and keeps a line a person adds meanwhile exactly once (v2).
-        store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
-        checkpoint("session_start.stale-snapshot")
-    _append_recovered(run, buffer, rotation_id(doc.text))
+    if not body_has_content(buffer.body):
+        run.fresh_buffer(doc)
+        return
+    # Journaled exactly like a rotation (§5): marker with the id, snapshot in
+    # .pending, append, fresh buffer, then the journal goes. A crash anywhere in
+    # between is recovered by step 4, which finds the marker's id and keeps a
+    # line a person adds meanwhile exactly once (v2).
+    note = read_note(ws, ws.today)
+    rid = next_rotation_id(doc.text, line_ids(note.text) if note is not None else set())
+    marked = store.create_exclusive(ws.buffer_lock, f"{rid} {ws.now.isoformat()}\n", root=ws.root)
+    store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
+    checkpoint("session_start.stale-snapshot")
+    _append_recovered(run, buffer, rid)
     run.fresh_buffer(doc)
-    if journal:
-        store.remove_residue(ws.buffer_pending, root=ws.root)
-        checkpoint("session_start.pending-discarded")
+    store.remove_residue(ws.buffer_pending, root=ws.root)
+    checkpoint("session_start.pending-discarded")
+    if marked:
+        store.remove_residue(ws.buffer_lock, root=ws.root)
+        checkpoint("session_start.lock-removed")
 
 
 def _append_recovered(run: _Run, buffer: Buffer, rid: str) -> None:

@@ -241,15 +241,34 @@ ROTATION_HEADING = "working buffer"
 _ID_RE = re.compile(r"\((r-[0-9a-f]{8})\)\s*$")
 
 
-def rotation_id(snapshot: str) -> str:
+def rotation_id(snapshot: str, occurrence: int = 1) -> str:
     """The id of a buffer snapshot, header included: ``r-`` and 8 hex digits.
 
     Two buffers with the same body differ in their header (``created``,
     ``last_active``), so their rotations get different ids; a rerun of one
-    rotation after a crash computes the same id again.
+    rotation after a crash computes the same id again. Two snapshots that are
+    identical to the second (a fixed clock, a script) are told apart by their
+    *occurrence*: the second one rotated into the same notes gets id 2.
     """
-    digest = hashlib.sha256(snapshot.encode("utf-8", "surrogatepass")).hexdigest()
+    salt = "" if occurrence == 1 else f"\0{occurrence}"
+    digest = hashlib.sha256((snapshot + salt).encode("utf-8", "surrogatepass")).hexdigest()
     return f"r-{digest[:8]}"
+
+
+def snapshot_ids(snapshot: str, known: set[str]) -> list[str]:
+    """The ids of *snapshot*'s occurrences that stand among *known*, oldest first."""
+    found: list[str] = []
+    for occurrence in range(1, len(known) + 2):
+        rid = rotation_id(snapshot, occurrence)
+        if rid not in known:
+            break
+        found.append(rid)
+    return found
+
+
+def next_rotation_id(snapshot: str, known: set[str]) -> str:
+    """The id a new rotation of *snapshot* takes: the first occurrence not in *known*."""
+    return rotation_id(snapshot, len(snapshot_ids(snapshot, known)) + 1)
 
 
 def rotation_heading(now: datetime, rid: str) -> str:

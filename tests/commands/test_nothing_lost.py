@@ -302,3 +302,23 @@ def test_a_stale_recovery_killed_after_its_append_keeps_a_later_edit(ws: Workspa
     assert note.count("- migrate qdrant\n") == 1 and "- migrate qdrant" not in buffer
     assert (note + buffer).count("- added after the crash\n") == 1
     assert not ws.buffer_pending.exists()
+
+
+def test_identical_buffers_in_one_second_both_land(ws: Workspace) -> None:
+    """A fixed clock: rotate, write the same line, rotate, write it again, crash, recover."""
+    for _round in range(2):
+        buffer_task(ws, "check backups")
+        rotate_buffer(ws)
+    buffer_task(ws, "check backups")
+    crashed = run_memtier(
+        "rotate",
+        "--root",
+        str(ws.root),
+        "--now",
+        NOW.isoformat(),
+        env={"MEMTIER_FAULT": "rotate.pending-written"},
+    )
+    assert crashed.returncode == -9
+    session_start(ws)
+    session_end(ws)
+    assert ws.episodic_note().read_text().count("- check backups\n") == 3

@@ -105,13 +105,26 @@ def test_rotate_keeps_crlf_of_the_note(ws: Workspace) -> None:
     assert closure_problem(data.decode().replace("\r\n", "\n")) is None
 
 
-def test_rotate_skips_a_block_with_its_own_id(ws: Workspace) -> None:
+def test_rotate_rerun_skips_the_block_its_crashed_run_wrote(ws: Workspace) -> None:
+    # The crashed run left its .pending (this very text) and its block.
     body = _fill(ws)
+    ws.buffer_pending.write_text(ws.buffer.read_text())
     ws.episodic_note().write_text("# morning\n" + body + BLOCK)
     before = ws.episodic_note().read_text()
     assert rotate_buffer(ws).placement == "already-present"
     assert ws.episodic_note().read_text() == before
     _assert_rotated(ws)
+
+
+def test_an_identical_buffer_rotated_again_still_lands(ws: Workspace) -> None:
+    """Same header to the second, same body (a fixed clock): a second occurrence id."""
+    body = _fill(ws)
+    ws.episodic_note().write_text("# morning\n" + body + BLOCK)
+    result = rotate_buffer(ws)
+    assert result.placement == "inserted"
+    note = ws.episodic_note().read_text()
+    assert note.count("- migrate qdrant\n") == 2
+    assert len({line for line in note.split("\n") if line.startswith("### ")}) == 2
 
 
 def test_two_buffers_with_the_same_lines_both_land(ws: Workspace) -> None:
