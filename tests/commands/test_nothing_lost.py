@@ -29,6 +29,14 @@ def _at(ws: Workspace, when: datetime) -> Workspace:
     return Workspace.open(ws.root, when)
 
 
+def _killed_at(ws: Workspace, point: str, command: str, now: str = NOW.isoformat()) -> None:
+    """A real memtier process killed by SIGKILL at the fault point *point*."""
+    crashed = run_memtier(
+        command, "--root", str(ws.root), "--now", now, env={"MEMTIER_FAULT": point}
+    )
+    assert crashed.returncode == -9, crashed.stderr
+
+
 def _routine(ws: Workspace) -> None:
     buffer_task(ws, "check backups")
     buffer_note(ws, "backups ok")
@@ -47,15 +55,7 @@ def test_day_two_crash_after_the_snapshot_keeps_day_two(ws: Workspace) -> None:
     session_start(day2)
     _routine(day2)
     now2 = DAY2.isoformat()
-    crashed = run_memtier(
-        "rotate",
-        "--root",
-        str(ws.root),
-        "--now",
-        now2,
-        env={"MEMTIER_FAULT": "rotate.pending-written"},
-    )
-    assert crashed.returncode == -9
+    _killed_at(ws, "rotate.pending-written", "rotate", now=now2)
     started = session_start(day2)
     assert not any("already stands" in action for action in started.actions)
     session_end(day2)
@@ -68,15 +68,7 @@ def test_day_two_crash_after_the_snapshot_keeps_day_two(ws: Workspace) -> None:
 
 def test_a_rerun_after_the_append_lands_once(ws: Workspace) -> None:
     _routine(ws)
-    crashed = run_memtier(
-        "rotate",
-        "--root",
-        str(ws.root),
-        "--now",
-        NOW.isoformat(),
-        env={"MEMTIER_FAULT": "rotate.note-written"},
-    )
-    assert crashed.returncode == -9
+    _killed_at(ws, "rotate.note-written", "rotate")
     session_start(ws)
     note = ws.episodic_note().read_text()
     assert note.count("- check backups\n") == 1
@@ -122,15 +114,7 @@ def test_rotate_into_a_closed_note_keeps_open_and_adds_the_moved_tasks(ws: Works
 
 def _crash_rotation(ws: Workspace) -> str:
     """A rotation that died right after its snapshot; returns the snapshot."""
-    crashed = run_memtier(
-        "rotate",
-        "--root",
-        str(ws.root),
-        "--now",
-        ws.now.isoformat(),
-        env={"MEMTIER_FAULT": "rotate.pending-written"},
-    )
-    assert crashed.returncode == -9
+    _killed_at(ws, "rotate.pending-written", "rotate", now=ws.now.isoformat())
     return ws.buffer_pending.read_text()
 
 
@@ -178,15 +162,7 @@ def test_pending_stale_path_keeps_a_line_a_person_added(ws: Workspace) -> None:
 def test_a_line_a_person_added_survives_a_finished_rotation(ws: Workspace) -> None:
     """The rotation died after its append, before the fresh buffer; a person added a line."""
     buffer_task(ws, "migrate qdrant")
-    crashed = run_memtier(
-        "rotate",
-        "--root",
-        str(ws.root),
-        "--now",
-        NOW.isoformat(),
-        env={"MEMTIER_FAULT": "rotate.note-written"},
-    )
-    assert crashed.returncode == -9
+    _killed_at(ws, "rotate.note-written", "rotate")
     _person_adds(ws, "- added after the crash")
     session_start(ws)
     assert ws.episodic_note().read_text().count("- migrate qdrant\n") == 1
@@ -286,15 +262,7 @@ def test_cli_rotate_json_names_the_id(cli: CliRunner, root: Path) -> None:
 def test_a_stale_recovery_killed_after_its_append_keeps_a_later_edit(ws: Workspace) -> None:
     buffer_task(ws, "migrate qdrant")
     later = NOW + timedelta(hours=5)
-    crashed = run_memtier(
-        "session-start",
-        "--root",
-        str(ws.root),
-        "--now",
-        later.isoformat(),
-        env={"MEMTIER_FAULT": "session_start.recovered-appended"},
-    )
-    assert crashed.returncode == -9
+    _killed_at(ws, "session_start.recovered-appended", "session-start", now=later.isoformat())
     _person_adds(ws, "- added after the crash")
     session_start(Workspace.open(ws.root, later))
     note = ws.episodic_note().read_text()
@@ -310,15 +278,7 @@ def test_identical_buffers_in_one_second_both_land(ws: Workspace) -> None:
         buffer_task(ws, "check backups")
         rotate_buffer(ws)
     buffer_task(ws, "check backups")
-    crashed = run_memtier(
-        "rotate",
-        "--root",
-        str(ws.root),
-        "--now",
-        NOW.isoformat(),
-        env={"MEMTIER_FAULT": "rotate.pending-written"},
-    )
-    assert crashed.returncode == -9
+    _killed_at(ws, "rotate.pending-written", "rotate")
     session_start(ws)
     session_end(ws)
     assert ws.episodic_note().read_text().count("- check backups\n") == 3
