@@ -7,6 +7,7 @@ the key (exit 2). The tag vocabulary lives here and only here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,18 @@ DEFAULT_VOCABULARY: tuple[str, ...] = (
     "style", "workflow", "memory", "habits", "audit", "skills", "security", "review",
     "deepseek", "puppeteer", "benchmark", "troubleshooting", "tasks", "checklist", "backup",
     "diagnostics", "postmortem", "errors", "fixes", "anti-patterns",
+)  # fmt: skip
+
+
+# English and German phrases that ask for a message to be kept (PROTOCOL §12).
+DEFAULT_CAPTURE_TRIGGERS: tuple[str, ...] = (
+    "remember this", "keep this", "note this", "don't forget", "do not forget",
+    "merke dir", "merk dir", "notiere", "vergiss nicht", "behalte",
+)  # fmt: skip
+# Topic words that make a message worth keeping when it is long or structured.
+DEFAULT_CAPTURE_TOPICS: tuple[str, ...] = (
+    "decision", "decided", "entscheidung", "entschieden", "preference", "bevorzuge",
+    "lesson learned", "post-mortem",
 )  # fmt: skip
 
 
@@ -39,6 +52,12 @@ class Config:
     recurrence_threshold: int = 3
     # Not in PROTOCOL §1: the search log of `memtier search` (recent-searches).
     search_log: bool = True
+    # PROTOCOL §12 `memtier capture` (the memory-brain plugin's rules; DECISIONS.md).
+    capture_triggers: tuple[str, ...] = DEFAULT_CAPTURE_TRIGGERS
+    capture_topics: tuple[str, ...] = DEFAULT_CAPTURE_TOPICS
+    capture_min_chars: int = 20
+    capture_long_chars: int = 80
+    capture_keep_score: float = 0.4
     _vocabulary_set: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -61,7 +80,13 @@ _KEY_TYPES: dict[str, tuple[str, type | tuple[type, ...]]] = {
     "learnings_ttl_days": ("a non-negative integer", int),
     "recurrence_threshold": ("an integer of at least 2", int),
     "search_log": ("true or false", bool),
+    "capture_triggers": ("a list of strings", list),
+    "capture_topics": ("a list of strings", list),
+    "capture_min_chars": ("a positive integer", int),
+    "capture_long_chars": ("a positive integer", int),
+    "capture_keep_score": ("a number between 0 and 1", (int, float)),
 }
+_PHRASE_LISTS = ("capture_triggers", "capture_topics")
 _MINIMUM: dict[str, float] = {
     "hot_max_lines": 1,
     "buffer_max_lines": 1,
@@ -71,6 +96,9 @@ _MINIMUM: dict[str, float] = {
     "episodic_ttl_days": 0,
     "learnings_ttl_days": 0,
     "recurrence_threshold": 2,
+    "capture_min_chars": 1,
+    "capture_long_chars": 1,
+    "capture_keep_score": 0,
 }
 
 assert set(_KEY_TYPES) == {f.name for f in fields(Config) if not f.name.startswith("_")}
@@ -89,6 +117,12 @@ def _check_value(key: str, raw: object, where: Path) -> Any:
         if not all(isinstance(tag, str) and tag.strip() == tag and tag for tag in value):
             raise ConfigError(wrong + " without spaces", path=where)
         return tuple(value)
+    if key in _PHRASE_LISTS:
+        if not all(isinstance(p, str) and p.strip() for p in value):
+            raise ConfigError(wrong + " that are not empty", path=where)
+        return tuple(p.strip().lower() for p in value)
+    if key == "capture_keep_score" and value > 1:
+        raise ConfigError(wrong, path=where)
     if key in _MINIMUM and value < _MINIMUM[key]:
         raise ConfigError(wrong, path=where)
     return value
@@ -126,3 +160,77 @@ def load_config(root: Path) -> Config:
     except UnicodeDecodeError:
         raise ConfigError(f"{CONFIG_RELPATH}: not valid TOML (not UTF-8 text)") from None
     return parse_config(text, CONFIG_RELPATH)
+
+
+# ---------------------------------------------------------------------------
+# writing the vocabulary (`memtier tags --add`), the one key memtier ever writes
+
+
+def _format_vocabulary(tags: tuple[str, ...], width: int = 96) -> str:
+    lines: list[str] = []
+    current = "vocabulary = ["
+    for index, tag in enumerate(tags):
+        item = f'"{tag}"' + (", " if index < len(tags) - 1 else "]")
+        if len(current) + len(item.rstrip()) > width:
+            lines.append(current.rstrip())
+            current = "  "
+        current += item
+    if not tags:
+        current += "]"
+    lines.append(current)
+    return "\n".join(lines) + "\n"
+
+
+def _array_last_value_end(text: str, start: int) -> tuple[int, int]:
+    """(index just after the last value, index of the closing bracket) of the TOML
+    array whose ``[`` is at *start*; strings and comments are skipped, so a
+    comment inside the array survives. The last value end is *start* + 1 when
+    the array is empty."""
+    index, last = start + 1, start + 1
+    while index < len(text):
+        char = text[index]
+        if char == "#":
+            newline = text.find("\n", index)
+            index = len(text) if newline < 0 else newline
+            continue
+        if char in "\"'":
+            end = index + 1
+            while end < len(text) and text[end] != char:
+                end += 2 if char == '"' and text[end] == "\\" else 1
+            index = last = end + 1
+            continue
+        if char == "]":
+            return last, index
+        index += 1
+    raise ValueError("unterminated vocabulary array")
+
+
+_VOCABULARY_KEY = re.compile(r"(?m)^[ \t]*vocabulary[ \t]*=[ \t]*\[")
+_VOCABULARY_COMMENT = re.compile(r"(?m)^#[ \t]*vocabulary[ \t]*=")
+
+
+def add_vocabulary_text(text: str, current: tuple[str, ...], new: tuple[str, ...]) -> str:
+    """The text of a memtier.toml with *new* tags appended to its vocabulary.
+
+    Comments and every other line are kept as they are. Without a ``vocabulary``
+    key, one is written holding *current* (the defaults) and *new*, under the
+    commented-out example when the file has one (the template does), else at
+    the end.
+    """
+    found = _VOCABULARY_KEY.search(text)
+    if found is not None:
+        last, _close = _array_last_value_end(text, found.end() - 1)
+        empty = last == found.end()
+        items = ", ".join(f'"{tag}"' for tag in new)
+        return text[:last] + (items if empty else ", " + items) + text[last:]
+    block = _format_vocabulary((*current, *new))
+    comment = _VOCABULARY_COMMENT.search(text)
+    if comment is None:
+        joiner = "" if not text or text.endswith("\n") else "\n"
+        return text + joiner + ("\n" if text else "") + block
+    lines = text.split("\n")
+    at = text[: comment.start()].count("\n")
+    while at < len(lines) and lines[at].startswith("#") and "]" not in lines[at]:
+        at += 1
+    lines.insert(at + 1, block.rstrip("\n"))
+    return "\n".join(lines)

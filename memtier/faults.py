@@ -57,3 +57,37 @@ def checkpoint(name: str) -> None:
             with open(_TRACE, "a", encoding="utf-8") as handle:
                 handle.write(name + "\n")
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+# -- the named points of the session lifecycle (PROTOCOL §4, §5), for crash tests
+# that walk them all; kept here so that listing them imports no command.
+
+SESSION_START_CHECKPOINTS: tuple[str, ...] = (
+    "session_start.hot-created",  # step 1
+    "session_start.buffer-created",  # step 2
+    "session_start.lock-removed",  # step 3
+    "session_start.failure-logged",  # step 4, failed recovery: ERRORS.md line written
+    "session_start.pending-merged",  # step 4: live-only buffer lines written into .pending
+    "session_start.pending-discarded",  # step 4: .pending removed
+    "session_start.stale-snapshot",  # step 5: the stale buffer's snapshot in .pending
+    "session_start.recovered-appended",  # step 4 or 5: [RECOVERED: STALE] body in the note
+    "session_start.buffer-reset",  # step 4 or 5: fresh buffer written
+    "session_start.buffer-restored",  # step 4: buffer restored from .pending
+    "session_start.heartbeat",  # step 6
+)
+ROTATE_CHECKPOINTS: tuple[str, ...] = (
+    "rotate.locked",  # step 2 done: the .lock marker exists
+    "rotate.pending-written",  # step 3 done: the .pending snapshot is on disk
+    "rotate.note-written",  # step 4 done: the body stands in today's note
+    "rotate.buffer-reset",  # step 5 done: a fresh buffer replaced the old one
+    "rotate.pending-removed",  # step 6, first half
+    "rotate.unlocked",  # step 6 done
+)
+BUFFER_CHECKPOINTS: tuple[str, ...] = ("buffer.read", "buffer.written")
+EPISODIC_CHECKPOINTS: tuple[str, ...] = ("episodic.read", "episodic.written")
+LIFECYCLE_CHECKPOINTS: tuple[str, ...] = (
+    *SESSION_START_CHECKPOINTS,
+    *BUFFER_CHECKPOINTS,
+    *ROTATE_CHECKPOINTS,
+    *EPISODIC_CHECKPOINTS,
+)

@@ -28,6 +28,7 @@ from typing import Protocol
 
 from memtier.errors import ConfinementError, InputError, LockTimeout, MemtierError
 from memtier.faults import checkpoint
+from memtier.workspace import inside_root
 
 TEMP_SUFFIX = ".memtier-tmp"
 LOCK_TIMEOUT_SECONDS = 60.0
@@ -70,7 +71,7 @@ def confine(root: Path, path: Path) -> Path:
         if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
             raise InputError(f"{path}: cannot be resolved ({exc.strerror})") from None
         raise InputError(f"{path}: symlink loop") from None
-    if real != real_root and real_root not in real.parents:
+    if not inside_root(real_root, real):
         raise ConfinementError(
             f"{path}: resolves outside the workspace root {real_root}; refusing to write",
             path=path,

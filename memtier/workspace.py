@@ -9,6 +9,7 @@ them out.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -21,8 +22,72 @@ HOT_FILE = "MEMORY.md"
 MEMORY_DIR = "memory"
 LEARNINGS_DIR = ".learnings"
 SCRATCH_FILES: tuple[str, ...] = ("ERRORS.md", "LEARNINGS.md", "FEATURE_REQUESTS.md")
-WARM_DIRS: tuple[str, ...] = ("semantic", "procedural")
-TIERS: tuple[str, ...] = ("hot", "warm", "buffer", "scratch", "cold", "archive")
+SEMANTIC_DIR = "semantic"
+PROCEDURAL_DIR = "procedural"
+WARM_DIRS: tuple[str, ...] = (SEMANTIC_DIR, PROCEDURAL_DIR)
+EPISODIC_DIR = "episodic"
+ARCHIVE_DIR = "archive"
+BUFFER_FILE = "working-buffer.md"
+
+SCRIPTS_DIR = "scripts"
+
+# Every folder of the layout (PROTOCOL §1), parents first: what `init` creates.
+LAYOUT_FOLDERS: tuple[str, ...] = (
+    MEMORY_DIR,
+    *(f"{MEMORY_DIR}/{name}" for name in (EPISODIC_DIR, *WARM_DIRS, ARCHIVE_DIR, SCRIPTS_DIR)),
+    LEARNINGS_DIR,
+)
+
+# PROTOCOL §1: each tier and the root-relative paths it holds, in the order
+# reports list them (and search ranks ties). The one tier table of memtier.
+TIER_PATHS: dict[str, tuple[str, ...]] = {
+    "hot": (HOT_FILE,),
+    "warm": tuple(f"{MEMORY_DIR}/{name}" for name in WARM_DIRS),
+    "buffer": (f"{MEMORY_DIR}/{BUFFER_FILE}",),
+    "scratch": (LEARNINGS_DIR,),
+    "cold": (f"{MEMORY_DIR}/{EPISODIC_DIR}",),
+    "archive": (f"{MEMORY_DIR}/{ARCHIVE_DIR}",),
+}
+TIERS: tuple[str, ...] = tuple(TIER_PATHS)
+_EPISODIC_PREFIX = f"{MEMORY_DIR}/{EPISODIC_DIR}/"
+
+
+def tier_of(rel: str) -> str | None:
+    """The tier a root-relative path (forward slashes) belongs to, or None.
+
+    Only ``*.md`` files count: directly in a tier folder, except the archive,
+    whose notes sit in dated subfolders.
+    """
+    if not rel.endswith(".md"):
+        return None
+    if rel.startswith(_EPISODIC_PREFIX) and rel.count("/") == 2:
+        return "cold"  # the common case, first: a broad query asks for every note
+    parts = rel.split("/")
+    if parts == [HOT_FILE]:
+        return "hot"
+    if len(parts) == 3 and parts[0] == MEMORY_DIR:
+        if parts[1] in WARM_DIRS:
+            return "warm"
+        if parts[1] == EPISODIC_DIR:
+            return "cold"
+    if parts == [MEMORY_DIR, BUFFER_FILE]:
+        return "buffer"
+    if len(parts) == 2 and parts[0] == LEARNINGS_DIR:
+        return "scratch"
+    if len(parts) >= 3 and parts[0] == MEMORY_DIR and parts[1] == ARCHIVE_DIR:
+        return "archive"
+    return None
+
+
+def inside_root(real_root: str | os.PathLike[str], real: str | os.PathLike[str]) -> bool:
+    """True when *real* is *real_root* or lies under it.
+
+    A plain comparison of the two paths as given: pass resolved paths
+    (`os.path.realpath`) to judge where a symlink really leads. ``/r/ab`` is
+    not inside ``/r/a``.
+    """
+    root_text, path_text = os.fspath(real_root), os.fspath(real)
+    return path_text == root_text or path_text.startswith(root_text.rstrip(os.sep) + os.sep)
 
 
 def is_workspace(folder: Path) -> bool:
@@ -87,19 +152,19 @@ class Workspace:
 
     @property
     def semantic_dir(self) -> Path:
-        return self.memory_dir / "semantic"
+        return self.memory_dir / SEMANTIC_DIR
 
     @property
     def procedural_dir(self) -> Path:
-        return self.memory_dir / "procedural"
+        return self.memory_dir / PROCEDURAL_DIR
 
     @property
     def episodic_dir(self) -> Path:
-        return self.memory_dir / "episodic"
+        return self.memory_dir / EPISODIC_DIR
 
     @property
     def archive_dir(self) -> Path:
-        return self.memory_dir / "archive"
+        return self.memory_dir / ARCHIVE_DIR
 
     @property
     def learnings_archive_dir(self) -> Path:
@@ -107,20 +172,20 @@ class Workspace:
 
     @property
     def scripts_dir(self) -> Path:
-        return self.memory_dir / "scripts"
+        return self.memory_dir / SCRIPTS_DIR
 
     @property
     def buffer(self) -> Path:
-        return self.memory_dir / "working-buffer.md"
+        return self.memory_dir / BUFFER_FILE
 
     @property
     def buffer_lock(self) -> Path:
         """The protocol's rotation marker (PROTOCOL §5), not the workspace lock."""
-        return self.memory_dir / "working-buffer.md.lock"
+        return self.memory_dir / f"{BUFFER_FILE}.lock"
 
     @property
     def buffer_pending(self) -> Path:
-        return self.memory_dir / "working-buffer.md.pending"
+        return self.memory_dir / f"{BUFFER_FILE}.pending"
 
     @property
     def learnings_dir(self) -> Path:
@@ -154,6 +219,10 @@ class Workspace:
             if folder.is_dir():
                 found.extend(sorted(p for p in folder.glob("*.md") if p.is_file()))
         return found
+
+    def resolves_inside(self, path: Path) -> bool:
+        """True when *path*, symlinks followed, stays inside the root (PROTOCOL §3)."""
+        return inside_root(os.path.realpath(self.root), os.path.realpath(path))
 
     def relative(self, path: Path) -> str:
         """*path* relative to the root, with forward slashes, for messages and JSON."""

@@ -3,10 +3,13 @@ fresh workspace, and two ways to run the CLI (in-process and as a real process).
 
 from __future__ import annotations
 
+import atexit
 import io
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -14,22 +17,27 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from memtier.commands.init import init_workspace
 from memtier.workspace import Workspace
 
+# Hypothesis: no deadline (a busy machine is not a failure) and, in CI, the same
+# examples on every run, with no example database carried between runs. Loaded
+# here, before any test module builds its own `settings` on top of the profile.
+settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "ci",
+    parent=settings.get_profile("dev"),
+    derandomize=True,
+    database=None,
+    print_blob=True,
+)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
 NOW_TEXT = "2026-11-30T10:00:00+01:00"
 NOW = datetime.fromisoformat(NOW_TEXT)
 REPO = Path(__file__).resolve().parent.parent
-
-# Every run is deterministic (docs/RELIABILITY.md): hypothesis draws the same
-# examples each time, keeps no example database between runs, and has no
-# per-example deadline (a busy 2-core machine must not turn slowness into a
-# failure). `MEMTIER_HYPOTHESIS=explore` draws fresh random examples instead.
-settings.register_profile("deterministic", derandomize=True, database=None, deadline=None)
-settings.register_profile("explore", derandomize=False, database=None, deadline=None)
-settings.load_profile(os.environ.get("MEMTIER_HYPOTHESIS", "deterministic"))
 
 
 @pytest.fixture(autouse=True)
@@ -42,13 +50,37 @@ def _guard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
         monkeypatch.delenv(name, raising=False)
 
 
+_TEMPLATE: list[Path] = []
+
+
+def new_workspace(folder: Path) -> Path:
+    """What ``init_workspace(folder, NOW)`` makes of a missing or empty *folder*.
+
+    `init` fsyncs every file and folder it writes; the suite needs hundreds of
+    fresh workspaces, so one is built per test session (on first use) and copied
+    into each. A folder that already holds something gets a real `init`, since
+    init would keep what is there.
+    """
+    if folder.exists() and any(folder.iterdir()):
+        init_workspace(folder, NOW)
+        return folder
+    if not _TEMPLATE:
+        built = Path(tempfile.mkdtemp(prefix="memtier-template-")) / "ws"
+        built.mkdir()
+        init_workspace(built, NOW)
+        atexit.register(shutil.rmtree, built.parent, True)
+        _TEMPLATE.append(built)
+    # Contents only, as init writes them: fresh times, modes from the umask.
+    shutil.copytree(
+        _TEMPLATE[0], folder, symlinks=True, dirs_exist_ok=True, copy_function=shutil.copyfile
+    )
+    return folder
+
+
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     """A freshly initialised workspace folder (clock fixed at NOW)."""
-    folder = tmp_path / "ws"
-    folder.mkdir()
-    init_workspace(folder, NOW)
-    return folder
+    return new_workspace(tmp_path / "ws")
 
 
 @pytest.fixture

@@ -9,7 +9,15 @@ import pytest
 
 from memtier.clock import format_timestamp, parse_day, parse_now, parse_timestamp, resolve_now
 from memtier.errors import InputError, WorkspaceNotFound
-from memtier.workspace import Workspace, find_root, resolve_root
+from memtier.workspace import (
+    TIER_PATHS,
+    TIERS,
+    Workspace,
+    find_root,
+    inside_root,
+    resolve_root,
+    tier_of,
+)
 from tests.conftest import NOW, CliRunner
 
 NOT_FOUND = (
@@ -131,3 +139,39 @@ def test_timestamps_are_written_to_the_second_with_offset() -> None:
 )
 def test_other_iso_8601_forms_are_read(text: str, expected: datetime) -> None:
     assert parse_now(text) == expected
+
+
+# -- the layout's one home for tiers and confinement --------------------------
+
+
+def test_inside_root_is_a_path_prefix_not_a_string_prefix() -> None:
+    assert inside_root("/r/a", "/r/a")
+    assert inside_root("/r/a", "/r/a/b/c.md")
+    assert inside_root("/r/a/", "/r/a/b")
+    assert not inside_root("/r/a", "/r/ab")
+    assert not inside_root("/r/a", "/r")
+    assert inside_root("/", "/anything")
+
+
+def test_resolves_inside_follows_symlinks(root: Path, tmp_path: Path) -> None:
+    ws = Workspace.open(root, NOW)
+    outside = tmp_path / "outside.md"
+    outside.write_text("x\n")
+    (root / "memory/semantic/out.md").symlink_to(outside)
+    (root / "memory/semantic/in.md").symlink_to(root / "MEMORY.md")
+    assert ws.resolves_inside(root / "memory/semantic/in.md")
+    assert not ws.resolves_inside(root / "memory/semantic/out.md")
+    assert ws.resolves_inside(ws.buffer)
+
+
+def test_every_tier_path_is_one_tier_of_its_own() -> None:
+    assert TIERS == ("hot", "warm", "buffer", "scratch", "cold", "archive")
+    for tier, paths in TIER_PATHS.items():
+        for rel in paths:
+            if rel.endswith(".md"):
+                sample = rel
+            elif tier == "archive":
+                sample = f"{rel}/2026/11/2026-11-01.md"  # the archive's notes sit in subfolders
+            else:
+                sample = f"{rel}/x.md"
+            assert tier_of(sample) == tier, rel

@@ -125,9 +125,10 @@ def user_path(ws_root: Path, given: Path) -> Path:
     given = given.expanduser()
     if given.is_absolute():
         return given
+    from memtier.workspace import inside_root
+
     cwd = Path.cwd()
-    inside = cwd == ws_root or ws_root in cwd.parents
-    return (cwd if inside else ws_root) / given
+    return (cwd if inside_root(ws_root, cwd) else ws_root) / given
 
 
 def show(report: Report, as_json: bool) -> None:

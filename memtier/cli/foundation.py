@@ -26,6 +26,14 @@ def init_command(
     ctx: typer.Context,
     root: RootOption = None,
     now: NowOption = None,
+    demo: Annotated[
+        bool,
+        typer.Option(
+            "--demo",
+            help="Install a sample memory (a home-lab agent's two weeks, newest note "
+            "today) into a new workspace, to see what memtier does.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Create a workspace, or complete one: every missing file and folder, never overwriting.
@@ -33,11 +41,12 @@ def init_command(
     Uses --root or the current directory (it does not walk up, and it ignores
     $MEMTIER_ROOT). Prints what it created; a second run creates nothing.
     """
-    from memtier.commands.init import init_workspace
+    from memtier.commands.init import init_demo, init_workspace
 
     chosen = root or global_options(ctx).root
     folder = Path.cwd() / Path(chosen).expanduser() if chosen else Path.cwd()
-    show(init_workspace(folder, resolve_moment(ctx, now)), as_json)
+    make = init_demo if demo else init_workspace
+    show(make(folder, resolve_moment(ctx, now)), as_json)
 
 
 @app.command("atomic-write")

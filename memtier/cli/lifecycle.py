@@ -50,6 +50,17 @@ def _report_redactions(counts: dict[str, int]) -> None:
 @app.command("session-start")
 def session_start_command(
     ctx: typer.Context,
+    max_chars: Annotated[
+        int | None,
+        typer.Option(
+            "--max-chars",
+            help="Fit the base context in N characters, most useful first (MEMORY.md, "
+            "buffer, last session's Open: items, today's note, the rest); cut parts say "
+            "how to read the rest.",
+            show_default=False,
+            min=1,
+        ),
+    ] = None,
     root: RootOption = None,
     now: NowOption = None,
     as_json: JsonOption = False,
@@ -58,13 +69,16 @@ def session_start_command(
 
     Runs the decision tree of the protocol in order (missing files, stale rotation
     lock, interrupted rotation, stale buffer), sets last_active to now, then prints
-    MEMORY.md, the working buffer, today's and yesterday's notes, the last 20 lines
-    of each .learnings file and the health-check verdict. Exit 0 even when health fails.
+    MEMORY.md, the working buffer, the last session's Open: items (however long
+    ago), today's and yesterday's notes, the last 20 lines of each .learnings file
+    and the health-check verdict. Exit 0 even when health fails.
     """
+    from dataclasses import replace
+
     from memtier.commands.session_start import session_start
     from memtier.render import warn
 
-    result = session_start(open_workspace(ctx, root, now))
+    result = replace(session_start(open_workspace(ctx, root, now)), max_chars=max_chars)
     for message in result.warnings:
         warn(message)
     show(result, as_json)
@@ -246,8 +260,12 @@ def episodic_show_command(
     now: NowOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Print a day's note (default today)."""
+    """Print a day's note (default today), also one archival moved to memory/archive/."""
     from memtier.commands.lifecycle import episodic_show, parse_date_option
+    from memtier.render import notice
 
     ws = open_workspace(ctx, root, now)
-    show(episodic_show(ws, parse_date_option(date, ws)), as_json)
+    result = episodic_show(ws, parse_date_option(date, ws))
+    if result.archived:
+        notice(f"{result.path} was archived; shown from {result.archived}")
+    show(result, as_json)

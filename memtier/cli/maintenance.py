@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import sys
@@ -109,7 +108,7 @@ def candidates_command(
     as_json: JsonOption = False,
 ) -> None:
     """List every [PROMOTE-CANDIDATE] line of .learnings/ with its file and line number."""
-    from memtier.commands.review import find_candidates
+    from memtier.commands.recurrence import find_candidates
     from memtier.render import warn
 
     ws = open_workspace(ctx, root, now)
@@ -123,7 +122,11 @@ def candidates_command(
 def promote_command(
     ctx: typer.Context,
     text: Annotated[
-        list[str], typer.Argument(help="The lesson, matched against .learnings/ lines.")
+        list[str],
+        typer.Argument(
+            help="The lesson: its number as 'memtier candidates' lists it, its text, "
+            "or the start of exactly one lesson's text."
+        ),
     ],
     to: Annotated[
         Path,
@@ -134,6 +137,14 @@ def promote_command(
             show_default=False,
         ),
     ],
+    as_text: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            help="Write the lesson as this advice instead of the raw line.",
+            show_default=False,
+        ),
+    ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", help="Apply; without it only the plan is shown.")
     ] = False,
@@ -143,7 +154,8 @@ def promote_command(
 ) -> None:
     """Copy an approved lesson into its one WARM home and clear its [PROMOTE-CANDIDATE] flag.
 
-    TEXT is compared after normalisation (date, case, spacing and flags ignored).
+    TEXT is a candidate's number, or text compared after normalisation (date, case,
+    punctuation, spacing and flags ignored); a unique start of a lesson is enough.
     With --yes the lesson is appended to the target, the target's last_verified
     becomes today and the flag leaves the source line. Refused (exit 1) when the
     same fact already stands in another WARM file.
@@ -151,15 +163,14 @@ def promote_command(
     from memtier.commands.learnings import promote
 
     ws = open_workspace(ctx, root, now)
-    show(promote(ws, " ".join(text), user_path(ws.root, to), yes), as_json)
+    show(promote(ws, " ".join(text), user_path(ws.root, to), yes, as_text), as_json)
 
 
 def _memtier_command() -> str:
     """The absolute command that starts this memtier, for a schedule to run."""
-    beside = Path(sys.executable).parent / "memtier"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return shlex.quote(str(beside))
-    found = shutil.which("memtier")
+    from memtier.binaries import find_binary
+
+    found = find_binary("memtier")
     if found:
         return shlex.quote(str(Path(found).absolute()))
     return f"{shlex.quote(sys.executable)} -m memtier"

@@ -108,14 +108,29 @@ def recent_searches_command(
 @app.command("tags")
 def tags_command(
     ctx: typer.Context,
+    add: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--add",
+            help="Add this tag to the vocabulary in memory/memtier.toml, keeping the "
+            "file's comments (repeat for several).",
+            show_default=False,
+        ),
+    ] = None,
     root: RootOption = None,
     now: NowOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Tags on line 2 of MEMORY.md and every WARM file, counts, tokens outside the vocabulary."""
-    from memtier.commands.tags import collect_tags
+    """Tags on line 2 of MEMORY.md and every WARM file, counts, tokens outside the vocabulary.
+
+    With --add, adds tags to the vocabulary instead of reporting.
+    """
+    from memtier.commands.tags import add_tags, collect_tags
     from memtier.render import warn
 
+    if add:
+        show(add_tags(open_workspace(ctx, root, now), add), as_json)
+        return
     report = collect_tags(open_workspace(ctx, root, now))
     for message in report.warnings:
         warn(message)

@@ -15,21 +15,10 @@ from typing import Any
 
 from memtier import store
 from memtier.config import Config, load_config
-from memtier.errors import InputError
+from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.templates import render_template, template_paths
-from memtier.workspace import Workspace
-
-# Folders of PROTOCOL §1 that hold no template file of their own.
-LAYOUT_FOLDERS: tuple[str, ...] = (
-    "memory",
-    "memory/episodic",
-    "memory/semantic",
-    "memory/procedural",
-    "memory/archive",
-    "memory/scripts",
-    ".learnings",
-)
+from memtier.workspace import LAYOUT_FOLDERS, Workspace
 
 
 @dataclass(frozen=True)
@@ -37,13 +26,18 @@ class InitResult:
     root: Path
     created: tuple[str, ...] = field(default_factory=tuple)
     existing: tuple[str, ...] = field(default_factory=tuple)
+    demo: tuple[str, ...] | None = None  # files of the sample memory, with --demo
+    demo_shift_days: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        payload: dict[str, Any] = {
             "root": str(self.root),
             "created": list(self.created),
             "existing": list(self.existing),
         }
+        if self.demo is not None:
+            payload["demo"] = {"files": list(self.demo), "shift_days": self.demo_shift_days}
+        return payload
 
     def text_lines(self) -> Iterable[str]:
         for name in self.created:
@@ -52,6 +46,11 @@ class InitResult:
             yield f"nothing to create: {self.root} is already a complete workspace"
         else:
             yield f"✅ Workspace ready at {self.root} ({len(self.created)} created)"
+        if self.demo is not None:
+            yield (
+                f"✅ Sample memory installed: {len(self.demo)} files of a home-lab agent's "
+                "two weeks, the newest note dated today"
+            )
 
 
 def init_workspace(root: Path, now: datetime, config: Config | None = None) -> InitResult:
@@ -79,3 +78,31 @@ def init_workspace(root: Path, now: datetime, config: Config | None = None) -> I
             created.append(name)
             checkpoint("init.file-written")
     return InitResult(root=root, created=tuple(created), existing=tuple(existing))
+
+
+def init_demo(root: Path, now: datetime, config: Config | None = None) -> InitResult:
+    """`init --demo`: a new workspace holding the packaged sample memory (PROTOCOL §12),
+    its dates moved so that the newest note is today's."""
+    from dataclasses import replace
+
+    from memtier.commands.importers.files import apply_files
+    from memtier.demo import DEMO_EXPORT
+    from memtier.formats.envelope import newest_note_day, parse_envelope, shift_dates
+    from memtier.workspace import is_workspace
+
+    root = root.absolute()
+    if is_workspace(root) or (root / "memory").exists():
+        raise RefusedError(
+            f"{root} already holds a workspace; --demo installs the sample memory "
+            "only into a new one (try an empty folder)"
+        )
+    files, invalid = parse_envelope(DEMO_EXPORT.read_text(encoding="utf-8"))
+    assert not invalid, invalid
+    result = init_workspace(root, now, config)
+    ws = Workspace.open(root, now)
+    newest = newest_note_day(files)
+    shift = (ws.today - newest).days if newest is not None else 0
+    with store.workspace_lock(ws.lock_file):
+        outcomes, _redacted = apply_files(ws, shift_dates(files, shift), [])
+    placed = tuple(o.item for o in outcomes if o.status == "imported")
+    return replace(result, demo=placed, demo_shift_days=shift)

@@ -8,7 +8,9 @@ lesson" when their normalised texts (`normalise_lesson`) are equal.
 - `learn` appends an entry. A lesson has one home: a lesson already standing in
   *another* SCRATCH file is refused; a repeat in the same file is how a
   recurrence is counted, so it is allowed.
-- `memtier.commands.review.find_candidates` lists lines flagged ``[PROMOTE-CANDIDATE]``.
+- `memtier.commands.recurrence.find_candidates` lists lines flagged ``[PROMOTE-CANDIDATE]``;
+  `learn` flags a lesson as soon as it reaches the threshold
+  (`memtier.commands.recurrence`).
 - `promote` copies an approved lesson into a WARM file, its one home.
 """
 
@@ -21,12 +23,20 @@ from pathlib import Path
 from typing import Any
 
 from memtier import store
+from memtier.commands.recurrence import find_candidates, flag_recurring, read_scratch, scratch_paths
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
-from memtier.workspace import SCRATCH_FILES, Workspace
+from memtier.formats.lessons import (
+    CANDIDATE_FLAG,
+    PIN_FLAG,
+    is_candidate_line,
+    is_lesson_line,
+    lesson_text,
+    normalise_lesson,
+    remove_candidate_flag,
+)
+from memtier.workspace import SEMANTIC_DIR, Workspace, tier_of
 
-CANDIDATE_FLAG = "[PROMOTE-CANDIDATE]"
-PIN_FLAG = "#pinned"
 LEARN_KINDS: dict[str, str] = {
     "error": "ERRORS.md",
     "learning": "LEARNINGS.md",
@@ -37,70 +47,6 @@ _HEADINGS: dict[str, str] = {
     "LEARNINGS.md": "# Learnings",
     "FEATURE_REQUESTS.md": "# Feature requests",
 }
-
-# What a lesson line starts with: an optional "- ", then an optional date or ISO
-# timestamp (seconds, fraction and offset optional) followed by whitespace.
-_PREFIX = re.compile(
-    r"\s*(?:-(?:\s+|$))?"
-    r"(?:\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?:\s+|$))?"
-)
-_FLAGS = (CANDIDATE_FLAG.lower(), PIN_FLAG)
-
-
-def _strip_flags(text: str, lowered: str) -> str:
-    """*text* without trailing flags, matched on its lowercased twin *lowered*."""
-    end = len(lowered.rstrip())
-    found = True
-    while found:
-        found = False
-        for flag in _FLAGS:
-            if lowered.endswith(flag, 0, end):
-                end = len(lowered[: end - len(flag)].rstrip())
-                found = True
-    return text[:end]
-
-
-def normalise_lesson(line: str) -> str:
-    """The text two lines must share to count as the same lesson (PROTOCOL §2).
-
-    Drops a leading ``- ``, a leading date or timestamp, trailing
-    ``[PROMOTE-CANDIDATE]`` and ``#pinned`` (in any order, any case),
-    lowercases and collapses runs of whitespace.
-    """
-    prefix = _PREFIX.match(line)
-    lowered = line[prefix.end() if prefix else 0 :].lower()
-    return " ".join(_strip_flags(lowered, lowered).split())
-
-
-def is_lesson_line(line: str) -> bool:
-    """A lesson line starts with ``- ``; headings and prose are not lessons."""
-    return line.startswith("- ")
-
-
-def is_candidate_line(line: str) -> bool:
-    """``[PROMOTE-CANDIDATE]`` at the end of the line (a trailing ``#pinned`` allowed)."""
-    text = line.rstrip()
-    if text.endswith(PIN_FLAG):
-        text = text[: -len(PIN_FLAG)].rstrip()
-    return text.endswith(CANDIDATE_FLAG)
-
-
-def lesson_text(line: str) -> str:
-    """The lesson as a person wrote it: no ``- ``, no leading date, no trailing flags."""
-    prefix = _PREFIX.match(line)
-    text = line[prefix.end() if prefix else 0 :]
-    return _strip_flags(text, text.lower()).strip()
-
-
-def remove_candidate_flag(line: str) -> str:
-    """*line* without its ``[PROMOTE-CANDIDATE]`` flag (a trailing ``#pinned`` kept)."""
-    text = line.rstrip()
-    pinned = text.endswith(PIN_FLAG)
-    if pinned:
-        text = text[: -len(PIN_FLAG)].rstrip()
-    if text.endswith(CANDIDATE_FLAG):
-        text = text[: -len(CANDIDATE_FLAG)].rstrip()
-    return f"{text} {PIN_FLAG}" if pinned else text
 
 
 @dataclass(frozen=True)
@@ -121,24 +67,6 @@ def lesson_lines(path: Path, text: str) -> Iterator[LessonLine]:
                 yield LessonLine(path, number, line, normalised)
 
 
-def scratch_paths(ws: Workspace) -> list[Path]:
-    """The canonical SCRATCH files first, then any other ``.learnings/*.md``, sorted."""
-    found = [p for p in ws.scratch_files if p.is_file()]
-    if ws.learnings_dir.is_dir():
-        found.extend(
-            sorted(
-                p
-                for p in ws.learnings_dir.glob("*.md")
-                if p.name not in SCRATCH_FILES and p.is_file() and not store.is_temp_file(p)
-            )
-        )
-    return found
-
-
-def read_scratch(ws: Workspace, path: Path) -> str:
-    return store.read_text(path, root=ws.root)
-
-
 # ---------------------------------------------------------------------------
 # learn
 
@@ -150,6 +78,7 @@ class LearnResult:
     entry: str
     occurrences: int
     redacted: dict[str, int] = field(default_factory=dict)
+    flagged: str | None = None  # "file:line" flagged [PROMOTE-CANDIDATE] by this call
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -157,6 +86,7 @@ class LearnResult:
             "line": self.line,
             "entry": self.entry,
             "occurrences": self.occurrences,
+            "flagged": self.flagged,
             "redacted": dict(self.redacted),
         }
 
@@ -164,6 +94,11 @@ class LearnResult:
         yield f"added to {self.file}:{self.line}: {self.entry}"
         if self.occurrences > 1:
             yield f"  seen {self.occurrences} times in {self.file}"
+        if self.flagged:
+            yield (
+                f"  recurring: flagged {CANDIDATE_FLAG} at {self.flagged}; "
+                "show the person memtier candidates"
+            )
 
 
 def _fold(text: str) -> str:
@@ -171,14 +106,26 @@ def _fold(text: str) -> str:
     return " ".join(text.split())
 
 
-def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult:
-    """Append ``- YYYY-MM-DD <text>`` to the SCRATCH file for *kind* (PROTOCOL §9)."""
-    from memtier.secrets import redact
+def _clean_lesson(text: str) -> tuple[str, dict[str, int]]:
+    """Redacted before and after folding (PROTOCOL §3, v2); a leading bullet dropped."""
+    from memtier.commands.fact_files import clean_fact
 
+    try:
+        clean = clean_fact(text, "learn")
+    except InputError:
+        raise InputError("learn: the lesson text is empty") from None
+    return clean.text, clean.redacted
+
+
+def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult:
+    """Append ``- YYYY-MM-DD <text>`` to the SCRATCH file for *kind* (PROTOCOL §9).
+
+    A lesson that reaches ``recurrence_threshold`` with this entry is flagged
+    ``[PROMOTE-CANDIDATE]`` at once (PROTOCOL §8 step 7, run early).
+    """
     if kind not in LEARN_KINDS:
         raise InputError(f"learn: unknown kind '{kind}' (expected error, learning or feature)")
-    redaction = redact(_fold(text))
-    body = redaction.text
+    body, redacted = _clean_lesson(text)
     if pin and not body.endswith(PIN_FLAG):
         body = f"{body} {PIN_FLAG}"
     entry = f"- {ws.today.isoformat()} {body}"
@@ -210,18 +157,18 @@ def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult
         checkpoint("learn.before-write")
         store.write_text(target, new_text, root=ws.root, like=doc)
         checkpoint("learn.written")
+        flagged = [f for f in flag_recurring(ws) if f.lesson == normalised]
     lines = new_text.split("\n")
     line_number = len(lines) - 1
     occurrences = sum(1 for f in lesson_lines(target, new_text) if f.normalised == normalised)
-    return LearnResult(ws.relative(target), line_number, entry, occurrences, dict(redaction.counts))
+    where = f"{flagged[0].file}:{flagged[0].line}" if flagged else None
+    return LearnResult(ws.relative(target), line_number, entry, occurrences, redacted, where)
 
 
 # ---------------------------------------------------------------------------
 # promote
 
-_LAST_VERIFIED = re.compile(r"^(> )?last_verified:")
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\.md$")
-_FALLBACK_TAGS = ("fixes", "workflow", "memory")
 
 
 @dataclass(frozen=True)
@@ -260,16 +207,50 @@ class PromoteResult:
             yield "Nothing changed. Run again with --yes to apply."
 
 
-def _find_source(ws: Workspace, wanted: str) -> LessonLine:
-    lessons: list[LessonLine] = []
+def _lessons(ws: Workspace) -> list[LessonLine]:
+    found: list[LessonLine] = []
     for path in scratch_paths(ws):
-        lessons.extend(
-            f for f in lesson_lines(path, read_scratch(ws, path)) if f.normalised == wanted
-        )
-    if not lessons:
+        found.extend(lesson_lines(path, read_scratch(ws, path)))
+    return found
+
+
+def _find_source(ws: Workspace, ref: str) -> LessonLine:
+    """The lesson *ref* names: a candidate's number as `candidates` lists it, the
+    lesson's text (normalised), or a prefix of exactly one lesson's text."""
+    from memtier.commands.fact_files import MatchError
+
+    if ref.strip().isdigit():
+        number = int(ref.strip())
+        candidates = find_candidates(ws).candidates
+        if not 1 <= number <= len(candidates):
+            raise InputError(
+                f"promote: no candidate number {number} "
+                f"(memtier candidates lists {len(candidates)})"
+            )
+        chosen = candidates[number - 1]
+        path = ws.root / chosen.file
+        return LessonLine(path, chosen.line, chosen.entry, normalise_lesson(chosen.entry))
+    wanted = normalise_lesson(_fold(ref))
+    if not wanted:
+        raise InputError("promote: the lesson text is empty")
+    lessons = _lessons(ws)
+    matching = [f for f in lessons if f.normalised == wanted]
+    if not matching:
+        matching = [f for f in lessons if f.normalised.startswith(wanted + " ")]
+        distinct = {f.normalised: f for f in matching}
+        if len(distinct) > 1:
+            listing = "; ".join(
+                f"{ws.relative(f.path)}:{f.number}: {f.text}" for f in distinct.values()
+            )
+            raise MatchError(
+                f"'{ref.strip()}' starts {len(distinct)} different lessons; give more of it: "
+                f"{listing}",
+                matches=tuple((f.number, f.text) for f in distinct.values()),
+            )
+    if not matching:
         raise InputError("no lesson in .learnings/ matches that text (see memtier candidates)")
-    flagged = [f for f in lessons if is_candidate_line(f.text)]
-    return (flagged or lessons)[0]
+    flagged = [f for f in matching if is_candidate_line(f.text)]
+    return (flagged or matching)[0]
 
 
 def _check_target(ws: Workspace, target: Path) -> bool:
@@ -278,8 +259,7 @@ def _check_target(ws: Workspace, target: Path) -> bool:
     root = store.confine(ws.root, ws.root)
     rel = real.relative_to(root)
     parts = rel.parts
-    warm = len(parts) == 3 and parts[0] == "memory" and parts[1] in ("semantic", "procedural")
-    if not warm or not _TOPIC_NAME.match(parts[-1]):
+    if tier_of(rel.as_posix()) != "warm" or not _TOPIC_NAME.match(parts[-1]):
         raise InputError(
             f"--to {rel.as_posix()}: must be a WARM file, memory/semantic/<name>.md "
             "or memory/procedural/<topic>.md"
@@ -288,7 +268,7 @@ def _check_target(ws: Workspace, target: Path) -> bool:
         raise InputError(f"--to {rel.as_posix()}: is a directory, expected a file")
     if real.exists():
         return False
-    if parts[1] == "semantic":
+    if parts[1] == SEMANTIC_DIR:
         raise InputError(
             f"--to {rel.as_posix()}: no such file; only a new memory/procedural/<topic>.md "
             "may be created"
@@ -297,63 +277,47 @@ def _check_target(ws: Workspace, target: Path) -> bool:
 
 
 def _new_procedural(ws: Workspace, path: Path) -> str:
-    topic = path.stem
-    words = re.split(r"[-_.\s]+", topic)
-    tags = [w for w in words if ws.config.in_vocabulary(w)]
-    if not tags:
-        tags = [t for t in _FALLBACK_TAGS if ws.config.in_vocabulary(t)][:1]
-    title = " ".join(words).strip().capitalize() or topic
-    tags_line = "#tags: " + ", ".join(tags) if tags else "#tags:"
-    return f"# {title}\n{tags_line}\n> last_verified: {ws.today.isoformat()}\n\n"
+    from memtier.formats.fact_text import default_topic_tags, topic_title, warm_header
+
+    tags = default_topic_tags(path.stem, ws.config.vocabulary)
+    return warm_header(topic_title(path.stem), tags, ws.today.isoformat())
 
 
-def _refresh_verified(text: str, today: str) -> str:
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        match = _LAST_VERIFIED.match(line)
-        if match:
-            lines[index] = f"{match.group(1) or ''}last_verified: {today}"
-            return "\n".join(lines)
-    # No last_verified line: put one under the title and tags lines.
-    at = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else min(1, len(lines))
-    lines.insert(at, f"> last_verified: {today}")
-    return "\n".join(lines)
+def _already_in_target(ws: Workspace, target: Path, lesson: str) -> bool:
+    """True when *lesson* stands in *target* already; refused when it, or a
+    near-duplicate, stands anywhere else in HOT or WARM (PROTOCOL §1, §10)."""
+    from memtier.commands.fact_files import find_duplicate
 
-
-def _owner_conflict(ws: Workspace, target: Path, wanted: str) -> tuple[bool, str | None]:
-    """(already in target, "file:line" of another WARM file holding the same fact)."""
-    in_target = False
+    duplicate = find_duplicate(ws, lesson)
+    if duplicate is None:
+        return False
     real_target = store.confine(ws.root, target)
-    for path in ws.warm_files():
-        text = store.read_text(path, root=ws.root)
-        for number, line in enumerate(text.split("\n"), start=1):
-            if normalise_lesson(line) != wanted:
-                continue
-            if store.confine(ws.root, path) == real_target:
-                in_target = True
-            else:
-                return in_target, f"{ws.relative(path)}:{number}"
-    return in_target, None
+    here = store.confine(ws.root, ws.root / duplicate.file) == real_target
+    if here and duplicate.score == 1.0:
+        return True
+    raise duplicate
 
 
-def promote(ws: Workspace, text: str, to: Path, yes: bool = False) -> PromoteResult:
-    """Copy an approved lesson into a WARM file (PROTOCOL §9); a plan unless *yes*."""
+def promote(
+    ws: Workspace, text: str, to: Path, yes: bool = False, as_text: str | None = None
+) -> PromoteResult:
+    """Copy an approved lesson into a WARM file (PROTOCOL §9); a plan unless *yes*.
+
+    *text* is a candidate's number, the lesson's text or a unique prefix of it;
+    *as_text* writes the lesson as the person phrased it (advice, not the raw
+    error line).
+    """
+    from memtier.commands.fact_files import clean_fact
+    from memtier.formats.fact_text import refresh_last_verified
     from memtier.secrets import redact
 
-    wanted = normalise_lesson(_fold(text))
-    if not wanted:
-        raise InputError("promote: the lesson text is empty")
+    rewritten = clean_fact(as_text, "--as") if as_text is not None else None
     with store.workspace_lock(ws.lock_file):
-        source = _find_source(ws, wanted)
+        source = _find_source(ws, text)
         create = _check_target(ws, to)
-        present, elsewhere = _owner_conflict(ws, to, wanted)
-        if elsewhere is not None:
-            # PROTOCOL §1: one home per fact, never two.
-            raise RefusedError(
-                f"this fact already stands in {elsewhere}; a fact has one home "
-                "(update it there instead)"
-            )
-        lesson = redact(lesson_text(source.text)).text
+        raw = redact(lesson_text(source.text)).text
+        lesson = rewritten.text if rewritten is not None else raw
+        present = _already_in_target(ws, to, lesson)
         flagged = is_candidate_line(source.text)
         result = PromoteResult(
             applied=yes,
@@ -372,7 +336,9 @@ def promote(ws: Workspace, text: str, to: Path, yes: bool = False) -> PromoteRes
             doc = store.Document(text=_new_procedural(ws, target))
         else:
             doc = store.read_document(target, root=ws.root)
-        body = _refresh_verified(doc.text, ws.today.isoformat())
+        lines = doc.text.split("\n")
+        refresh_last_verified(lines, ws.today.isoformat())
+        body = "\n".join(lines)
         if not present:
             if body and not body.endswith("\n"):
                 body += "\n"

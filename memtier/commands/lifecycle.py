@@ -10,14 +10,15 @@ folded argument can never add a heading, a header line or a closure block of
 its own, whatever it contains. Secrets are redacted before folding (PROTOCOL
 §3), so a multi-line key block is recognised whole.
 
-Session-start and rotation live in `memtier.commands.session_start` and `memtier.commands.rotation`;
-`CHECKPOINTS` lists every fault point of the lifecycle for crash tests.
+Session-start and rotation live in `memtier.commands.session_start` and
+`memtier.commands.rotation`; `memtier.faults.LIFECYCLE_CHECKPOINTS` lists every
+fault point of the lifecycle for crash tests.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -25,11 +26,9 @@ from memtier import store
 from memtier.clock import format_timestamp, parse_day
 from memtier.commands.rotation import (
     PENDING_PRESENT_MESSAGE,
-    ROTATE_CHECKPOINTS,
     read_note,
     write_note,
 )
-from memtier.commands.session_start import SESSION_START_CHECKPOINTS
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
@@ -56,14 +55,7 @@ from memtier.formats.episodic import (
 )
 from memtier.workspace import Workspace
 
-BUFFER_CHECKPOINTS: tuple[str, ...] = ("buffer.read", "buffer.written")
-EPISODIC_CHECKPOINTS: tuple[str, ...] = ("episodic.read", "episodic.written")
-CHECKPOINTS: tuple[str, ...] = (
-    *SESSION_START_CHECKPOINTS,
-    *BUFFER_CHECKPOINTS,
-    *ROTATE_CHECKPOINTS,
-    *EPISODIC_CHECKPOINTS,
-)
+NOTES_HEADING = "## Notes"
 DONE_PREFIX = "- [done] "
 
 
@@ -271,6 +263,7 @@ class EpisodicResult:
     line: str | None = None
     closed: bool = False
     redacted: dict[str, int] = field(default_factory=dict)
+    archived: str | None = None  # where TTL archival moved the note (show only)
 
     def to_json(self) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -282,6 +275,7 @@ class EpisodicResult:
         }
         if self.action == "show":
             payload["text"] = self.text
+            payload["archived"] = self.archived
         else:
             payload["line"] = self.line
         return payload
@@ -336,11 +330,19 @@ def episodic_close(
 
 
 def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
+    """A day's note; one that TTL archival moved is shown from the archive, saying so."""
     day = day or ws.today
     note = read_note(ws, day)
     if note is None:
+        from memtier.commands.fact_get import find_day_note
+
         shown = ws.relative(ws.episodic_note(day))
-        raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
+        found = find_day_note(ws, day)
+        if found is None:
+            raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
+        text = store.read_text(store.confine(ws.root, found), root=ws.root)
+        result = _episodic_result(ws, "show", day, text, None, {})
+        return replace(result, archived=ws.relative(found))
     return _episodic_result(ws, "show", day, note.text, None, {})
 
 

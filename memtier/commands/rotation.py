@@ -38,15 +38,6 @@ from memtier.formats.episodic import (
 )
 from memtier.workspace import Workspace
 
-ROTATE_CHECKPOINTS: tuple[str, ...] = (
-    "rotate.locked",  # step 2 done: the .lock marker exists
-    "rotate.pending-written",  # step 3 done: the .pending snapshot is on disk
-    "rotate.note-written",  # step 4 done: the body stands in today's note
-    "rotate.buffer-reset",  # step 5 done: a fresh buffer replaced the old one
-    "rotate.pending-removed",  # step 6, first half
-    "rotate.unlocked",  # step 6 done
-)
-
 LOCK_PRESENT_MESSAGE = (
     "rotation lock file present: another rotation is running or one crashed; "
     "run memtier session-start"

@@ -31,6 +31,7 @@ from typing import Any
 
 from memtier import store
 from memtier.clock import format_timestamp
+from memtier.commands.base_context import ContextPart, LastOpen, fit_context, last_open
 from memtier.commands.rotation import add_block, fresh_closure, read_note, rotate_locked
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
@@ -54,20 +55,6 @@ from memtier.formats.episodic import (
 )
 from memtier.workspace import Workspace
 
-SESSION_START_CHECKPOINTS: tuple[str, ...] = (
-    "session_start.hot-created",  # step 1
-    "session_start.buffer-created",  # step 2
-    "session_start.lock-removed",  # step 3
-    "session_start.failure-logged",  # step 4, failed recovery: ERRORS.md line written
-    "session_start.pending-merged",  # step 4: live-only buffer lines written into .pending
-    "session_start.pending-discarded",  # step 4: .pending removed
-    "session_start.stale-snapshot",  # step 5: the stale buffer's snapshot in .pending
-    "session_start.recovered-appended",  # step 4 or 5: [RECOVERED: STALE] body in the note
-    "session_start.buffer-reset",  # step 4 or 5: fresh buffer written
-    "session_start.buffer-restored",  # step 4: buffer restored from .pending
-    "session_start.heartbeat",  # step 6
-)
-
 RECOVERED_MARKER = "[RECOVERED: STALE]"
 CONTEXT_SCRATCH_LINES = 20
 
@@ -84,6 +71,9 @@ class SessionStartResult:
     health_ok: bool
     health_failed: tuple[str, ...]
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    last_open: LastOpen | None = None
+    # The base context's budget in characters (`--max-chars`); None: no limit.
+    max_chars: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,32 +83,36 @@ class SessionStartResult:
             "episodic": dict(self.episodic),
             "learnings": dict(self.learnings),
             "health": {"ok": self.health_ok, "failed": list(self.health_failed)},
-        }
+        }  # the keys of PROTOCOL §4 step 7, exactly; the Open: line is in the text view
+
+    def context_parts(self) -> list[ContextPart]:
+        """The base context, most useful first: MEMORY.md, the buffer, the last
+        session's Open: items, today's note, then the rest (PROTOCOL §11)."""
+        parts = [
+            ContextPart("MEMORY.md", "MEMORY.md", self.hot),
+            ContextPart("memory/working-buffer.md", "memory/working-buffer.md", self.buffer),
+        ]
+        if self.last_open is not None:
+            line = self.last_open.line()
+            parts.append(ContextPart(line, self.last_open.path, line, None, heading=False))
+        for day, text in self.episodic.items():
+            path = f"memory/episodic/{day}.md"
+            parts.append(ContextPart(path, path, text))
+        for name, text in self.learnings.items():
+            title = f".learnings/{name} (last {CONTEXT_SCRATCH_LINES} lines)"
+            parts.append(ContextPart(title, f".learnings/{name}", text, None))
+        return parts
+
+    def health_line(self) -> str:
+        if self.health_ok:
+            return "health-check: ✅ All required checks passed"
+        failed = ", ".join(self.health_failed)
+        return f"health-check: ⚠️  Some required checks failed ({failed}) — run memtier health-check"
 
     def text_lines(self) -> Iterable[str]:
-        for action in self.actions:
-            yield f"session-start: {action}"
-        yield from _section("MEMORY.md", self.hot)
-        yield from _section("memory/working-buffer.md", self.buffer)
-        for day, text in self.episodic.items():
-            yield from _section(f"memory/episodic/{day}.md", text)
-        for name, text in self.learnings.items():
-            yield from _section(f".learnings/{name} (last {CONTEXT_SCRATCH_LINES} lines)", text)
-        yield ""
-        if self.health_ok:
-            yield "health-check: ✅ All required checks passed"
-        else:
-            failed = ", ".join(self.health_failed)
-            yield (
-                f"health-check: ⚠️  Some required checks failed ({failed}) "
-                "— run memtier health-check"
-            )
-
-
-def _section(title: str, text: str) -> Iterable[str]:
-    yield ""
-    yield f"===== {title} ====="
-    yield from text.rstrip("\n").split("\n") if text.strip() else ["(empty)"]
+        head = [f"session-start: {action}" for action in self.actions]
+        tail = ["", self.health_line()]
+        return fit_context(head, self.context_parts(), tail, self.max_chars).lines
 
 
 class _Run:
@@ -510,15 +504,14 @@ def _context(run: _Run) -> dict[str, Any]:
         "buffer": _read_for_context(run, ws.buffer) or "",
         "episodic": episodic,
         "learnings": learnings,
+        "last_open": last_open(ws),
     }
 
 
 def _health_verdict(ws: Workspace) -> tuple[bool, tuple[str, ...]]:
     """The health-check verdict of PROTOCOL §6 for the last line of the context."""
-    try:
-        from memtier.health.report import run_health_check
-    except ImportError:
-        return False, ("health.unavailable",)
+    from memtier.health.report import run_health_check
+
     report = run_health_check(ws)
     failed = tuple(dict.fromkeys(c.id for c in report.checks if c.status == "fail"))
     return bool(report.ok), failed

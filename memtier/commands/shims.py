@@ -105,12 +105,15 @@ _USAGE = {
 def installer_command() -> tuple[str, ...]:
     """The command line of the running memtier, written into shims as the last resort.
 
-    The ``memtier`` script next to the running Python when there is one (a venv,
-    pipx), else ``python -m memtier`` with this very interpreter.
+    The ``memtier`` program `find_binary` finds (the script next to the running
+    Python in a venv or pipx, else the one on ``PATH``), else ``python -m
+    memtier`` with this very interpreter.
     """
-    beside = Path(sys.executable).parent / "memtier"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return (str(beside),)
+    from memtier.binaries import find_binary
+
+    found = find_binary("memtier")
+    if found:
+        return (str(Path(found).absolute()),)
     return (sys.executable, "-m", "memtier")
 
 

@@ -8,14 +8,12 @@ archive). Read-only; symlinks are treated as `search` treats them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memtier.workspace import Workspace
+from memtier.workspace import TIERS, Workspace
 
-TIERS: tuple[str, ...] = ("hot", "warm", "buffer", "scratch", "cold", "archive")
 TOP_TAGS = 10
 
 
@@ -113,8 +111,7 @@ def _buffer_state(ws: Workspace) -> BufferState:
 
     if not ws.buffer.exists():
         return BufferState(exists=False)
-    real, real_root = os.path.realpath(ws.buffer), os.path.realpath(ws.root)
-    if not real.startswith(real_root.rstrip(os.sep) + os.sep):
+    if not ws.resolves_inside(ws.buffer):
         return BufferState(exists=True)  # a symlink out of the workspace: never read
     try:
         text = store.read_text(ws.buffer, root=ws.root)
@@ -140,7 +137,8 @@ def collect_stats(ws: Workspace) -> StatsReport:
     """Walk every tier once and gather the figures."""
     from memtier.clock import parse_day
     from memtier.commands.tags import collect_tags
-    from memtier.search.paths import tier_files, tier_of
+    from memtier.search.paths import tier_files
+    from memtier.workspace import tier_of
 
     warnings: list[str] = []
     sums: dict[str, list[int]] = {name: [0, 0, 0] for name in TIERS}

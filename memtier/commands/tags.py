@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from memtier.errors import InputError
+from memtier.formats.tags import parse_tag_line
 from memtier.workspace import Workspace
 
 
@@ -78,15 +79,6 @@ class TagsReport:
             yield "every tag is in the vocabulary"
 
 
-def parse_tag_line(line: str) -> tuple[str, ...] | None:
-    """The tokens of a ``#tags:`` line (PROTOCOL §2); None if *line* is not one."""
-    from memtier.search.sections import tag_line_tags
-
-    if not line.startswith("#tags:"):
-        return None
-    return tuple(tag_line_tags(line))
-
-
 def collect_tags(ws: Workspace) -> TagsReport:
     """The tags of MEMORY.md and of every WARM file, in that order."""
     from memtier import store
@@ -94,11 +86,9 @@ def collect_tags(ws: Workspace) -> TagsReport:
     files: list[FileTags] = []
     warnings: list[str] = []
     paths = ([ws.hot] if ws.hot.exists() else []) + ws.warm_files()
-    real_root = os.path.realpath(ws.root)
     for path in paths:
         rel = ws.relative(path)
-        real = os.path.realpath(path)
-        if not (real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)):
+        if not ws.resolves_inside(path):
             warnings.append(f"skipped {rel}: symlink pointing outside the workspace")
             continue
         try:
@@ -114,3 +104,57 @@ def collect_tags(ws: Workspace) -> TagsReport:
         invalid = tuple(dict.fromkeys(t for t in tags if not ws.config.in_vocabulary(t)))
         files.append(FileTags(rel, tags, invalid, missing=False))
     return TagsReport(tuple(files), tuple(warnings))
+
+
+# ---------------------------------------------------------------------------
+# tags --add: the vocabulary in memory/memtier.toml (PROTOCOL §1)
+
+
+@dataclass(frozen=True)
+class TagsAddResult:
+    added: tuple[str, ...]
+    present: tuple[str, ...]
+    config: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"added": list(self.added), "present": list(self.present), "config": self.config}
+
+    def text_lines(self) -> Iterable[str]:
+        for tag in self.added:
+            yield f"added {tag} to the vocabulary in {self.config}"
+        for tag in self.present:
+            yield f"{tag} is already in the vocabulary"
+
+
+def add_tags(ws: Workspace, tags: Sequence[str]) -> TagsAddResult:
+    """Append *tags* to ``vocabulary`` in memtier.toml, keeping the file's comments."""
+    from memtier import store
+    from memtier.config import Config, add_vocabulary_text, parse_config
+    from memtier.formats.fact_text import TAG_RE
+
+    bad = [t for t in tags if not TAG_RE.match(t)]
+    if bad or not tags:
+        raise InputError(
+            f"--add: not a tag: {', '.join(repr(t) for t in bad) or 'nothing given'} "
+            "(no spaces, commas, '|', quotes, '#' or brackets)"
+        )
+    path = ws.config_file
+    rel = ws.relative(path)
+    with store.workspace_lock(ws.lock_file):
+        # Re-read under the lock: the vocabulary in ws.config may be older than the file.
+        doc = (
+            store.read_document(path, root=ws.root)
+            if os.path.lexists(path)
+            else store.Document(text="")
+        )
+        where = path.relative_to(ws.root)
+        vocabulary = (parse_config(doc.text, where) if doc.text else Config()).vocabulary
+        new = tuple(dict.fromkeys(t for t in tags if t not in vocabulary))
+        present = tuple(dict.fromkeys(t for t in tags if t in vocabulary))
+        if new:
+            text = add_vocabulary_text(doc.text, vocabulary, new)
+            check = parse_config(text, where)
+            if check.vocabulary != (*vocabulary, *new):
+                raise InputError(f"{rel}: could not add to its vocabulary safely; edit it by hand")
+            store.write_text(path, text, root=ws.root, like=doc)
+    return TagsAddResult(new, present, rel)

@@ -1,1 +1,4 @@
-"""Pure file formats: text in, text out, no I/O (PROTOCOL §2)."""
+"""The file formats (PROTOCOL §2): text in, text out, no workspace I/O.
+
+`templates` alone reads files, and only the package's own template files.
+"""

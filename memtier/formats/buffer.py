@@ -27,13 +27,14 @@ from datetime import datetime, timedelta
 from memtier.clock import parse_timestamp
 from memtier.config import Config
 from memtier.errors import InputError
+from memtier.workspace import BUFFER_FILE, MEMORY_DIR
 
 BUFFER_TITLE = "# Working Buffer"
 ACTIVE_HEADING = "## Active Task:"
 CREATED_PREFIX = "created: "
 LAST_ACTIVE_PREFIX = "last_active: "
-BUFFER_NAME = "working-buffer.md"
-BUFFER_TEMPLATE = "memory/working-buffer.md"
+BUFFER_NAME = BUFFER_FILE
+BUFFER_TEMPLATE = f"{MEMORY_DIR}/{BUFFER_FILE}"  # the template mirrors the layout
 HEADER_LINES = 4
 NOTES_HEADING = "## Notes"
 

@@ -125,6 +125,18 @@ def replace_closure(note: str, block: ClosureBlock) -> str:
     return head + block.render()
 
 
+def contains_lines(note: str, chunk: str) -> bool:
+    """True when *chunk* (whole lines) stands verbatim in *note*, starting at a line start.
+
+    A text test for importers; rotation and recovery never use it (they go by
+    rotation ids, PROTOCOL §4 step 4 v2).
+    """
+    chunk = _ensure_newline(chunk)
+    if not chunk:
+        return True
+    return ("\n" + chunk) in ("\n" + _ensure_newline(note))
+
+
 def _block_at(lines: list[str], start: int) -> bool:
     chunk = lines[start : start + CLOSURE_LINES]
     return len(chunk) == CLOSURE_LINES and closure_problem("\n".join(chunk)) is None

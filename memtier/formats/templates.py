@@ -15,6 +15,7 @@ from string import Template
 
 from memtier.clock import format_timestamp
 from memtier.config import Config
+from memtier.formats.tags import format_tag_line, is_tag_line, parse_tag_line
 
 
 def templates_dir() -> Path:
@@ -35,9 +36,8 @@ def template_paths() -> Iterator[Path]:
 
 
 def filter_tags_line(line: str, config: Config) -> str:
-    tokens = [t for t in line[len("#tags:") :].replace(",", " ").split() if t]
-    kept = [t for t in tokens if config.in_vocabulary(t)]
-    return "#tags: " + ", ".join(kept) if kept else "#tags:"
+    """The ``#tags:`` line *line* with the tags outside the vocabulary dropped."""
+    return format_tag_line(t for t in parse_tag_line(line) or () if config.in_vocabulary(t))
 
 
 def render_template(relpath: str | Path, now: datetime, config: Config) -> str:
@@ -45,6 +45,6 @@ def render_template(relpath: str | Path, now: datetime, config: Config) -> str:
     raw = (templates_dir() / relpath).read_text(encoding="utf-8")
     text = Template(raw).safe_substitute(today=now.date().isoformat(), now=format_timestamp(now))
     lines = text.split("\n")
-    if str(relpath).endswith(".md") and len(lines) > 1 and lines[1].startswith("#tags:"):
+    if str(relpath).endswith(".md") and len(lines) > 1 and is_tag_line(lines[1]):
         lines[1] = filter_tags_line(lines[1], config)
     return "\n".join(lines)

@@ -14,14 +14,11 @@ from pathlib import Path
 from memtier import store
 from memtier.clock import parse_day
 from memtier.errors import InputError
-from memtier.health.report import FAIL, PASS, WARN, Check
+from memtier.formats.tags import is_tag_line, parse_tag_line
+from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import WARM_DIRS, Workspace
 
 HOT_TITLE = "# Agent Memory"
-TAGS_PREFIX = "#tags:"
-# PROTOCOL §2: the rest of line 2 splits on spaces, commas and "|" (the original
-# split on the shell's whitespace too, so a tab separates as well).
-_TAG_SPLIT = re.compile(r"[\s,|]+")
 _HOT_DATE_LINE = {3: "last_verified: ", 4: "last_updated: "}
 # PROTOCOL §2 (compat): the first line anywhere that matches, quoted or plain.
 _LAST_VERIFIED = re.compile(r"^(> )?last_verified:(.*)$")
@@ -53,8 +50,8 @@ def _numbered(lines: list[str], first: int) -> tuple[str, ...]:
 # -- HOT (PROTOCOL §6 hot.header, hot.size, tags) ------------------------------
 
 
-def _hot_header_ok(lines: list[str]) -> bool:
-    if lines[0] != HOT_TITLE or not lines[1].startswith(TAGS_PREFIX):
+def hot_header_ok(lines: list[str]) -> bool:
+    if lines[0] != HOT_TITLE or not is_tag_line(lines[1]):
         return False
     for number, prefix in _HOT_DATE_LINE.items():
         line = lines[number - 1]
@@ -74,7 +71,7 @@ def hot_checks(ws: Workspace) -> list[Check]:
         return [Check("hot.header", FAIL, rel, f"{rel} missing")]
     head = (text.split("\n", 4)[:4] + [""] * 4)[:4]
     checks: list[Check] = []
-    if _hot_header_ok(head):
+    if hot_header_ok(head):
         checks.append(Check("hot.header", PASS, rel, f"{rel} header valid"))
     else:
         detail = tuple(f"line{n}={line}" for n, line in enumerate(head, start=1))
@@ -94,9 +91,9 @@ def tags_check(ws: Workspace, rel: str, text: str) -> Check:
     """Line 2 of a HOT or WARM file against the vocabulary (PROTOCOL §2, compat)."""
     lines = text.split("\n", 2)
     line2 = lines[1] if len(lines) > 1 else ""
-    if not line2.startswith(TAGS_PREFIX):
+    tokens = parse_tag_line(line2)
+    if tokens is None:
         return Check("tags", FAIL, rel, f"{rel} — missing #tags:", (f"line 2: {line2}",))
-    tokens = [t for t in _TAG_SPLIT.split(line2[len(TAGS_PREFIX) :]) if t]
     invalid = list(dict.fromkeys(t for t in tokens if not ws.config.in_vocabulary(t)))
     if invalid:
         detail = (f"line 2: {line2}", "allowed tags: see 'vocabulary' in memory/memtier.toml")
@@ -130,14 +127,21 @@ def fresh_check(ws: Workspace, rel: str, text: str) -> Check:
         where = f"line {number}: {line}"
         if day is None:
             message = f"{rel} — last_verified stale or invalid"
-            return Check("warm.fresh", FAIL, rel, message, (where, "not a YYYY-MM-DD date"))
+            detail = (where, "not a YYYY-MM-DD date", verify_hint(rel))
+            return Check("warm.fresh", FAIL, rel, message, detail)
         age = (ws.today - day).days
         if age >= limit:
             message = f"{rel} — last_verified stale or invalid"
             why = f"{age} days old; re-verify at least every {limit} days"
-            return Check("warm.fresh", FAIL, rel, message, (where, why))
+            return Check("warm.fresh", FAIL, rel, message, (where, why, verify_hint(rel)))
         return Check("warm.fresh", PASS, rel, f"{rel} — last_verified {day} ({age} days ago)")
-    return Check("warm.fresh", FAIL, rel, f"{rel} — missing last_verified")
+    message = f"{rel} — missing last_verified"
+    return Check("warm.fresh", FAIL, rel, message, (verify_hint(rel),))
+
+
+def verify_hint(rel: str) -> str:
+    """The way out of a stale file (PROTOCOL §10), kept apart from the compat message."""
+    return f"check its facts (memtier get {rel}), then run: memtier verify {rel}"
 
 
 def warm_checks(ws: Workspace) -> list[Check]:

@@ -21,11 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
-
-PASS = "pass"
-FAIL = "fail"
-WARN = "warn"
 
 HEADING = "=== Memory Health Check ({moment}) ==="
 VERDICT_OK = "✅ All required checks passed"
@@ -44,20 +41,6 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 )
 _MARKS = {PASS: "✅ ", FAIL: "❌ ", WARN: "⚠️  "}
 _STYLES = {PASS: "green", FAIL: "red", WARN: "yellow"}
-
-
-@dataclass(frozen=True)
-class Check:
-    """One verdict of PROTOCOL §6: which check, pass/fail/warn, on which file, and why."""
-
-    id: str  # e.g. "hot.header", "secrets", "shims.version"
-    status: str  # "pass" | "fail" | "warn"
-    path: str | None  # relative to the root
-    message: str  # the exact §6 message
-    detail: tuple[str, ...] = ()  # what --verbose shows under the line
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "path": self.path, "message": self.message}
 
 
 def section_of(check: Check) -> str:

@@ -21,13 +21,12 @@ valid UTF-8 would cost as much as reading them all in Python.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from memtier.health.report import FAIL, PASS, WARN, Check
+from memtier.binaries import find_binary
+from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
 
 # Below this many COLD notes, starting rg costs more than scanning in Python.
@@ -37,10 +36,7 @@ RG_TIMEOUT_SECONDS = 120.0
 
 def _ripgrep() -> str | None:
     """The ``rg`` next to the running Python (a venv with the ripgrep wheel), else on PATH."""
-    beside = Path(sys.executable).parent / "rg"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which("rg")
+    return find_binary("rg")
 
 
 def _note_names(folder: Path) -> list[str]:

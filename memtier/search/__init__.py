@@ -21,7 +21,8 @@ from memtier.workspace import Workspace
 
 __all__ = ["TIER_ORDER", "SearchReport", "SearchRequest", "find_rg", "resolve_tiers", "search"]
 
-DEFAULT_TIERS: tuple[str, ...] = ("hot", "warm", "buffer", "scratch", "cold")
+# Every tier but the archive, which only --all or --tier archive searches.
+DEFAULT_TIERS: tuple[str, ...] = tuple(t for t in TIER_ORDER if t != "archive")
 
 
 @dataclass(frozen=True)

@@ -15,44 +15,18 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-TIER_ORDER: tuple[str, ...] = ("hot", "warm", "buffer", "scratch", "cold", "archive")
+from memtier.workspace import TIER_PATHS, TIERS, inside_root, tier_of
 
-# PROTOCOL §1: what each tier searches, as paths relative to the root.
-_TIER_PATHS: dict[str, tuple[str, ...]] = {
-    "hot": ("MEMORY.md",),
-    "warm": ("memory/semantic", "memory/procedural"),
-    "buffer": ("memory/working-buffer.md",),
-    "scratch": (".learnings",),
-    "cold": ("memory/episodic",),
-    "archive": ("memory/archive",),
-}
-
-
-def tier_of(rel: str) -> str | None:
-    """The tier a root-relative path (forward slashes) belongs to, or None."""
-    if not rel.endswith(".md"):
-        return None
-    if rel.startswith("memory/episodic/") and rel.count("/") == 2:
-        return "cold"  # the common case, first: a broad query asks for every note
-    parts = rel.split("/")
-    if parts == ["MEMORY.md"]:
-        return "hot"
-    if len(parts) == 3 and parts[0] == "memory":
-        if parts[1] in ("semantic", "procedural"):
-            return "warm"
-        if parts[1] == "episodic":
-            return "cold"
-    if parts == ["memory", "working-buffer.md"]:
-        return "buffer"
-    if len(parts) == 2 and parts[0] == ".learnings":
-        return "scratch"
-    if len(parts) >= 3 and parts[0] == "memory" and parts[1] == "archive":
-        return "archive"
-    return None
-
-
-def _inside(real_root: str, path: str) -> bool:
-    return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
+# The tier table and `tier_of` live in `memtier.workspace`; re-exported for the scanners.
+TIER_ORDER = TIERS
+__all__ = [
+    "TIER_ORDER",
+    "search_paths",
+    "symlink_warnings",
+    "tier_file_pairs",
+    "tier_files",
+    "tier_of",
+]
 
 
 def search_paths(root: Path, tiers: tuple[str, ...], warnings: list[str]) -> list[str]:
@@ -62,7 +36,7 @@ def search_paths(root: Path, tiers: tuple[str, ...], warnings: list[str]) -> lis
     for tier in TIER_ORDER:
         if tier not in tiers:
             continue
-        for rel in _TIER_PATHS[tier]:
+        for rel in TIER_PATHS[tier]:
             full = root / rel
             if not os.path.lexists(full):
                 continue
@@ -75,7 +49,7 @@ def search_paths(root: Path, tiers: tuple[str, ...], warnings: list[str]) -> lis
                     reason = "symlink loop" if loop else "broken symlink"
                     warnings.append(f"skipped {rel}: {reason}")
                     continue
-                if not _inside(real_root, real):
+                if not inside_root(real_root, real):
                     warnings.append(f"skipped {rel}: symlink pointing outside the workspace")
                     continue
             chosen.append(rel)

@@ -28,12 +28,7 @@ from typing import NamedTuple
 
 from memtier.search.found import FileHits, TermCounts
 from memtier.search.paths import TIER_ORDER
-from memtier.search.rank import (
-    COVER_BONUS,
-    K1,
-    TIER_WEIGHTS,
-    _recency_of,
-)
+from memtier.search.scoring import COVER_BONUS, K1, TIER_WEIGHTS, recency_of
 from memtier.search.tokens import Term, term_of
 
 _ORDER = {tier: i for i, tier in enumerate(TIER_ORDER)}
@@ -89,7 +84,7 @@ def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
             break  # this group and every later one score below cap files found
         order = _ORDER[tier]
         for rel in files:
-            score = top * _recency_of(rel, today, bonus) * cover
+            score = top * recency_of(rel, today, bonus) * cover
             entries.append((-score, order, rel, matches))
             if len(best) < cap:
                 heapq.heappush(best, score)
@@ -154,7 +149,7 @@ def pick_raw(
             base += weight * count * (K1 + 1.0) / (count + K1)
             share += weight
         tier = tiers_of[rel]
-        score = base * TIER_WEIGHTS[tier] * _recency_of(rel, today, bonus)
+        score = base * TIER_WEIGHTS[tier] * recency_of(rel, today, bonus)
         if graded:
             share /= total
             score *= 1.0 + COVER_BONUS * share * share

@@ -49,7 +49,6 @@ only.
 from __future__ import annotations
 
 import heapq
-import math
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
@@ -61,31 +60,25 @@ from typing import NamedTuple
 from memtier.errors import InputError
 from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult, tier_of
+from memtier.search.scoring import (
+    COVER_BONUS,
+    HEADING_CONTEXT,
+    K1,
+    MIN_CANDIDATES,
+    PHRASE_BONUS,
+    PHRASE_GAP,
+    RECENCY_BONUS,
+    RECENT_QUERY_BONUS,
+    SAME_LINE_BONUS,
+    TAGS_CONTEXT,
+    TIER_WEIGHTS,
+    TITLE_WEIGHT,
+    B,
+    idf,
+    recency,
+)
 from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
 from memtier.search.tokens import Term, combined_pattern, exactness, length_in_words, term_of
-
-K1 = 1.2
-B = 0.75
-TITLE_WEIGHT = 2.0
-HEADING_CONTEXT = 0.5
-TAGS_CONTEXT = 0.5
-TIER_WEIGHTS: dict[str, float] = {
-    "hot": 1.3,
-    "warm": 1.3,
-    "buffer": 1.15,
-    "scratch": 1.15,
-    "cold": 1.0,
-    "archive": 0.8,
-}
-RECENCY_BONUS = 0.12
-RECENT_QUERY_BONUS = 1.0  # replaces RECENCY_BONUS when the query asks for the latest
-RECENCY_HALF_LIFE = 30.0
-COVER_BONUS = 1.0
-PHRASE_BONUS = 0.5
-SAME_LINE_BONUS = 1.0
-MIN_CANDIDATES = 50
-PHRASE_GAP = 3  # bytes allowed between two words of a phrase: a space, "-", ", "
-
 
 _NO_HITS = FileHits()  # a file of a word query: `_precise` finds its matches itself
 
@@ -99,15 +92,6 @@ class Ranked(NamedTuple):
     hits: tuple[Hit, ...]
     total_matched: int
     warnings: tuple[str, ...]
-
-
-def recency(path: str, today: date, bonus: float = RECENCY_BONUS) -> float:
-    """The boost of a dated note (file name ``YYYY-MM-DD…``), 1 for anything else."""
-    return _recency_of(path, today.toordinal(), bonus)
-
-
-def idf(df: int, n: int) -> float:
-    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
 def _saturate(weight: float, norm: float) -> float:
@@ -135,18 +119,6 @@ class _Context:
         self.max_idf = 0.0
         self.total_idf = 0.0
         self.precise: re.Pattern[str] | None = None
-
-
-def _recency_of(rel: str, today: int, bonus: float) -> float:
-    """`recency`, for a path and a proleptic ordinal *today* (the hot loop's form)."""
-    name = rel[rel.rfind("/") + 1 :]
-    if len(name) < 10 or name[4] != "-" or name[7] != "-":
-        return 1.0
-    try:
-        age = today - date.fromisoformat(name[:10]).toordinal()
-    except ValueError:
-        return 1.0
-    return 1.0 + bonus * math.pow(0.5, max(0, age) / RECENCY_HALF_LIFE)
 
 
 def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:

@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -47,13 +45,9 @@ __all__ = ["TIER_ORDER", "FileHits", "ScanResult", "find_rg", "scan", "tier_file
 def find_rg(override: str | None = None) -> str | None:
     """The ripgrep binary to use: *override*, else the one installed beside this
     Python (the ``ripgrep`` wheel puts it there), else the first ``rg`` on PATH."""
-    if override:
-        found = shutil.which(override)
-        return found if found else None
-    beside = Path(sys.executable).with_name("rg")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which("rg")
+    from memtier.binaries import find_binary
+
+    return find_binary("rg", override)
 
 
 # ---------------------------------------------------------------------------

@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from memtier.formats.tags import is_tag_line, parse_tag_line
+
 HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 _ITEM_RE = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s")
-_TAG_SPLIT_RE = re.compile(r"[\s,|]+")
 _INLINE_TAG_RE = re.compile(r"(?<![\w#&/])#([^\W\d_][\w-]*)")
 MAX_BLOCK_LINES = 6
 
@@ -84,17 +85,15 @@ def split_sections(lines: list[str]) -> list[Section]:
 
 
 def tag_line_tags(line: str) -> list[str]:
-    """The tokens of a ``#tags:`` line (PROTOCOL §2), empty ones dropped; [] if not one."""
-    if not line.startswith("#tags:"):
-        return []
-    return [token for token in _TAG_SPLIT_RE.split(line[len("#tags:") :]) if token]
+    """The tokens of a ``#tags:`` line (`memtier.formats.tags`); [] if not one."""
+    return list(parse_tag_line(line) or ())
 
 
 def inline_tags(text: str) -> set[str]:
     """Inline ``#tag`` words in *text* (lowercased); the ``#tags:`` line is not one."""
     found: set[str] = set()
     for line in text.splitlines():
-        if line.startswith("#tags:"):
+        if is_tag_line(line):
             continue
         found.update(m.group(1).lower() for m in _INLINE_TAG_RE.finditer(line))
     return found

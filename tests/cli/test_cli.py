@@ -76,9 +76,10 @@ def test_no_arguments_shows_help(cli: CliRunner) -> None:
 
 
 def test_atomic_write_real_process(root: Path) -> None:
-    proc = run_memtier("atomic-write", "memory/semantic/new.md", input="# New\nbody", cwd=root)
+    warm = "# New\n#tags: docker\n> last_verified: 2026-11-30\nbody"
+    proc = run_memtier("atomic-write", "memory/semantic/new.md", input=warm, cwd=root)
     assert proc.returncode == 0, proc.stderr
-    assert (root / "memory/semantic/new.md").read_text() == "# New\nbody\n"
+    assert (root / "memory/semantic/new.md").read_text() == warm + "\n"
     proc = run_memtier("atomic-write", "n.md", "--json", input="x\n", cwd=root / "memory")
     assert json.loads(proc.stdout)["path"] == "memory/n.md"
 

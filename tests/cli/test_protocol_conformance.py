@@ -1164,7 +1164,7 @@ def test_install_scripts_writes_the_four_shims(root: Path, cli: CliRunner) -> No
 
 
 def test_atomic_write_and_confinement(root: Path, cli: CliRunner, tmp_path: Path) -> None:
-    target = root / "memory" / "semantic" / "new.md"
+    target = root / "memory" / "new.md"
     result = mt(cli, root, "atomic-write", str(target), input="hello")
     assert result.exit_code == 0 and target.read_text() == "hello\n"
     outside = tmp_path / "outside.md"
@@ -1251,7 +1251,7 @@ def test_relative_path_from_outside_the_workspace_means_from_its_root(
     rel = "memory/procedural/new-topic.md"
     if command == "atomic-write":
         args: tuple[str, ...] = ("atomic-write", rel)
-        stdin = "# New topic\n"
+        stdin = "# New topic\n#tags: docker\n> last_verified: 2026-11-30\n"
     else:
         (root / ".learnings" / "ERRORS.md").write_text("# E\n- 2026-11-01 pin the mirror\n")
         args = ("promote", "pin the mirror", "--to", rel, "--yes")

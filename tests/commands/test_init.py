@@ -12,7 +12,7 @@ import pytest
 from memtier.commands.init import init_workspace
 from memtier.config import Config
 from memtier.workspace import SCRATCH_FILES
-from tests.conftest import NOW, NOW_TEXT, CliRunner
+from tests.conftest import NOW, NOW_TEXT, CliRunner, new_workspace
 
 WARM = [
     "memory/semantic/infrastructure.md",
@@ -132,3 +132,19 @@ def test_init_onto_a_file_is_an_error(tmp_path: Path, cli: CliRunner) -> None:
     assert result.exit_code == 2
     assert result.stderr.startswith("memtier: error: ")
     assert "Traceback" not in result.stderr
+
+
+def test_the_suites_copied_workspace_is_what_init_makes(
+    tmp_path: Path, snapshot: Callable[[Path], dict[str, bytes]]
+) -> None:
+    """Every test's `root` is a copy of one workspace; it must equal a real init."""
+    made = tmp_path / "made"
+    made.mkdir()
+    init_workspace(made, NOW)
+    copied = new_workspace(tmp_path / "copied")
+    assert snapshot(copied) == snapshot(made)
+
+    def shape(folder: Path) -> dict[str, int]:
+        return {p.relative_to(folder).as_posix(): p.stat().st_mode for p in folder.rglob("*")}
+
+    assert shape(copied) == shape(made)

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memtier.commands.learnings import learn, normalise_lesson, promote
-from memtier.commands.review import find_candidates
+from memtier.commands.recurrence import find_candidates
 from memtier.errors import InputError, RefusedError
 from memtier.workspace import Workspace
 from tests.conftest import NOW, CliRunner
@@ -29,8 +29,11 @@ Snapshot = Callable[[Path], dict[str, bytes]]
         ("- docker restart loop [PROMOTE-CANDIDATE] #pinned", "docker restart loop"),
         ("- docker restart loop #pinned [PROMOTE-CANDIDATE]", "docker restart loop"),
         ("- 2026-11-30", ""),
-        ("- 2026-11-30x is not a date", "2026-11-30x is not a date"),
-        ("- uses #pinned: in the middle", "uses #pinned: in the middle"),
+        ("- 2026-11-30x is not a date", "2026 11 30x is not a date"),
+        ("- uses #pinned: in the middle", "uses pinned in the middle"),
+        # PROTOCOL §10: punctuation folds like the duplicate check's, so these meet.
+        ("- 2026-11-30 rate limit !", "rate limit"),
+        ("- 2026-11-30 Rate-limit", "rate limit"),
     ],
 )
 def test_normalise_lesson(line: str, expected: str) -> None:
@@ -126,7 +129,7 @@ def test_candidates_lists_file_and_line(ws: Workspace) -> None:
     assert result.candidates[1].lesson == "Back up qdrant first"
     payload = result.to_json()
     assert set(payload) == {"count", "candidates"}
-    assert set(payload["candidates"][0]) == {"file", "line", "entry", "lesson"}
+    assert set(payload["candidates"][0]) == {"number", "file", "line", "entry", "lesson"}
 
 
 def test_cli_candidates(cli: CliRunner, root: Path) -> None:

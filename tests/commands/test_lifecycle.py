@@ -11,7 +11,6 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memtier.commands.lifecycle import (
-    CHECKPOINTS,
     add_note,
     add_task,
     buffer_done,
@@ -25,6 +24,7 @@ from memtier.commands.lifecycle import (
     remove_task,
 )
 from memtier.errors import InputError, RefusedError
+from memtier.faults import LIFECYCLE_CHECKPOINTS as CHECKPOINTS
 from memtier.formats.buffer import parse_buffer
 from memtier.formats.episodic import closure_problem, split_closure
 from memtier.workspace import Workspace

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from memtier.commands.init import init_workspace
 from memtier.commands.session_start import RECOVERED_MARKER, session_start
 from memtier.formats.buffer import Buffer, fresh_buffer, parse_buffer
 from memtier.formats.episodic import (
@@ -19,7 +18,7 @@ from memtier.formats.episodic import (
     split_closure,
 )
 from memtier.workspace import Workspace
-from tests.conftest import NOW, NOW_TEXT, CliRunner
+from tests.conftest import NOW, NOW_TEXT, CliRunner, new_workspace
 
 CREATED = "2026-11-30T07:00:00+01:00"
 RECENT = (NOW - timedelta(minutes=30)).isoformat()
@@ -284,9 +283,7 @@ def test_deterministic(tmp_path: Path, snapshot: Callable[[Path], dict[str, byte
     """Same files + same now: the same files afterwards, the same output."""
     results = []
     for name in ("a", "b"):
-        folder = tmp_path / name
-        folder.mkdir()
-        init_workspace(folder, NOW)
+        folder = new_workspace(tmp_path / name)
         ws = Workspace.open(folder, NOW)
         ws.buffer.write_text(buffer_text(STALE, ACTIVE))
         ws.buffer_pending.write_text(buffer_text(RECENT, tasks_body(5)))

@@ -142,9 +142,10 @@ def test_atomic_write_shim_takes_stdin_and_a_path_from_the_callers_directory(roo
     install(root)
     shim = root / "memory" / "scripts" / "atomic-write.sh"
     work = root / "memory" / "procedural"
-    result = run_shim(shim, "deploy.md", cwd=work, input="# Deploy\nsteps\n")
+    text = "# Deploy\n#tags: docker\n> last_verified: 2026-11-30\nsteps\n"
+    result = run_shim(shim, "deploy.md", cwd=work, input=text)
     assert result.returncode == 0, result.stderr
-    assert (work / "deploy.md").read_text() == "# Deploy\nsteps\n"
+    assert (work / "deploy.md").read_text() == text
     outside = run_shim(shim, str(root.parent / "escape.md"), cwd=work, input="x\n")
     assert outside.returncode == 2
     assert not (root.parent / "escape.md").exists()

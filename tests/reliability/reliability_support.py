@@ -19,10 +19,9 @@ from contextlib import redirect_stderr, redirect_stdout
 from datetime import timedelta
 from pathlib import Path
 
-from memtier.commands.init import init_workspace
 from memtier.formats.buffer import Buffer
 from memtier.store import is_temp_file
-from tests.conftest import NOW, NOW_TEXT, run_memtier
+from tests.conftest import NOW, NOW_TEXT, new_workspace, run_memtier
 
 TOKEN = re.compile(r"\b[KN]\d{3}\b")
 CREATED = (NOW - timedelta(hours=1)).isoformat()
@@ -47,8 +46,7 @@ def buffer_text(last_active: str = RECENT, *, tasks: int = 2) -> str:
 
 def populate(folder: Path, *, last_active: str = RECENT, tasks: int = 2) -> Path:
     """A workspace that passes health-check and gives every command work to do."""
-    folder.mkdir(parents=True, exist_ok=True)
-    init_workspace(folder, NOW)
+    new_workspace(folder)
     episodic = folder / "memory/episodic"
     (episodic / f"{TODAY}.md").write_text(f"# {TODAY}\n- event K001 deploy\n" + closure(TODAY))
     (episodic / f"{YESTERDAY}.md").write_text(

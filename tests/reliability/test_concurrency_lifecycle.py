@@ -13,12 +13,11 @@ import sys
 import time
 from pathlib import Path
 
-from memtier.commands.init import init_workspace
 from memtier.commands.rotation import rotate_buffer
 from memtier.formats.buffer import parse_buffer
 from memtier.formats.episodic import closure_problem
 from memtier.workspace import Workspace
-from tests.conftest import NOW, NOW_TEXT
+from tests.conftest import NOW, NOW_TEXT, new_workspace
 
 WORKERS = 4
 CALLS = 50
@@ -45,9 +44,7 @@ def _tokens_in(text: str) -> list[str]:
 
 
 def test_four_writers_and_a_rotation(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    root.mkdir()
-    init_workspace(root, NOW)
+    root = new_workspace(tmp_path / "ws")
     ws = Workspace.open(root, NOW)
     ws.episodic_note().write_text(
         "# day\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: none\n"

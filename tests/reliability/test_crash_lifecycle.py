@@ -19,14 +19,13 @@ import pytest
 
 from memtier import faults
 from memtier.cli import run
-from memtier.commands.init import init_workspace
-from memtier.commands.lifecycle import CHECKPOINTS
 from memtier.commands.session_start import session_start
 from memtier.errors import MemtierError
+from memtier.faults import LIFECYCLE_CHECKPOINTS as CHECKPOINTS
 from memtier.formats.buffer import Buffer
 from memtier.health.report import run_health_check
 from memtier.workspace import Workspace
-from tests.conftest import NOW, NOW_TEXT, run_memtier
+from tests.conftest import NOW, NOW_TEXT, new_workspace, run_memtier
 from tests.reliability.reliability_support import content_lines
 
 CREATED = "2026-11-30T08:00:00+01:00"
@@ -51,7 +50,7 @@ def _setup(
     pending: bool = False,
     bad: bool = False,
 ) -> None:
-    init_workspace(folder, NOW)
+    new_workspace(folder)
     ws = Workspace.open(folder, NOW)
     ws.episodic_note().write_text("# day\n- event N01\n" + BLOCK)
     text = Buffer(CREATED, last_active, _body(tasks)).render()
@@ -139,6 +138,7 @@ def _crash_and_recover(scenario: Scenario, point: str, folder: Path) -> str | No
     return None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
 def test_crash_at_every_checkpoint(
     scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

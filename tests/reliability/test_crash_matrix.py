@@ -52,6 +52,9 @@ from tests.reliability.reliability_support import (
     token_counts,
 )
 
+# A killed process per pass of every fault point: only with `pytest -m slow`.
+pytestmark = pytest.mark.slow
+
 HOT_BY_HAND = (
     "# Agent Memory\n#tags: memory\n"
     f"last_verified: {TODAY}\nlast_updated: {TODAY}\n- fact K001 written by a person\n"
@@ -153,6 +156,33 @@ CASES = (
         copied=("K301",),
     ),
     Case("install-scripts", ("install-scripts",), whole=_shims),
+    # PROTOCOL §10: the fact writers. A replaced or retired line is logged before the
+    # file changes, so its token may stand twice after a crash, never zero times.
+    Case("remember", ("remember", "fact N002 qdrant moved to host c", "--kind", "infrastructure")),
+    Case(
+        "remember-howto-new",
+        ("remember", "-", "--kind", "howto:rebuild", "--tag", "docker"),
+        stdin=lambda f: b"step N003 rebuild the image:\n```sh\ndocker build .\n```\n",
+    ),
+    Case("remember-unrouted", ("remember", "unrouted N004 printer fact")),
+    Case("remember-event", ("remember", "event N006 rebooted nas01", "--kind", "event")),
+    Case(
+        "replace",
+        ("replace", "K501", "project N005 migration done", "--in", PROJECTS, "--reason", "done"),
+        copied=("K501",),
+    ),
+    Case("retire", ("retire", "K501", "--in", PROJECTS, "--reason", "done"), copied=("K501",)),
+    Case("verify", ("verify", PROJECTS, "--stale")),
+    Case("tags-add", ("tags", "--add", "nginx")),
+    Case(
+        "learn-recurring",
+        ("learn", "error", "restart the K201 service after an upgrade"),
+        copied=("K201",),
+    ),
+    Case(
+        "promote-as",
+        ("promote", "1", "--to", PROJECTS, "--as", "advice N007 pin base images", "--yes"),
+    ),
     Case("search", ("search", "deploy")),
 )
 
@@ -234,6 +264,7 @@ def _check(
     return [f"{case.name} at {point}: {p}" for p in problems]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_crash_at_every_pass_of_every_point(
     case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -219,6 +219,7 @@ COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 @SLOW
 @given(
     target=st.sampled_from(TARGETS),
@@ -283,6 +284,7 @@ def _run_at(root: Path, now: datetime, *command: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow
 @SLOW
 @given(st.lists(STEP, min_size=4, max_size=16))
 def test_random_sessions_keep_every_acknowledged_line(steps: list[tuple[str, object]]) -> None:

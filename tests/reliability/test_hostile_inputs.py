@@ -71,6 +71,7 @@ def no_traceback(result: CliResult, code: int = 0) -> None:
 # size
 
 
+@pytest.mark.slow
 def test_fifty_megabyte_note_is_appended_to_and_checked(cli: CliRunner, ws_root: Path) -> None:
     note = ws_root / NOTE
     line = "- routine log line with nothing to find in it, padded to a fair length\n"
@@ -379,6 +380,12 @@ WRITERS = [
     ("learn", "error", "N001 text"),
     ("rotate",),
     ("weekly-review",),
+    # PROTOCOL §10: the fact writers (replace and retire write the log first).
+    ("remember", "N001 text", "--kind", "decision"),
+    ("replace", "K501", "N001 text", "--in", "memory/semantic/projects.md"),
+    ("retire", "K501", "--in", "memory/semantic/projects.md", "--reason", "r"),
+    ("verify", "memory/semantic/projects.md"),
+    ("tags", "--add", "nginx"),
 ]
 
 

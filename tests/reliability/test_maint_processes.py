@@ -37,6 +37,7 @@ def test_weekly_review_beside_concurrent_learn_loses_no_line(root: Path) -> None
     assert (root / "memory/archive/2026/09/2026-09-01.md").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", ["archive.before-move", "archive.moved", "store.moved"])
 def test_archive_crash_then_rerun_moves_each_file_once(root: Path, point: str) -> None:
     names = ["2026-08-01.md", "2026-08-02.md", "2026-09-03.md"]
@@ -56,6 +57,7 @@ def test_archive_crash_then_rerun_moves_each_file_once(root: Path, point: str) -
     assert not list((root / "memory/episodic").glob("2026-0*.md"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "point", ["archive.moved", "review.before-flag", "review.flagged", "review.before-closure"]
 )

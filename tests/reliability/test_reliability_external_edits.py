@@ -43,6 +43,8 @@ BUFFER = "memory/working-buffer.md"
 ERRORS = ".learnings/ERRORS.md"
 DECISIONS = "memory/semantic/decisions.md"
 LEARNINGS = ".learnings/LEARNINGS.md"
+PROJECTS = "memory/semantic/projects.md"
+RETIRED = "memory/archive/retired.md"
 
 
 def editor_write(path: Path, text: str) -> None:
@@ -142,6 +144,35 @@ EDITS = (
         LEARNINGS,
         _append,
         {LEARNINGS: ("- 2026-11-30 P001 by hand\n", f"{CANDIDATE}\n")},
+    ),
+    # PROTOCOL §10: the fact writers re-read their file under the lock too.
+    Edit(
+        "remember",
+        ("remember", "N001 agent fact", "--kind", "decision"),
+        DECISIONS,
+        _append,
+        {DECISIONS: ("- P001 by hand\n", "- N001 agent fact\n")},
+    ),
+    Edit(
+        "replace",
+        ("replace", "K501", "project N001 moved", "--in", PROJECTS),
+        PROJECTS,
+        _append,
+        {PROJECTS: ("- P001 by hand\n", "- project N001 moved\n"), RETIRED: ("K501",)},
+    ),
+    Edit(
+        "retire",
+        ("retire", "K501", "--in", PROJECTS, "--reason", "done"),
+        PROJECTS,
+        _append,
+        {PROJECTS: ("- P001 by hand\n",), RETIRED: ("K501",)},
+    ),
+    Edit(
+        "verify",
+        ("verify", PROJECTS),
+        PROJECTS,
+        _append,
+        {PROJECTS: ("- P001 by hand\n", "- project K501")},
     ),
     Edit(
         "weekly-review-deferred",

@@ -45,6 +45,8 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import NOW, NOW_TEXT, memtier_command
 from tests.reliability.reliability_support import (
     YESTERDAY,
@@ -55,6 +57,9 @@ from tests.reliability.reliability_support import (
     residue,
     token_counts,
 )
+
+# A twelve-second soak of concurrent processes: only with `pytest -m slow`.
+pytestmark = pytest.mark.slow
 
 SOAK_SECONDS = float(os.environ.get("MEMTIER_SOAK_SECONDS", "12"))
 AGENT_TOKEN = re.compile(r"\bA\d{4}\b")

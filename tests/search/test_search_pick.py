@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from memtier.search import SearchRequest, search
 from memtier.search.found import FileHits, ScanResult, TermCounts, counting_words
 from memtier.search.pick import Scoring, pick_counted, pick_raw
-from memtier.search.rank import idf
 from memtier.search.scanner import _parse_rg_output, find_rg, scan_with_python
+from memtier.search.scoring import idf
 from memtier.search.tokens import Term
 from memtier.workspace import Workspace
 from tests.conftest import NOW

@@ -1,0 +1,215 @@
+"""Fact commands: `remember`, `replace`, `retire`, `verify`, `get` (PROTOCOL §10)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show, user_path
+
+
+def _text_argument(value: str) -> str:
+    """PROTOCOL §3 (v2): ``-`` reads the text from standard input."""
+    if value == "-":
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else b""
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            from memtier.errors import InputError
+
+            raise InputError("standard input: not UTF-8 text") from None
+    return value
+
+
+def _notice_redactions(counts: dict[str, int]) -> None:
+    from memtier.render import notice
+
+    for rule, count in sorted(counts.items()):
+        notice(f"redacted {count} secret(s): {rule}")
+
+
+def _file_option(ws_root: Path, value: str) -> Path:
+    return user_path(ws_root, Path(value))
+
+
+@app.command("remember")
+def remember_command(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="The fact, or - to read it from standard input.")],
+    kind: Annotated[
+        str | None,
+        typer.Option(
+            "--kind",
+            help="infrastructure, preference, project, decision, lesson, hot, event or "
+            "howto:<topic> (a multi-line block from stdin is kept whole).",
+            show_default=False,
+        ),
+    ] = None,
+    to: Annotated[
+        str | None,
+        typer.Option("--to", help="MEMORY.md or a WARM file to add it to.", show_default=False),
+    ] = None,
+    section: Annotated[
+        str | None,
+        typer.Option(
+            "--section", help="Put it under '## S' (created if missing).", show_default=False
+        ),
+    ] = None,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tag",
+            help="A vocabulary tag for the file's #tags: line (repeat).",
+            show_default=False,
+        ),
+    ] = None,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add a fact to its one home, as one line '- TEXT'; refreshes last_verified.
+
+    Refused (exit 1) when the fact, or a near-duplicate, already stands in MEMORY.md
+    or a WARM file (use replace), or when MEMORY.md would pass its line limit.
+    Without --kind and --to the fact goes to today's note with a #routing-note: line.
+    """
+    from memtier.commands.facts import remember
+
+    ws = open_workspace(ctx, root, now)
+    target = _file_option(ws.root, to) if to is not None else None
+    result = remember(
+        ws, _text_argument(text), kind=kind, to=target, section=section, tags=tuple(tag or ())
+    )
+    _notice_redactions(result.redacted)
+    show(result, as_json)
+
+
+@app.command("replace")
+def replace_command(
+    ctx: typer.Context,
+    old: Annotated[
+        str, typer.Argument(help="Text found in exactly one line of FILE (case-sensitive).")
+    ],
+    new: Annotated[str, typer.Argument(help="The line's new text, or - for standard input.")],
+    in_file: Annotated[
+        str, typer.Option("--in", help="MEMORY.md or a WARM file.", show_default=False)
+    ],
+    reason: Annotated[
+        str | None,
+        typer.Option("--reason", help="Why, for the retirement log.", show_default=False),
+    ] = None,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Replace the one line holding OLD with NEW; the old line goes to memory/archive/retired.md.
+
+    Zero or several matching lines: exit 1, listing them with their numbers. The
+    header lines are out of reach. Refreshes last_verified.
+    """
+    from memtier.commands.facts import replace_fact
+
+    ws = open_workspace(ctx, root, now)
+    result = replace_fact(
+        ws, old, _text_argument(new), in_file=_file_option(ws.root, in_file), reason=reason
+    )
+    _notice_redactions(result.redacted)
+    show(result, as_json)
+
+
+@app.command("retire")
+def retire_command(
+    ctx: typer.Context,
+    old: Annotated[
+        str, typer.Argument(help="Text found in exactly one line of FILE (case-sensitive).")
+    ],
+    in_file: Annotated[
+        str, typer.Option("--in", help="MEMORY.md or a WARM file.", show_default=False)
+    ],
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why the fact no longer holds.", show_default=False)
+    ],
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Remove the one line holding OLD; it is kept in memory/archive/retired.md with the reason.
+
+    Nothing is deleted: search --all (or --tier archive) still finds it.
+    """
+    from memtier.commands.facts import retire_fact
+
+    ws = open_workspace(ctx, root, now)
+    result = retire_fact(ws, old, in_file=_file_option(ws.root, in_file), reason=reason)
+    _notice_redactions(result.redacted)
+    show(result, as_json)
+
+
+@app.command("verify")
+def verify_command(
+    ctx: typer.Context,
+    files: Annotated[
+        list[str] | None, typer.Argument(help="WARM files (or MEMORY.md) whose facts you checked.")
+    ] = None,
+    stale: Annotated[
+        bool, typer.Option("--stale", help="Every WARM file health-check calls stale.")
+    ] = False,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Set last_verified to today, after checking the file's facts; prints the previous dates.
+
+    The way out when WARM files pass warm_max_age_days: check each file's facts
+    (correct them with replace / retire), then verify it. Never verify blindly.
+    """
+    from memtier.commands.facts import verify_files
+
+    ws = open_workspace(ctx, root, now)
+    paths = [_file_option(ws.root, f) for f in files or ()]
+    show(verify_files(ws, paths, stale=stale), as_json)
+
+
+@app.command("get")
+def get_command(
+    ctx: typer.Context,
+    spec: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="PATH[:FROM[-TO]]",
+            help="A file inside the workspace, optionally with a line range.",
+        ),
+    ] = None,
+    day: Annotated[
+        str | None,
+        typer.Option(
+            "--date", help="A day's note (YYYY-MM-DD), live or archived.", show_default=False
+        ),
+    ] = None,
+    max_lines: Annotated[int, typer.Option("--max-lines", help="Print at most N lines.")] = 200,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Print lines of a memory file with their numbers, at most --max-lines at a time.
+
+    When cut, the last line says 'truncated; next: PATH:N-M'. Read-only.
+    """
+    from memtier.commands.fact_get import split_range
+    from memtier.commands.facts import get_lines
+    from memtier.commands.lifecycle import parse_date_option
+    from memtier.errors import InputError
+
+    ws = open_workspace(ctx, root, now)
+    path, start, end = split_range(spec or "")
+    if day is None and not path:
+        raise InputError("get: give PATH or --date D")
+    when = parse_date_option(day, ws) if day is not None else None
+    given = str(_file_option(ws.root, path)) if path else ""
+    show(
+        get_lines(ws, given, from_line=start, to_line=end, date=when, max_lines=max_lines),
+        as_json,
+    )

@@ -1,0 +1,178 @@
+"""Moving memory in and out: `export`, `import`, `capture` (PROTOCOL §12)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show
+
+# "More than a few hundred items": below this an import is over before a bar helps.
+PROGRESS_MIN_ITEMS = 300
+
+
+def _notice_redactions(counts: dict[str, int]) -> None:
+    from memtier.render import notice
+
+    for rule, count in sorted(counts.items()):
+        notice(f"redacted {count} secret(s): {rule}")
+
+
+def _stdin_text() -> str:
+    from memtier import store
+
+    return store.decode_document(sys.stdin.buffer.read(), "standard input").text
+
+
+@app.command("export")
+def export_command(
+    ctx: typer.Context,
+    tier: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tier",
+            help="Export only this tier (repeatable): hot, warm, buffer, scratch, cold, "
+            "archive. Default: every live tier and memory/memtier.toml.",
+            show_default=False,
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write to FILE instead of standard output."),
+    ] = None,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Print the whole memory as one JSON document, byte for byte (import it with
+    `memtier import memtier FILE`). The archive only with --tier archive."""
+    from memtier.commands.transfer_export import export_memory
+    from memtier.render import notice, warn
+
+    ws = open_workspace(ctx, root, now)
+    result = export_memory(ws, tier or (), output)
+    for message in result.warnings:
+        warn(message)
+    _notice_redactions(result.redacted)
+    if output is None:
+        sys.stdout.write(result.document)
+        return
+    if not as_json:
+        notice(f"exported {len(result.files)} file(s) to {output}")
+        return
+    show(result, as_json)
+
+
+@contextmanager
+def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr, started only once an import proves big enough."""
+    if not enabled:
+        yield None
+        return
+    state: dict[str, Any] = {}
+
+    def advance(done: int, total: int) -> None:
+        if total <= PROGRESS_MIN_ITEMS:
+            return
+        if "bar" not in state:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            bar = Progress(console=Console(stderr=True), transient=True)
+            bar.start()
+            state["bar"], state["task"] = bar, bar.add_task("importing", total=total)
+        state["bar"].update(state["task"], completed=done)
+
+    try:
+        yield advance
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
+
+
+@app.command("import")
+def import_command(
+    ctx: typer.Context,
+    fmt: Annotated[
+        str,
+        typer.Argument(
+            metavar="FORMAT",
+            help="memtier, indexed, structured, brain, openclaw, claude or mcp-memory.",
+        ),
+    ],
+    source: Annotated[
+        str,
+        typer.Argument(
+            metavar="SOURCE",
+            help="The export file, JSONL file or folder to import; - reads a file format "
+            "from standard input.",
+        ),
+    ],
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan; change no byte of the workspace.")
+    ] = False,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Bring another memory in: every item to its one home, dates kept, redacted, never
+    overwriting. Every item is imported or listed as skipped with its reason; a second
+    import adds nothing.
+
+    FORMAT and SOURCE: memtier (an export file), indexed (a folder of front-matter
+    notes), structured (a folder of user/ feedback/ project/ … folders), brain (a JSONL
+    store or export), openclaw (a workspace with MEMORY.md and memory/YYYY-MM-DD.md),
+    claude (a Claude Code memory folder), mcp-memory (the MCP memory server's JSONL).
+    A file SOURCE may be - for standard input.
+    """
+    from memtier.commands.importers import import_source
+
+    ws = open_workspace(ctx, root, now)
+    text = _stdin_text() if source == "-" else None
+    path = Path(source).expanduser()
+    with _progress_bar(not as_json and sys.stderr.isatty()) as progress:
+        result = import_source(ws, fmt.lower(), path, text=text, dry_run=dry_run, progress=progress)
+    if not as_json:
+        _notice_redactions(result.redacted)
+    show(result, as_json)
+
+
+@app.command("capture")
+def capture_command(
+    ctx: typer.Context,
+    text: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[TEXT|-]", help="The inbound message; - or nothing reads standard input."
+        ),
+    ] = None,
+    channel: Annotated[
+        str | None,
+        typer.Option("--channel", help="Where the message came from (kept with the note)."),
+    ] = None,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show each part of the score.")
+    ] = False,
+    root: RootOption = None,
+    now: NowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Keep an inbound message as a buffer note tagged #captured when it earns it:
+    a trigger phrase (remember this, merke dir, …) or a topic word with length or
+    structure. Exit 0 whether kept or not; --explain says why.
+
+    TEXT is the message; - or no TEXT reads it from standard input. Triggers, topics
+    and thresholds are the capture_* keys of memory/memtier.toml.
+    """
+    from memtier.commands.transfer_capture import capture
+
+    ws = open_workspace(ctx, root, now)
+    message = _stdin_text() if text in (None, "-") else str(text)
+    result = capture(ws, message, channel=channel, explain=explain)
+    _notice_redactions(result.redacted)
+    show(result, as_json)

@@ -1,0 +1,197 @@
+"""The base context session-start prints, fitted to a character budget (PROTOCOL §4 step 7, §11).
+
+An agent's context window is the scarce resource: a base context of 50k
+characters pushes out the task it is for. `fit_context` lays the parts out in
+the order of their use to a returning agent (MEMORY.md, the working buffer, the
+last session's ``Open:`` items, today's note, then the rest) and, when the
+budget runs out, cuts a part at a line boundary with a line saying which lines
+were shown and how to read the rest, and names the parts left out entirely.
+The CLI and the tool server share it; only the "how to read the rest" wording
+differs (`MoreHint`).
+
+`last_open` finds the newest closed episodic note, however many days ago it
+was written, so an agent back after a long weekend still sees what was left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from memtier import store
+from memtier.errors import InputError
+from memtier.formats.episodic import split_closure
+from memtier.workspace import Workspace
+
+# How many of the newest notes are read looking for a closure block: a note
+# without one (a day still open) is skipped, but the search stays bounded.
+OPEN_LOOKBACK_NOTES = 30
+
+# Characters a cut part leaves for the cut line and the short parts after it.
+CUT_RESERVE = 400
+
+# (path, first line not shown, last line; None: from the start) -> the words that
+# fetch those lines.
+MoreHint = Callable[[str, int | None, int | None], str]
+
+
+def cli_more(path: str, first: int | None, last: int | None) -> str:
+    if first is None:
+        return f"memtier get {path}"
+    return f"memtier get {path}:{first}-{last}"
+
+
+@dataclass(frozen=True)
+class LastOpen:
+    """The ``Open:`` field of the newest closed note, and the day it belongs to."""
+
+    day: str
+    path: str
+    open: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"date": self.day, "path": self.path, "open": self.open}
+
+    def line(self) -> str:
+        return f"last session's Open: items ({self.day}): {self.open}"
+
+
+def last_open(ws: Workspace) -> LastOpen | None:
+    """The newest episodic note up to today that ends with a closure block."""
+    folder = ws.episodic_dir
+    if not folder.is_dir() or folder.is_symlink():
+        return None
+    today = ws.today.isoformat()
+    names = sorted(
+        (p.name for p in folder.glob("????-??-??.md") if p.name[:10] <= today), reverse=True
+    )
+    for name in names[:OPEN_LOOKBACK_NOTES]:
+        path = folder / name
+        try:
+            text = store.read_text(path, root=ws.root)
+        except InputError:
+            continue  # unreadable or confined: health-check reports it
+        _, block = split_closure(text)
+        if block is not None:
+            return LastOpen(day=name[:10], path=ws.relative(path), open=block.open)
+    return None
+
+
+@dataclass(frozen=True)
+class ContextPart:
+    """One block of the base context: its heading, the file it shows, its text.
+
+    *first_line* is the line number of the text's first line in that file (1 for
+    a whole file, later for a tail); None when the part is not a file's lines.
+    """
+
+    title: str
+    path: str
+    text: str
+    first_line: int | None = 1
+    heading: bool = True
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A part shown only in part (``shown`` of ``total`` lines) or left out (``shown`` 0)."""
+
+    path: str
+    shown: int
+    total: int
+    more: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "shown_lines": self.shown,
+            "total_lines": self.total,
+            "more": self.more,
+        }
+
+
+@dataclass(frozen=True)
+class FittedContext:
+    lines: tuple[str, ...]
+    cuts: tuple[Cut, ...]
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.cuts)
+
+
+def _body(text: str) -> list[str]:
+    return text.rstrip("\n").split("\n") if text.strip() else ["(empty)"]
+
+
+def _size(lines: Iterable[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
+
+
+def _more(part: ContextPart, shown: int, total: int, hint: MoreHint) -> str:
+    if part.first_line is None:
+        return hint(part.path, None, None)
+    first = part.first_line + shown
+    return hint(part.path, first, part.first_line + total - 1)
+
+
+def fit_context(
+    head: Iterable[str],
+    parts: Iterable[ContextPart],
+    tail: Iterable[str],
+    max_chars: int | None,
+    hint: MoreHint = cli_more,
+) -> FittedContext:
+    """*head*, the *parts* in order, *tail*; at most *max_chars* characters in all.
+
+    The head (what session-start did) and the tail (the health verdict) are
+    always shown: they are short and say whether the memory can be trusted.
+    """
+    head_lines, tail_lines = list(head), list(tail)
+    if max_chars is None:
+        body = [line for part in parts for line in _render(part, _body(part.text))]
+        return FittedContext(tuple(head_lines + body + tail_lines), ())
+    # Room for the line naming parts left out, should there be any.
+    left = max_chars - _size(head_lines) - _size(tail_lines) - 200
+    out: list[str] = []
+    cuts: list[Cut] = []
+    for part in parts:
+        lines = _body(part.text)
+        whole = _render(part, lines)
+        if _size(whole) <= left:
+            out += whole
+            left -= _size(whole)
+            continue
+        # A cut part leaves some room, so a short part after it (the Open: line) still shows.
+        shown = _lines_that_fit(part, lines, left - CUT_RESERVE)
+        total = len(lines)
+        cut = Cut(part.path, shown, total, _more(part, shown, total, hint))
+        cuts.append(cut)
+        if shown:
+            kept = _render(part, lines[:shown])
+            kept.append(f"[cut: {shown} of {total} lines shown; the rest: {cut.more}]")
+            out += kept
+            left -= _size(kept)
+    left_out = [c for c in cuts if c.shown == 0]
+    if left_out:
+        names = ", ".join(c.path for c in left_out)
+        out += ["", f"[not shown, over the {max_chars}-character budget: {names}]"]
+    return FittedContext(tuple(head_lines + out + tail_lines), tuple(cuts))
+
+
+def _render(part: ContextPart, lines: list[str]) -> list[str]:
+    if not part.heading:
+        return ["", *lines]
+    return ["", f"===== {part.title} =====", *lines]
+
+
+def _lines_that_fit(part: ContextPart, lines: list[str], room: int) -> int:
+    used = _size(_render(part, []))
+    shown = 0
+    for line in lines:
+        used += len(line) + 1
+        if used > room:
+            break
+        shown += 1
+    return shown

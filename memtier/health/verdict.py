@@ -1,0 +1,28 @@
+"""One verdict of PROTOCOL §6, shared by the report and every check that makes one.
+
+Its own module so that the checks, the secrets scan and the report all import
+it without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+PASS = "pass"
+FAIL = "fail"
+WARN = "warn"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One verdict of PROTOCOL §6: which check, pass/fail/warn, on which file, and why."""
+
+    id: str  # e.g. "hot.header", "secrets", "shims.version"
+    status: str  # "pass" | "fail" | "warn"
+    path: str | None  # relative to the root
+    message: str  # the exact §6 message
+    detail: tuple[str, ...] = ()  # what --verbose shows under the line
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "status": self.status, "path": self.path, "message": self.message}

@@ -1,0 +1,122 @@
+"""Pure text shaping for tool results: budgets, error lines, fixing calls (PROTOCOL §11).
+
+No SDK import here, so these rules are tested as plain functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+DEFAULT_MAX_CHARS = 8000
+# Below this a budget cannot hold a useful answer and the line saying it was cut.
+MIN_MAX_CHARS = 500
+
+# CLI commands a core message may name, and the tool that does the same.
+_TOOL_FOR_COMMAND: tuple[tuple[str, str], ...] = (
+    ("session-start", "memory_session_start"),
+    ("session-end", "memory_session_end"),
+    ("health-check", "memory_health"),
+    ("episodic close", "memory_close_day"),
+    ("episodic append", "memory_note (to='today')"),
+    ("buffer note", "memory_note"),
+    ("buffer task", "memory_task (action='add')"),
+    ("buffer done", "memory_task (action='done')"),
+    ("rotate", "memory_rotate"),
+    ("remember", "memory_remember"),
+    ("replace", "memory_replace"),
+    ("retire", "memory_retire"),
+    ("verify", "memory_verify"),
+    ("get", "memory_get"),
+    ("search", "memory_search"),
+    ("learn", "memory_learn"),
+    ("promote", "memory_promote"),
+    ("stats", "memory_overview"),
+    ("candidates", "memory_overview"),
+)
+_COMMAND_RE = re.compile(
+    r"\bmemtier (" + "|".join(re.escape(c) for c, _ in _TOOL_FOR_COMMAND) + r")\b"
+)
+
+# The call that fixes a failed or warned health check (PROTOCOL §6, §11).
+_HEALTH_FIX: dict[str, str] = {
+    "hot.header": "memory_session_start recreates a missing MEMORY.md; a broken header "
+    "(lines 1-4) is fixed by hand (memory_get path='MEMORY.md' to_line=4 shows it)",
+    "hot.size": "memory_retire a line of MEMORY.md, or move the fact to a WARM file "
+    "(memory_remember with kind), then memory_retire it from MEMORY.md",
+    "tags": "use tags from the vocabulary (memory_overview lists them); "
+    "edit line 2 of the file by hand",
+    "warm.fresh": "check the file's facts, correct them with memory_replace or memory_retire, "
+    "then memory_verify files=['{path}']",
+    "buffer.header": "memory_session_start (a buffer it cannot parse is fixed by hand)",
+    "buffer.missing": "memory_session_start",
+    "buffer.size": "memory_rotate",
+    "buffer.residue": "memory_session_start (recovers or removes rotation residue)",
+    "episodic.closure": "memory_close_day with decisions, signal and open for that day",
+    "scratch.present": "memtier init (creates the missing .learnings/ files)",
+    "residue.tmp": "memory_session_start (removes leftover temporary files)",
+    "shims.version": "memtier install-scripts",
+    "secrets": "memory_replace the line without the credential, then rotate the credential",
+}
+
+
+def tool_hint(message: str) -> str | None:
+    """``fix: call memory_…`` when a core message names the CLI command that fixes it."""
+    found = _COMMAND_RE.search(message)
+    if found is None:
+        return None
+    tool = dict(_TOOL_FOR_COMMAND)[found.group(1)]
+    return f"fix: call {tool}"
+
+
+def health_fix(check_id: str, path: str | None) -> str | None:
+    fix = _HEALTH_FIX.get(check_id)
+    if fix is None:
+        return None
+    return fix.replace("{path}", path or "")
+
+
+@dataclass(frozen=True)
+class Bounded:
+    text: str
+    truncated: bool
+    shown_lines: int
+    total_lines: int
+
+
+def check_budget(max_chars: int) -> int:
+    from memtier.errors import InputError
+
+    if max_chars < MIN_MAX_CHARS:
+        raise InputError(f"max_chars must be at least {MIN_MAX_CHARS} (got {max_chars})")
+    return max_chars
+
+
+def bound_lines(
+    lines: Iterable[str], max_chars: int, more: str | Callable[[int], str] | None = None
+) -> Bounded:
+    """The lines that fit in *max_chars*, cut at a line boundary, the cut said last.
+
+    *more* is the call that returns the rest (or makes it from the number of
+    lines shown); a line longer than the whole budget
+    is shortened rather than dropped, so the answer is never empty.
+    """
+    all_lines = list(lines)
+    if sum(len(line) + 1 for line in all_lines) <= max_chars + 1:
+        return Bounded("\n".join(all_lines), False, len(all_lines), len(all_lines))
+    kept: list[str] = []
+    room = max_chars - 200  # the cut line
+    used = 0
+    for line in all_lines:
+        if used + len(line) + 1 > room:
+            if not kept:
+                kept.append(line[: max(room - 1, 0)] + "…")
+            break
+        kept.append(line)
+        used += len(line) + 1
+    shown = len(kept)
+    cut = f"[cut at {max_chars} characters: {shown} of {len(all_lines)} lines shown"
+    rest = more(shown) if callable(more) else more
+    cut += f"; the rest: {rest}]" if rest else "]"
+    return Bounded("\n".join([*kept, cut]), True, shown, len(all_lines))

@@ -1,0 +1,41 @@
+"""Fixtures for the tool server: an in-process server on a fixed clock, and a client call.
+
+The SDK is imported inside the fixtures, so the CLI tests here run without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.conftest import NOW_TEXT
+
+if TYPE_CHECKING:
+    from mcp_types import CallToolResult
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def server(root: Path) -> Any:
+    pytest.importorskip("mcp")
+    from memtier.mcp.runtime import ToolRuntime
+    from memtier.mcp.server import build_server
+
+    return build_server(ToolRuntime(root=str(root), now=NOW_TEXT))
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+async def call_tool(server: Any, name: str, **arguments: Any) -> CallToolResult:
+    from mcp import Client
+
+    async with Client(server, raise_exceptions=True) as client:
+        return await client.call_tool(name, arguments)

@@ -1,0 +1,103 @@
+"""The server as a real process: a whole session over stdio, and writers racing (§3, §11)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from memtier.formats.buffer import parse_buffer
+from tests.conftest import NOW_TEXT, memtier_command
+from tests.mcp.conftest import text_of
+
+pytestmark = pytest.mark.anyio
+
+
+def _stdio(root: Path) -> StdioServerParameters:
+    command = memtier_command()
+    return StdioServerParameters(
+        command=command[0],
+        args=[*command[1:], "mcp"],
+        env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "NO_COLOR": "1"},
+        cwd=str(root.parent),
+    )
+
+
+async def _ok(client: Client, name: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(name, arguments)
+    assert not result.is_error, f"{name}: {text_of(result)}"
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def test_a_whole_session_over_stdio(root: Path) -> None:
+    async with Client(_stdio(root)) as client:
+        start = await _ok(client, "memory_session_start")
+        assert "===== MEMORY.md =====" in start["text"]
+        await _ok(client, "memory_task", action="add", task="move backups to restic")
+        await _ok(client, "memory_note", text="restic repo lives on nas01:/srv/restic")
+        await _ok(client, "memory_remember", text="backups use restic", kind="decision")
+        found = await _ok(client, "memory_search", query="restic")
+        assert found["results"]
+        line = found["results"][0]["line"]
+        got = await _ok(client, "memory_get", path=found["results"][0]["path"], from_line=line)
+        assert "restic" in got["text"]
+        await _ok(client, "memory_session_end")
+        await _ok(client, "memory_close_day", decisions="restic", signal="nas is slow", open="none")
+        health = await _ok(client, "memory_health")
+        assert health["ok"] is True, health["text"]
+        failed = await client.call_tool("memory_get", {"path": "memory/nope.md"})
+        assert failed.is_error
+        assert text_of(failed).startswith("memtier: error: ")
+        assert "Traceback" not in text_of(failed)
+    note = (root / "memory/episodic/2026-11-30.md").read_text()
+    assert "restic repo lives on nas01" in note
+    assert "backups use restic" in (root / "memory/semantic/decisions.md").read_text()
+
+
+WRITES = 12
+
+
+async def _server_writes(root: Path, tag: str) -> None:
+    async with Client(_stdio(root)) as client:
+        for n in range(WRITES):
+            await _ok(client, "memory_note", text=f"{tag} note {n}")
+
+
+def _cli_writes(root: Path) -> None:
+    for n in range(WRITES):
+        subprocess.run(
+            [
+                *memtier_command(),
+                "--root",
+                str(root),
+                "--now",
+                NOW_TEXT,
+                "buffer",
+                "note",
+                f"cli note {n}",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+
+
+@pytest.mark.slow
+async def test_two_servers_and_the_cli_writing_at_once_lose_nothing(root: Path) -> None:
+    async with anyio.create_task_group() as group:
+        group.start_soon(_server_writes, root, "alpha")
+        group.start_soon(_server_writes, root, "beta")
+        group.start_soon(anyio.to_thread.run_sync, _cli_writes, root)
+    body = parse_buffer((root / "memory/working-buffer.md").read_text()).body
+    for tag in ("alpha", "beta", "cli"):
+        for n in range(WRITES):
+            assert body.count(f"- {tag} note {n}\n") == 1, (tag, n)

@@ -1,0 +1,231 @@
+"""The shape of the package: no import cycle, no oversized module, every
+``PROTOCOL §N`` citation resolvable, every path the docs name present."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+PACKAGE = REPO / "memtier"
+MAX_MODULE_LINES = 600
+DOCS = (
+    REPO / "README.md",
+    REPO / "SKILL.md",
+    REPO / "UPGRADE.md",
+    *sorted((REPO / "docs").glob("*.md")),
+)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imported(name: str, path: Path, known: set[str]) -> set[str]:
+    """Every memtier module *name* imports, at the top or inside a function.
+
+    ``from a.b import c`` is a dependency on ``a.b.c`` when that is a module,
+    else on ``a.b``; relative imports are resolved against the package.
+    """
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            modules = [f"{source}.{a.name}" for a in node.names if f"{source}.{a.name}" in known]
+            # The package a submodule is taken from counts too, unless it is the
+            # importer's own ancestor (initialised before the importer anyway).
+            ancestor = name == source or name.startswith(source + ".")
+            names_only = len(modules) < len(node.names)
+            targets = modules + ([source] if names_only or not ancestor else [])
+        else:
+            continue
+        for target in targets:
+            if target in known and target != name:
+                found.add(target)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    known = set(modules)
+    return {name: _imported(name, path, known) for name, path in modules.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for succ in sorted(graph[node]):
+            if succ not in index:
+                visit(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in on_stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component: list[str] = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_sees_relative_function_level_and_module_imports(tmp_path: Path) -> None:
+    """The cycle check would catch each way a cycle can be spelled."""
+    known = {"memtier", "memtier.a", "memtier.pkg", "memtier.pkg.b", "memtier.pkg.c"}
+    b = tmp_path / "b.py"
+    b.write_text(
+        "from . import c\ndef f():\n    from ..a import thing\n    from memtier import pkg\n",
+        encoding="utf-8",
+    )
+    assert _imported("memtier.pkg.b", b, known) == {"memtier.pkg.c", "memtier.a", "memtier.pkg"}
+    outside = tmp_path / "a.py"
+    outside.write_text("from memtier.pkg import c, helper\n", encoding="utf-8")
+    assert _imported("memtier.a", outside, known) == {"memtier.pkg.c", "memtier.pkg"}
+    graph = {"x": {"y"}, "y": {"z"}, "z": {"x"}, "w": {"x"}}
+    assert _cycles(graph) == [["x", "y", "z"]]
+
+
+def test_memtier_has_no_import_cycle() -> None:
+    assert _cycles(_graph()) == []
+
+
+def test_no_guarded_import_of_memtier_itself() -> None:
+    """A module of the package is imported plainly; ``except ImportError`` hides cycles."""
+    offenders = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Try):
+                continue
+            guards = {ast.unparse(h.type) for h in node.handlers if h.type is not None}
+            if guards & {"ImportError", "ModuleNotFoundError"}:
+                body = ast.unparse(ast.Module(body=node.body, type_ignores=[]))
+                if re.search(r"\bmemtier\b|from \.", body):
+                    offenders.append(name)
+    assert offenders == []
+
+
+def test_no_module_over_the_limit() -> None:
+    sizes = {
+        name: len(path.read_text(encoding="utf-8").splitlines())
+        for name, path in _modules().items()
+    }
+    assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
+def _protocol_sections() -> set[int]:
+    text = (REPO / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
+    return {int(n) for n in re.findall(r"^## (\d+)\.", text, re.MULTILINE)}
+
+
+def _cited_sections(text: str) -> set[int]:
+    """Section numbers after ``§``, including lists such as ``§2, §9`` or ``§4 step 1``."""
+    return {int(n) for n in re.findall(r"§\s?(\d+)", text)}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*sorted(PACKAGE.rglob("*.py")), *DOCS],
+    ids=lambda p: p.relative_to(REPO).as_posix(),
+)
+def test_every_protocol_citation_names_a_section(path: Path) -> None:
+    cited = _cited_sections(path.read_text(encoding="utf-8"))
+    assert cited - _protocol_sections() == set()
+
+
+def test_protocol_keeps_its_section_numbers() -> None:
+    assert _protocol_sections() == set(range(1, 13))
+
+
+def test_every_repository_path_the_docs_name_exists() -> None:
+    missing = []
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for match in re.finditer(r"\b((?:memtier|tests|bench|docs)/[\w/.-]*\w)", text):
+            rel = match.group(1)
+            if "/" in rel and not (REPO / rel).exists() and not rel.startswith("memtier/templates"):
+                missing.append(f"{doc.name}: {rel}")
+    assert missing == []
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"run the tests[^\n]*:\n\n```sh\n(.+?)\n```", readme)
+    assert found is not None
+    assert found.group(1) in (REPO / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_tier_list_is_spelled_only_in_workspace() -> None:
+    """A literal naming the tiers anywhere else would drift from the one table."""
+    tiers = {"hot", "warm", "buffer", "scratch", "cold"}
+    spelled = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Tuple | ast.List | ast.Set):
+                words = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+                if len(words & tiers) >= 4:
+                    spelled.append(f"{name}:{node.lineno}")
+    assert [s for s in spelled if not s.startswith("memtier.workspace:")] == []
+
+
+def _packages() -> set[str]:
+    return {_module_name(p) for p in PACKAGE.glob("*/__init__.py")}
+
+
+def _layer(module: str) -> str:
+    """``top`` for the infrastructure modules at the top, else the subpackage's name."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or module in _packages() else "top"
+
+
+def test_layers_import_downwards_only() -> None:
+    """Infrastructure imports no layer above it; formats only infrastructure; only
+    ``__main__`` imports the CLI (so every command's core runs without typer)."""
+    allowed = {"top": {"top"}, "formats": {"top", "formats"}}
+    wrong = []
+    for module, deps in _graph().items():
+        if module == "memtier.__main__":
+            continue  # the entry point: starting the CLI is its job
+        here = _layer(module)
+        for dep in deps:
+            there = _layer(dep)
+            upward = here in allowed and there not in allowed[here]
+            into_cli = there == "cli" and here != "cli"
+            if upward or into_cli:
+                wrong.append(f"{module} -> {dep}")
+    assert wrong == []
