@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from memtier.commands.init import init_workspace
-from memtier.commands.lifecycle import CHECKPOINTS
+from memtier.faults import LIFECYCLE_CHECKPOINTS as CHECKPOINTS
 from memtier.formats.buffer import parse_buffer
 from memtier.health.report import run_health_check
 from memtier.workspace import Workspace
