@@ -75,7 +75,7 @@ def _commands_for(point: str) -> list[tuple[str, ...]]:
         "buffer": [("buffer", "task", text), ("buffer", "note", text)],
         "episodic": [("episodic", "append", text)],
         "review": [("weekly-review",)],
-        "archive": [("archive", "--days", "6")],
+        "archive": [("archive", "--days", "1")],
     }.get(family, [("buffer", "task", text), ("rotate",), ("weekly-review",), ("archive",)])
 
 
@@ -161,6 +161,14 @@ class Walk:
         preferred = [p for p in self.todo if prefer and p.startswith(prefer)]
         point = self.rng.choice(preferred or self.todo)
         args = self.rng.choice(_commands_for(point))
+        if point in ("review.before-flag", "review.flagged"):
+            # `learn` flags a lesson the moment it recurs (as the weekly review does).
+            lesson = f"lesson {self.rng.randint(1, 10**6)} keeps coming back"
+            for _ in range(2):
+                self.run("learn", "error", lesson)
+            args = ("learn", "error", lesson)
+        elif point.startswith(("store.before-move", "store.moved")):
+            args = ("archive", "--days", "1")
         if point.startswith("session_start.") and self.rng.random() < 0.5:
             # Recovery points need a crashed rotation to recover from, sometimes
             # with a line a person added after it.
