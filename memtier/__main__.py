@@ -13,6 +13,13 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(f"memtier {__version__}\n")
         return 0
+    # The hot commands in their commonest shapes start without typer (memtier.cli.fast);
+    # every other call, and every shape the fast path does not know, goes to typer.
+    from memtier.cli.fast import run_fast
+
+    code = run_fast(args)
+    if code is not None:
+        return code
     from memtier.cli import run
 
     return run(args)

@@ -130,7 +130,10 @@ def _check_value(key: str, raw: object, where: Path) -> Any:
 
 def parse_config(text: str, where: Path) -> Config:
     """Validate the text of a memtier.toml and build a `Config`."""
-    import tomllib  # only when a file exists: most workspaces run on defaults
+    if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
+        # Comments only (as `init` writes it): the defaults, without loading tomllib.
+        return Config()
+    import tomllib  # only when a file sets a key: most workspaces run on defaults
 
     try:
         raw = tomllib.loads(text)

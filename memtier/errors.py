@@ -2,8 +2,9 @@
 
 Every failure a user can cause is a `MemtierError`. The CLI has a single
 handler that prints ``memtier: error: <message>`` on stderr and exits with the
-error's ``exit_code``: 2 for usage and input errors, 1 for protocol refusals
-and failed checks. Anything else that escapes is a bug.
+error's ``exit_code``: 2 for usage and input errors, 1 for protocol refusals,
+failed writes and failed checks. Anything else that escapes is a bug: the
+handler says so in one line and exits `EXIT_BUG` (3).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_REFUSED = 1
 EXIT_INPUT = 2
+EXIT_BUG = 3
 
 
 class MemtierError(Exception):
@@ -62,7 +64,21 @@ class LockTimeout(RefusedError, TimeoutError):
     """Another memtier process held the workspace lock for too long."""
 
 
-class CheckFailed(MemtierError):
-    """A required check failed (exit 1)."""
+class WriteFailed(MemtierError, OSError):
+    """The operating system refused a write (full disk, read-only, permissions): exit 1."""
 
     exit_code = EXIT_REFUSED
+
+
+class CheckFailed(MemtierError):
+    """A required check failed (exit 1).
+
+    ``shown`` is true when the report that names the failure has already been
+    printed (health-check's verdict line): the handler then adds no error line.
+    """
+
+    exit_code = EXIT_REFUSED
+
+    def __init__(self, message: str, *, shown: bool = False) -> None:
+        super().__init__(message)
+        self.shown = shown

@@ -1,18 +1,38 @@
-"""The one renderer: every report is printed as text or as one JSON object.
+"""The one renderer: a result is printed as text or as one JSON object, its messages
+on stderr, and `show` returns the exit code.
 
-Core functions return small frozen dataclasses that implement `Report`
-(``to_json`` gives the stable JSON contract, ``text_lines`` the human view);
-the CLI hands them to `emit`. Colour is used only on a terminal and never when
-``NO_COLOR`` is set.
+Core functions return small frozen results that implement `Report` (``to_json``
+gives the stable JSON contract, ``text_lines`` the plain view). A result carries
+its own messages, read here and nowhere else:
+
+- ``warnings``: tuple of strings, printed as ``memtier: warning: …`` (never change
+  the exit code);
+- ``notices``: tuple of strings, printed as ``memtier: …``;
+- ``redacted``: rule → count, printed as ``redacted N secret(s): RULE`` notices
+  (PROTOCOL §3: the rules and counts, never the secret), prefixed with
+  ``redacted_in`` when the result names where (search: ``search log``);
+- ``failure``: a `MemtierError` (or None) the result ends with, e.g. a failed
+  health check: it goes through `fail`, the one error handler, for its exit code.
+
+On a terminal (and without ``NO_COLOR``) the caller may pass a ``terminal`` view,
+which prints the result for a person (the CLI's rich tables, `memtier.cli.views`);
+piped output is always the plain lines, and --json never changes.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from collections.abc import Iterable
-from typing import Any, Protocol, TextIO
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+if TYPE_CHECKING:
+    from memtier.errors import MemtierError
+
+
+# The ``redacted`` default of a result: immutable, so one instance serves every result.
+NO_REDACTIONS: Mapping[str, int] = MappingProxyType({})
 
 
 class Report(Protocol):
@@ -21,16 +41,74 @@ class Report(Protocol):
     def text_lines(self) -> Iterable[str]: ...
 
 
-def emit(report: Report, *, as_json: bool, stream: TextIO | None = None) -> None:
-    out = stream or sys.stdout
+def show(
+    report: Report,
+    *,
+    as_json: bool,
+    warnings: Iterable[str] = (),
+    terminal: Callable[[TextIO], None] | None = None,
+    body: bool = True,
+) -> int:
+    """Print *report* (unless not *body*: the caller printed its output), then its
+    notices and warnings (and the caller's *warnings*); return the exit code: 0, or
+    the code of the failure the report carries."""
+    out = sys.stdout
+    if not body:
+        pass
+    elif as_json:
+        emit_json(report.to_json(), out)
+    else:
+        if terminal is not None and colour_enabled(out):
+            terminal(out)
+        else:
+            for line in report.text_lines():
+                out.write(line + "\n")
+    redacted = getattr(report, "redacted", None) or {}
+    for message in redaction_notices(redacted, getattr(report, "redacted_in", "")):
+        notice(message)
+    for message in getattr(report, "notices", ()):
+        notice(message)
+    for message in (*warnings, *getattr(report, "warnings", ())):
+        warn(message)
+    failure: MemtierError | None = getattr(report, "failure", None)
+    return 0 if failure is None else fail(failure, as_json=as_json)
+
+
+def fail(error: MemtierError, *, as_json: bool) -> int:
+    """The one error handler: ``memtier: error: …`` on stderr (with --json also
+    ``{"ok": false, "error": …}`` on stdout) and the error's exit code.
+
+    A failed check whose report is already printed (`CheckFailed.shown`) adds
+    nothing: the report's verdict is its message.
+    """
+    if getattr(error, "shown", False):
+        return error.exit_code
+    message = clean_message(error.message)
+    sys.stderr.write(f"memtier: error: {message}\n")
     if as_json:
-        out.write(json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n")
-        return
-    for line in report.text_lines():
-        out.write(line + "\n")
+        emit_json({"ok": False, "error": message})
+    return error.exit_code
+
+
+def clean_message(message: str) -> str:
+    # A message may quote what was typed (an unknown option, a task to match):
+    # it never repeats a credential (PROTOCOL §3). Loaded only when there is an error.
+    from memtier.secrets import redact
+
+    return redact(message).text
+
+
+def redaction_notices(counts: Mapping[str, int], where: str = "") -> tuple[str, ...]:
+    """``redacted N secret(s): RULE`` per rule, sorted (PROTOCOL §3)."""
+    prefix = f"{where}: " if where else ""
+    return tuple(
+        f"{prefix}redacted {count} secret(s): {rule}" for rule, count in sorted(counts.items())
+    )
 
 
 def emit_json(payload: dict[str, Any], stream: TextIO | None = None) -> None:
+    import json  # only with --json: most calls print text
+
     (stream or sys.stdout).write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
 
 

@@ -26,19 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from memtier.errors import ConfinementError, InputError, LockTimeout, MemtierError
+from memtier.errors import ConfinementError, InputError, LockTimeout, WriteFailed
 from memtier.faults import checkpoint
 from memtier.workspace import inside_root
 
 TEMP_SUFFIX = ".memtier-tmp"
 LOCK_TIMEOUT_SECONDS = 60.0
 _BOM = "\ufeff"
-
-
-class WriteFailed(MemtierError):
-    """The operating system refused a write (full disk, read-only, permissions): exit 1."""
-
-    exit_code = 1
 
 
 # ---------------------------------------------------------------------------

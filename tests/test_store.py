@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memtier import store
-from memtier.errors import ConfinementError, InputError
+from memtier.errors import ConfinementError, InputError, WriteFailed
 
 
 def test_write_text_replaces_whole_file_and_ends_with_newline(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_failed_write_removes_temp_and_keeps_target(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(store.os, "replace", broken_replace)
-    with pytest.raises(store.WriteFailed, match="No space left on device"):
+    with pytest.raises(WriteFailed, match="No space left on device"):
         store.write_text(target, "new\n", root=tmp_path)
     assert target.read_text() == "precious\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.md"]

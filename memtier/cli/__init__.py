@@ -1,20 +1,35 @@
 """memtier's command line: a thin typer layer over the core (see `_app`).
 
-Importing this package registers every command, one module per issue area;
-each command imports its core lazily, inside the command, to keep start-up fast.
+``app`` and ``run`` are loaded on first use: importing them registers every
+command, one module per area. `memtier.cli.invocation` and `memtier.cli.fast`
+never import typer, so the hot commands' fast path starts without it.
 """
 
 from __future__ import annotations
 
-from memtier.cli import facts as _facts
-from memtier.cli import foundation as _foundation
-from memtier.cli import health as _health
-from memtier.cli import lifecycle as _lifecycle
-from memtier.cli import maintenance as _maintenance
-from memtier.cli import mcp as _mcp
-from memtier.cli import recall as _recall
-from memtier.cli import transfer as _transfer
-from memtier.cli._app import app, run
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memtier.cli._app import app, run
 
 __all__ = ["app", "run"]
-del _facts, _foundation, _health, _lifecycle, _maintenance, _mcp, _recall, _transfer
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'memtier.cli' has no attribute {name!r}")
+    from memtier.cli import (
+        _app,
+        facts,
+        foundation,
+        health,
+        lifecycle,
+        maintenance,
+        mcp,
+        recall,
+        transfer,
+    )
+
+    # Imported to register their commands.
+    del facts, foundation, health, lifecycle, maintenance, mcp, recall, transfer
+    return getattr(_app, name)

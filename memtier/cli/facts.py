@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show, user_path
+from memtier.cli._app import app, command
+from memtier.cli.invocation import open_workspace, show, user_path
 
 
 def _text_argument(value: str) -> str:
@@ -24,20 +25,12 @@ def _text_argument(value: str) -> str:
     return value
 
 
-def _notice_redactions(counts: dict[str, int]) -> None:
-    from memtier.render import notice
-
-    for rule, count in sorted(counts.items()):
-        notice(f"redacted {count} secret(s): {rule}")
-
-
 def _file_option(ws_root: Path, value: str) -> Path:
     return user_path(ws_root, Path(value))
 
 
-@app.command("remember")
+@command(app, "remember")
 def remember_command(
-    ctx: typer.Context,
     text: Annotated[str, typer.Argument(help="The fact, or - to read it from standard input.")],
     kind: Annotated[
         str | None,
@@ -66,10 +59,7 @@ def remember_command(
             show_default=False,
         ),
     ] = None,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Add a fact to its one home, as one line '- TEXT'; refreshes last_verified.
 
     Refused (exit 1) when the fact, or a near-duplicate, already stands in MEMORY.md
@@ -78,18 +68,16 @@ def remember_command(
     """
     from memtier.commands.facts import remember
 
-    ws = open_workspace(ctx, root, now)
+    ws = open_workspace()
     target = _file_option(ws.root, to) if to is not None else None
     result = remember(
         ws, _text_argument(text), kind=kind, to=target, section=section, tags=tuple(tag or ())
     )
-    _notice_redactions(result.redacted)
-    show(result, as_json)
+    return show(result)
 
 
-@app.command("replace")
+@command(app, "replace")
 def replace_command(
-    ctx: typer.Context,
     old: Annotated[
         str, typer.Argument(help="Text found in exactly one line of FILE (case-sensitive).")
     ],
@@ -101,10 +89,7 @@ def replace_command(
         str | None,
         typer.Option("--reason", help="Why, for the retirement log.", show_default=False),
     ] = None,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Replace the one line holding OLD with NEW; the old line goes to memory/archive/retired.md.
 
     Zero or several matching lines: exit 1, listing them with their numbers. The
@@ -112,17 +97,15 @@ def replace_command(
     """
     from memtier.commands.facts import replace_fact
 
-    ws = open_workspace(ctx, root, now)
+    ws = open_workspace()
     result = replace_fact(
         ws, old, _text_argument(new), in_file=_file_option(ws.root, in_file), reason=reason
     )
-    _notice_redactions(result.redacted)
-    show(result, as_json)
+    return show(result)
 
 
-@app.command("retire")
+@command(app, "retire")
 def retire_command(
-    ctx: typer.Context,
     old: Annotated[
         str, typer.Argument(help="Text found in exactly one line of FILE (case-sensitive).")
     ],
@@ -132,35 +115,27 @@ def retire_command(
     reason: Annotated[
         str, typer.Option("--reason", help="Why the fact no longer holds.", show_default=False)
     ],
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Remove the one line holding OLD; it is kept in memory/archive/retired.md with the reason.
 
     Nothing is deleted: search --all (or --tier archive) still finds it.
     """
     from memtier.commands.facts import retire_fact
 
-    ws = open_workspace(ctx, root, now)
+    ws = open_workspace()
     result = retire_fact(ws, old, in_file=_file_option(ws.root, in_file), reason=reason)
-    _notice_redactions(result.redacted)
-    show(result, as_json)
+    return show(result)
 
 
-@app.command("verify")
+@command(app, "verify")
 def verify_command(
-    ctx: typer.Context,
     files: Annotated[
         list[str] | None, typer.Argument(help="WARM files (or MEMORY.md) whose facts you checked.")
     ] = None,
     stale: Annotated[
         bool, typer.Option("--stale", help="Every WARM file health-check calls stale.")
     ] = False,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Set last_verified to today, after checking the file's facts; prints the previous dates.
 
     The way out when WARM files pass warm_max_age_days: check each file's facts
@@ -168,14 +143,13 @@ def verify_command(
     """
     from memtier.commands.facts import verify_files
 
-    ws = open_workspace(ctx, root, now)
+    ws = open_workspace()
     paths = [_file_option(ws.root, f) for f in files or ()]
-    show(verify_files(ws, paths, stale=stale), as_json)
+    return show(verify_files(ws, paths, stale=stale))
 
 
-@app.command("get")
+@command(app, "get")
 def get_command(
-    ctx: typer.Context,
     spec: Annotated[
         str | None,
         typer.Argument(
@@ -190,10 +164,7 @@ def get_command(
         ),
     ] = None,
     max_lines: Annotated[int, typer.Option("--max-lines", help="Print at most N lines.")] = 200,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Print lines of a memory file with their numbers, at most --max-lines at a time.
 
     When cut, the last line says 'truncated; next: PATH:N-M'. Read-only.
@@ -203,13 +174,10 @@ def get_command(
     from memtier.commands.lifecycle import parse_date_option
     from memtier.errors import InputError
 
-    ws = open_workspace(ctx, root, now)
+    ws = open_workspace()
     path, start, end = split_range(spec or "")
     if day is None and not path:
         raise InputError("get: give PATH or --date D")
     when = parse_date_option(day, ws) if day is not None else None
     given = str(_file_option(ws.root, path)) if path else ""
-    show(
-        get_lines(ws, given, from_line=start, to_line=end, date=when, max_lines=max_lines),
-        as_json,
-    )
+    return show(get_lines(ws, given, from_line=start, to_line=end, date=when, max_lines=max_lines))

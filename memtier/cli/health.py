@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
-from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show
+from memtier.cli import fast
+from memtier.cli._app import app, command
+from memtier.cli.invocation import open_workspace, show
 
 VerboseOption = Annotated[
     bool,
@@ -19,14 +20,8 @@ VerboseOption = Annotated[
 ]
 
 
-@app.command("health-check")
-def health_check_command(
-    ctx: typer.Context,
-    verbose: VerboseOption = False,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@command(app, "health-check")
+def health_check_command(verbose: VerboseOption = False) -> int:
     """Check every memory invariant; exit 0 when all required checks pass, 1 when one fails.
 
     Checks the MEMORY.md header and size, tags against the vocabulary, WARM
@@ -34,29 +29,13 @@ def health_check_command(
     closure blocks of today's and yesterday's notes, credentials in any
     non-archived memory file, leftover temporary files and shim versions.
     Warnings never change the exit code. Reads only: it never writes a file.
+    On a terminal the checks are a table; piped, the original script's lines.
     """
-    from memtier.health.report import run_health_check
-    from memtier.render import colour_enabled
-
-    ws = open_workspace(ctx, root, now)
-    report = run_health_check(ws)
-    if as_json:
-        show(report, True)
-    else:
-        colour = colour_enabled(sys.stdout)
-        for line in report.text_lines(verbose=verbose, colour=colour):
-            sys.stdout.write(line + "\n")
-    if not report.ok:
-        raise typer.Exit(1)
+    return fast.health_check(verbose)
 
 
-@app.command("install-scripts")
-def install_scripts_command(
-    ctx: typer.Context,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@command(app, "install-scripts")
+def install_scripts_command() -> int:
     """Write the shell shims into memory/scripts/ (health-check.sh, atomic-write.sh, ...).
 
     Each shim finds its workspace from its own location, calls this memtier
@@ -67,5 +46,5 @@ def install_scripts_command(
     from memtier import __version__
     from memtier.commands.shims import install_scripts, installer_command
 
-    ws = open_workspace(ctx, root, now)
-    show(install_scripts(ws, fallback=installer_command(), version=__version__), as_json)
+    ws = open_workspace()
+    return show(install_scripts(ws, fallback=installer_command(), version=__version__))

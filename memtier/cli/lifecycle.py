@@ -6,31 +6,28 @@ and `episodic append|close|show`. Each imports its core inside the function.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show
+from memtier.cli import fast
+from memtier.cli._app import app, command, group
+from memtier.cli.invocation import open_workspace, show
 
-if TYPE_CHECKING:
-    from memtier.commands.lifecycle import BufferResult
-
-buffer_app = typer.Typer(
-    help="The working buffer (memory/working-buffer.md): write here first, during a task.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
+buffer_app = group(
+    "buffer", "The working buffer (memory/working-buffer.md): write here first, during a task."
 )
-episodic_app = typer.Typer(
-    help="Episodic notes (memory/episodic/YYYY-MM-DD.md): events and the day's closure block.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
+episodic_app = group(
+    "episodic",
+    "Episodic notes (memory/episodic/YYYY-MM-DD.md): events and the day's closure block.",
 )
-app.add_typer(buffer_app, name="buffer")
-app.add_typer(episodic_app, name="episodic")
 
 TextArgument = Annotated[
     str,
-    typer.Argument(help="The text; line breaks are folded into spaces, secrets are redacted."),
+    typer.Argument(
+        help="The text; line breaks are folded into spaces, secrets are redacted.",
+        show_default=False,
+    ),
 ]
 DateOption = Annotated[
     str | None,
@@ -40,16 +37,8 @@ DateOption = Annotated[
 ]
 
 
-def _report_redactions(counts: dict[str, int]) -> None:
-    from memtier.render import notice
-
-    for rule, count in sorted(counts.items()):
-        notice(f"redacted {count} secret(s): {rule}")
-
-
-@app.command("session-start")
+@command(app, "session-start")
 def session_start_command(
-    ctx: typer.Context,
     max_chars: Annotated[
         int | None,
         typer.Option(
@@ -61,10 +50,7 @@ def session_start_command(
             min=1,
         ),
     ] = None,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Start a session: recover the buffer, heartbeat, print the base context.
 
     Runs the decision tree of the protocol in order (missing files, stale rotation
@@ -73,24 +59,11 @@ def session_start_command(
     ago), today's and yesterday's notes, the last 20 lines of each .learnings file
     and the health-check verdict. Exit 0 even when health fails.
     """
-    from dataclasses import replace
-
-    from memtier.commands.session_start import session_start
-    from memtier.render import warn
-
-    result = replace(session_start(open_workspace(ctx, root, now)), max_chars=max_chars)
-    for message in result.warnings:
-        warn(message)
-    show(result, as_json)
+    return fast.session_start(max_chars)
 
 
-@app.command("session-end")
-def session_end_command(
-    ctx: typer.Context,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@command(app, "session-end")
+def session_end_command() -> int:
     """End a session: rotate the buffer into today's note if it holds anything.
 
     Tasks, notes and done items all count; prints 'nothing to rotate' (exit 0)
@@ -98,16 +71,11 @@ def session_end_command(
     """
     from memtier.commands.rotation import session_end
 
-    show(session_end(open_workspace(ctx, root, now)), as_json)
+    return show(session_end(open_workspace()))
 
 
-@app.command("rotate")
-def rotate_command(
-    ctx: typer.Context,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@command(app, "rotate")
+def rotate_command() -> int:
     """Move the working buffer's body into today's note and start a fresh buffer.
 
     The note's closure block stays last (a new one is written if it has none). Exit 1
@@ -115,120 +83,66 @@ def rotate_command(
     """
     from memtier.commands.rotation import rotate_buffer
 
-    show(rotate_buffer(open_workspace(ctx, root, now)), as_json)
+    return show(rotate_buffer(open_workspace()))
 
 
 # ---------------------------------------------------------------------------
 # buffer
 
 
-def _show_buffer_write(result: BufferResult, as_json: bool) -> None:
-    from memtier.render import warn
-
-    _report_redactions(result.redacted)
-    if result.oversized:
-        warn(
-            f"working buffer is oversized ({len(result.active_tasks)} active tasks, "
-            f"{result.lines} lines): rotation is due at session end (memtier session-end)"
-        )
-    show(result, as_json)
-
-
-@buffer_app.command("task")
+@command(buffer_app, "task")
 def buffer_task_command(
-    ctx: typer.Context,
     text: TextArgument,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Add an active task line ('- TEXT') under '## Active Task:'."""
-    from memtier.commands.lifecycle import buffer_task
-
-    _show_buffer_write(buffer_task(open_workspace(ctx, root, now), text), as_json)
+    return fast.buffer_task(text)
 
 
-@buffer_app.command("note")
+@command(buffer_app, "note")
 def buffer_note(
-    ctx: typer.Context,
     text: TextArgument,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Add a line ('- TEXT') to the buffer body, after the active-task section."""
-    from memtier.commands.lifecycle import buffer_note as add_note
-
-    _show_buffer_write(add_note(open_workspace(ctx, root, now), text), as_json)
+    return fast.buffer_note(text)
 
 
-@buffer_app.command("done")
+@command(buffer_app, "done")
 def buffer_done_command(
-    ctx: typer.Context,
     task: Annotated[
         str, typer.Argument(help="The task's 1-based number, its exact text, or a unique part.")
     ],
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Move an active task out of the active section, as '- [done] TEXT' in the body."""
-    from memtier.commands.lifecycle import buffer_done
-
-    _show_buffer_write(buffer_done(open_workspace(ctx, root, now), task), as_json)
+    return fast.buffer_done(task)
 
 
-@buffer_app.command("heartbeat")
-def buffer_heartbeat_command(
-    ctx: typer.Context,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@command(buffer_app, "heartbeat")
+def buffer_heartbeat_command() -> int:
     """Set the buffer's last_active to now and change nothing else."""
-    from memtier.commands.lifecycle import buffer_heartbeat
-
-    _show_buffer_write(buffer_heartbeat(open_workspace(ctx, root, now)), as_json)
+    return fast.buffer_heartbeat()
 
 
-@buffer_app.command("show")
-def buffer_show_command(
-    ctx: typer.Context,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@command(buffer_app, "show")
+def buffer_show_command() -> int:
     """Print the working buffer (with --json: its state, active tasks and text)."""
-    from memtier.commands.lifecycle import buffer_show
-
-    show(buffer_show(open_workspace(ctx, root, now)), as_json)
+    return fast.buffer_show()
 
 
 # ---------------------------------------------------------------------------
 # episodic
 
 
-@episodic_app.command("append")
+@command(episodic_app, "append")
 def episodic_append_command(
-    ctx: typer.Context,
     text: TextArgument,
     date: DateOption = None,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Add a line to a day's note, before its closure block if it has one."""
-    from memtier.commands.lifecycle import episodic_append, parse_date_option
-
-    ws = open_workspace(ctx, root, now)
-    result = episodic_append(ws, text, parse_date_option(date, ws))
-    _report_redactions(result.redacted)
-    show(result, as_json)
+    return fast.episodic_append(text, date)
 
 
-@episodic_app.command("close")
+@command(episodic_app, "close")
 def episodic_close_command(
-    ctx: typer.Context,
     decisions: Annotated[
         str, typer.Option("--decisions", help="What was changed.", show_default=False)
     ],
@@ -239,33 +153,21 @@ def episodic_close_command(
         str, typer.Option("--open", help="What remains open, or 'none'.", show_default=False)
     ],
     date: DateOption = None,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Write the note's closure block (Updated/Decisions/Signal/Open), replacing a final one."""
     from memtier.commands.lifecycle import episodic_close, parse_date_option
 
-    ws = open_workspace(ctx, root, now)
+    ws = open_workspace()
     result = episodic_close(ws, decisions, signal, open_items, parse_date_option(date, ws))
-    _report_redactions(result.redacted)
-    show(result, as_json)
+    return show(result)
 
 
-@episodic_app.command("show")
+@command(episodic_app, "show")
 def episodic_show_command(
-    ctx: typer.Context,
     date: DateOption = None,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Print a day's note (default today), also one archival moved to memory/archive/."""
     from memtier.commands.lifecycle import episodic_show, parse_date_option
-    from memtier.render import notice
 
-    ws = open_workspace(ctx, root, now)
-    result = episodic_show(ws, parse_date_option(date, ws))
-    if result.archived:
-        notice(f"{result.path} was archived; shown from {result.archived}")
-    show(result, as_json)
+    ws = open_workspace()
+    return show(episodic_show(ws, parse_date_option(date, ws)))

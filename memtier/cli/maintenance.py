@@ -10,27 +10,13 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli._app import (
-    JsonOption,
-    NowOption,
-    RootOption,
-    app,
-    open_workspace,
-    show,
-    user_path,
-)
+from memtier.cli import fast
+from memtier.cli._app import app, command
+from memtier.cli.invocation import open_workspace, show, user_path
 
 
-def _notice_redactions(counts: dict[str, int]) -> None:
-    from memtier.render import notice
-
-    for rule, count in sorted(counts.items()):
-        notice(f"redacted {count} secret(s): {rule}")
-
-
-@app.command("archive")
+@command(app, "archive")
 def archive_command(
-    ctx: typer.Context,
     kind: Annotated[
         str,
         typer.Argument(help="What to archive: episodic, learnings or all.", show_default=True),
@@ -46,10 +32,7 @@ def archive_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print what would move; change nothing.")
     ] = False,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Move old daily notes and stray .learnings files to memory/archive/ (never deletes).
 
     Episodic notes age by the date in their name, learnings files by their
@@ -58,23 +41,12 @@ def archive_command(
     the archive is kept and the newcomer stored as <name>.1.md.
     """
     from memtier.commands.archive import archive
-    from memtier.render import notice, warn
 
-    ws = open_workspace(ctx, root, now)
-    result = archive(ws, kind.lower(), days, dry_run)
-    for message in result.warnings:
-        warn(message)
-    for move in result.moved:
-        if move.renamed:
-            notice(f"{move.name}: name taken in the archive, stored as {move.destination}")
-    if dry_run:
-        notice("dry run: nothing was moved")
-    show(result, as_json)
+    return show(archive(open_workspace(), kind.lower(), days, dry_run))
 
 
-@app.command("learn")
+@command(app, "learn")
 def learn_command(
-    ctx: typer.Context,
     kind: Annotated[str, typer.Argument(help="error, learning or feature.")],
     text: Annotated[
         list[str], typer.Argument(help="The lesson (several words are joined by spaces).")
@@ -82,45 +54,26 @@ def learn_command(
     pin: Annotated[
         bool, typer.Option("--pin", help="End the line with #pinned (exempt from archival).")
     ] = False,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Append '- YYYY-MM-DD TEXT' to ERRORS.md, LEARNINGS.md or FEATURE_REQUESTS.md.
 
     Newlines in TEXT are folded into spaces (an entry is one line) and secrets are
     redacted. A lesson already standing in another SCRATCH file is refused (exit 1);
     repeating it in the same file is allowed: that is how recurrence is counted.
     """
-    from memtier.commands.learnings import learn
-
-    ws = open_workspace(ctx, root, now)
-    result = learn(ws, kind.lower(), " ".join(text), pin)
-    _notice_redactions(result.redacted)
-    show(result, as_json)
+    return fast.learn(kind, text, pin)
 
 
-@app.command("candidates")
-def candidates_command(
-    ctx: typer.Context,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@command(app, "candidates")
+def candidates_command() -> int:
     """List every [PROMOTE-CANDIDATE] line of .learnings/ with its file and line number."""
     from memtier.commands.recurrence import find_candidates
-    from memtier.render import warn
 
-    ws = open_workspace(ctx, root, now)
-    result = find_candidates(ws)
-    for message in result.warnings:
-        warn(message)
-    show(result, as_json)
+    return show(find_candidates(open_workspace()))
 
 
-@app.command("promote")
+@command(app, "promote")
 def promote_command(
-    ctx: typer.Context,
     text: Annotated[
         list[str],
         typer.Argument(
@@ -148,10 +101,7 @@ def promote_command(
     yes: Annotated[
         bool, typer.Option("--yes", help="Apply; without it only the plan is shown.")
     ] = False,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Copy an approved lesson into its one WARM home and clear its [PROMOTE-CANDIDATE] flag.
 
     TEXT is a candidate's number, or text compared after normalisation (date, case,
@@ -162,8 +112,8 @@ def promote_command(
     """
     from memtier.commands.learnings import promote
 
-    ws = open_workspace(ctx, root, now)
-    show(promote(ws, " ".join(text), user_path(ws.root, to), yes, as_text), as_json)
+    ws = open_workspace()
+    return show(promote(ws, " ".join(text), user_path(ws.root, to), yes, as_text))
 
 
 def _memtier_command() -> str:
@@ -176,41 +126,28 @@ def _memtier_command() -> str:
     return f"{shlex.quote(sys.executable)} -m memtier"
 
 
-@app.command("cron")
+@command(app, "cron")
 def cron_command(
-    ctx: typer.Context,
     install: Annotated[
         bool,
         typer.Option(
             "--install", help="Add the line to your crontab (once; reruns change nothing)."
         ),
     ] = False,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Print the crontab line that runs the weekly review every Monday at 09:00.
 
     Output goes to memory/weekly-review.log. Without a crontab program, prints
     the line and an equivalent systemd user timer and service instead.
     """
     from memtier.commands.cron import schedule_review
-    from memtier.render import notice
 
-    ws = open_workspace(ctx, root, now)
-    result = schedule_review(ws, _memtier_command(), shutil.which("crontab"), install)
-    for message in result.notes:
-        notice(message)
-    show(result, as_json)
+    ws = open_workspace()
+    return show(schedule_review(ws, _memtier_command(), shutil.which("crontab"), install))
 
 
-@app.command("weekly-review")
-def weekly_review_command(
-    ctx: typer.Context,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@command(app, "weekly-review")
+def weekly_review_command() -> int:
     """Run the weekly maintenance: gates, health check, archival, recurrence, closure block.
 
     Non-interactive and safe beside a live session (it takes the workspace lock).
@@ -219,12 +156,5 @@ def weekly_review_command(
     with nothing to do prints 'No meaningful changes' and changes nothing.
     """
     from memtier.commands.review import weekly_review
-    from memtier.render import notice
 
-    ws = open_workspace(ctx, root, now)
-    result = weekly_review(ws)
-    if result.lock_removed:
-        notice("removed a leftover rotation marker memory/working-buffer.md.lock")
-    show(result, as_json)
-    if result.exit_code:
-        raise typer.Exit(result.exit_code)
+    return show(weekly_review(open_workspace()))

@@ -11,12 +11,12 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli._app import JsonOption, NowOption, RootOption, app, explicit_root, show
+from memtier.cli._app import app, command
+from memtier.cli.invocation import explicit_root, invocation, show
 
 
-@app.command("mcp")
+@command(app, "mcp")
 def mcp_command(
-    ctx: typer.Context,
     http: Annotated[
         bool,
         typer.Option(
@@ -25,9 +25,7 @@ def mcp_command(
         ),
     ] = False,
     port: Annotated[int, typer.Option("--port", help="Port for --http.", min=1, max=65535)] = 8765,
-    root: RootOption = None,
-    now: NowOption = None,
-) -> None:
+) -> int:
     """Serve the memory to agents over the Model Context Protocol (stdio by default).
 
     Every tool (memory_session_start, memory_search, memory_note, memory_remember,
@@ -41,13 +39,13 @@ def mcp_command(
 
     if importlib.util.find_spec("mcp") is None:
         raise InputError(INSTALL_HINT)
-    from memtier.cli._app import global_options
     from memtier.mcp.runtime import ToolRuntime
     from memtier.mcp.server import serve
 
-    runtime = ToolRuntime(root=explicit_root(ctx, root), now=now or global_options(ctx).now)
+    runtime = ToolRuntime(root=explicit_root(), now=invocation().now)
     _warn_without_workspace(runtime)
     serve(runtime, http=http, port=port)
+    return 0
 
 
 def _warn_without_workspace(runtime: object) -> None:
@@ -64,7 +62,7 @@ def _warn_without_workspace(runtime: object) -> None:
         warn(f"{exc.message}; tools will fail until it exists (memtier init, or MEMTIER_ROOT)")
 
 
-@app.command("skill")
+@command(app, "skill")
 def skill_command(
     install: Annotated[
         Path | None,
@@ -75,8 +73,7 @@ def skill_command(
             metavar="DIR",
         ),
     ] = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Print the agent's instructions for memtier (SKILL.md), or install them.
 
     --install DIR writes DIR/memtier/SKILL.md with its front matter (name,
@@ -85,4 +82,4 @@ def skill_command(
     from memtier.commands.skill import install_skill, show_skill
 
     result = show_skill() if install is None else install_skill(install.expanduser())
-    show(result, as_json)
+    return show(result)

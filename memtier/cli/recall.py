@@ -7,16 +7,19 @@ agent that calls memtier many times a session.
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show
+from memtier.cli._app import app, command
+from memtier.cli.invocation import invocation, open_workspace, show
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
-@app.command("search")
+@command(app, "search")
 def search_command(
-    ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="Words to find (or a pattern with --regex).")],
     tier: Annotated[
         list[str] | None,
@@ -47,10 +50,7 @@ def search_command(
     all_tiers: Annotated[
         bool, typer.Option("--all", help="Search every tier, the archive included.")
     ] = False,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Ranked search of memory, ripgrep-fast, no index.
 
     Tiers in order HOT, WARM, BUFFER, SCRATCH, COLD; the archive only with --all
@@ -58,14 +58,15 @@ def search_command(
     item) with its path, lines, tier and score. $MEMTIER_RG names the ripgrep
     binary to use ("none": the built-in scanner).
     """
-    from memtier.render import colour_enabled, notice, warn
+    from memtier.render import colour_enabled
     from memtier.search import SearchRequest, find_rg, search
 
-    ws = open_workspace(ctx, root, now)
+    ws = open_workspace()
     override = os.environ.get("MEMTIER_RG")
     rg = None if override == "none" else find_rg(override or None)
+    warnings: list[str] = []
     if override and override != "none" and rg is None:
-        warn(f"MEMTIER_RG={override} not found; using the built-in scanner")
+        warnings.append(f"MEMTIER_RG={override} not found; using the built-in scanner")
     request = SearchRequest(
         query=query,
         tiers=tuple(tier or ()),
@@ -76,38 +77,26 @@ def search_command(
         all_tiers=all_tiers,
         rg=rg,
     )
-    report = search(ws, request, colour=not as_json and colour_enabled())
-    for message in report.warnings:
-        warn(message)
-    for rule, count in sorted(report.redacted.items()):
-        notice(f"search log: redacted {count} secret(s): {rule}")
-    show(report, as_json)
+    report = search(ws, request, colour=not invocation().as_json and colour_enabled())
+    return show(report, warnings=warnings)
 
 
-@app.command("recent-searches")
+@command(app, "recent-searches")
 def recent_searches_command(
-    ctx: typer.Context,
     limit: Annotated[int, typer.Option("--limit", help="Show the newest N searches.")] = 20,
     zero: Annotated[
         bool, typer.Option("--zero", help="Only searches that found nothing: what memory lacks.")
     ] = False,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """List recent searches from the search log, newest first."""
     from memtier.commands.searchlog import recent_searches
-    from memtier.render import warn
 
-    report = recent_searches(open_workspace(ctx, root, now), limit=limit, zero=zero)
-    for message in report.warnings:
-        warn(message)
-    show(report, as_json)
+    report = recent_searches(open_workspace(), limit=limit, zero=zero)
+    return show(report)
 
 
-@app.command("tags")
+@command(app, "tags")
 def tags_command(
-    ctx: typer.Context,
     add: Annotated[
         list[str] | None,
         typer.Option(
@@ -117,38 +106,28 @@ def tags_command(
             show_default=False,
         ),
     ] = None,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Tags on line 2 of MEMORY.md and every WARM file, counts, tokens outside the vocabulary.
 
     With --add, adds tags to the vocabulary instead of reporting.
     """
     from memtier.commands.tags import add_tags, collect_tags
-    from memtier.render import warn
 
     if add:
-        show(add_tags(open_workspace(ctx, root, now), add), as_json)
-        return
-    report = collect_tags(open_workspace(ctx, root, now))
-    for message in report.warnings:
-        warn(message)
-    show(report, as_json)
+        return show(add_tags(open_workspace(), add))
+    return show(collect_tags(open_workspace()))
 
 
-@app.command("stats")
-def stats_command(
-    ctx: typer.Context,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@command(app, "stats")
+def stats_command() -> int:
     """Files, lines and bytes per tier, buffer state, top tags, oldest and newest note."""
     from memtier.commands.stats import collect_stats
-    from memtier.render import warn
 
-    report = collect_stats(open_workspace(ctx, root, now))
-    for message in report.warnings:
-        warn(message)
-    show(report, as_json)
+    report = collect_stats(open_workspace())
+
+    def table(out: TextIO) -> None:
+        from memtier.cli.views import stats_table
+
+        stats_table(report, out)
+
+    return show(report, terminal=table)

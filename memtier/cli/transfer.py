@@ -10,17 +10,11 @@ from typing import Annotated, Any
 
 import typer
 
-from memtier.cli._app import JsonOption, NowOption, RootOption, app, open_workspace, show
+from memtier.cli._app import app, command
+from memtier.cli.invocation import invocation, open_workspace, show
 
 # "More than a few hundred items": below this an import is over before a bar helps.
 PROGRESS_MIN_ITEMS = 300
-
-
-def _notice_redactions(counts: dict[str, int]) -> None:
-    from memtier.render import notice
-
-    for rule, count in sorted(counts.items()):
-        notice(f"redacted {count} secret(s): {rule}")
 
 
 def _stdin_text() -> str:
@@ -29,9 +23,8 @@ def _stdin_text() -> str:
     return store.decode_document(sys.stdin.buffer.read(), "standard input").text
 
 
-@app.command("export")
+@command(app, "export")
 def export_command(
-    ctx: typer.Context,
     tier: Annotated[
         list[str] | None,
         typer.Option(
@@ -45,27 +38,18 @@ def export_command(
         Path | None,
         typer.Option("--output", "-o", help="Write to FILE instead of standard output."),
     ] = None,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Print the whole memory as one JSON document, byte for byte (import it with
     `memtier import memtier FILE`). The archive only with --tier archive."""
     from memtier.commands.transfer_export import export_memory
-    from memtier.render import notice, warn
 
-    ws = open_workspace(ctx, root, now)
-    result = export_memory(ws, tier or (), output)
-    for message in result.warnings:
-        warn(message)
-    _notice_redactions(result.redacted)
+    result = export_memory(open_workspace(), tier or (), output)
     if output is None:
+        # The document is the output, with --json or without.
         sys.stdout.write(result.document)
-        return
-    if not as_json:
-        notice(f"exported {len(result.files)} file(s) to {output}")
-        return
-    show(result, as_json)
+        return show(result, body=False)
+    # Written to a file: the text view is the notice alone, --json the summary.
+    return show(result, body=invocation().as_json)
 
 
 @contextmanager
@@ -95,9 +79,8 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
             state["bar"].stop()
 
 
-@app.command("import")
+@command(app, "import")
 def import_command(
-    ctx: typer.Context,
     fmt: Annotated[
         str,
         typer.Argument(
@@ -116,10 +99,7 @@ def import_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan; change no byte of the workspace.")
     ] = False,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Bring another memory in: every item to its one home, dates kept, redacted, never
     overwriting. Every item is imported or listed as skipped with its reason; a second
     import adds nothing.
@@ -132,19 +112,16 @@ def import_command(
     """
     from memtier.commands.importers import import_source
 
-    ws = open_workspace(ctx, root, now)
+    ws = open_workspace()
     text = _stdin_text() if source == "-" else None
     path = Path(source).expanduser()
-    with _progress_bar(not as_json and sys.stderr.isatty()) as progress:
+    with _progress_bar(not invocation().as_json and sys.stderr.isatty()) as progress:
         result = import_source(ws, fmt.lower(), path, text=text, dry_run=dry_run, progress=progress)
-    if not as_json:
-        _notice_redactions(result.redacted)
-    show(result, as_json)
+    return show(result)
 
 
-@app.command("capture")
+@command(app, "capture")
 def capture_command(
-    ctx: typer.Context,
     text: Annotated[
         str | None,
         typer.Argument(
@@ -158,10 +135,7 @@ def capture_command(
     explain: Annotated[
         bool, typer.Option("--explain", help="Show each part of the score.")
     ] = False,
-    root: RootOption = None,
-    now: NowOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> int:
     """Keep an inbound message as a buffer note tagged #captured when it earns it:
     a trigger phrase (remember this, merke dir, …) or a topic word with length or
     structure. Exit 0 whether kept or not; --explain says why.
@@ -171,8 +145,6 @@ def capture_command(
     """
     from memtier.commands.transfer_capture import capture
 
-    ws = open_workspace(ctx, root, now)
+    ws = open_workspace()
     message = _stdin_text() if text in (None, "-") else str(text)
-    result = capture(ws, message, channel=channel, explain=explain)
-    _notice_redactions(result.redacted)
-    show(result, as_json)
+    return show(capture(ws, message, channel=channel, explain=explain))

@@ -69,6 +69,15 @@ class ArchiveResult:
     def changed(self) -> bool:
         return bool(self.moved) and not self.dry_run
 
+    @property
+    def notices(self) -> tuple[str, ...]:
+        renamed = tuple(
+            f"{m.name}: name taken in the archive, stored as {m.destination}"
+            for m in self.moved
+            if m.renamed
+        )
+        return (*renamed, "dry run: nothing was moved") if self.dry_run else renamed
+
     def moved_of(self, kind: str) -> tuple[ArchiveMove, ...]:
         return tuple(m for m in self.moved if m.kind == kind)
 

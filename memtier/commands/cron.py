@@ -81,9 +81,14 @@ class CronResult:
     remove: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
 
+    @property
+    def notices(self) -> tuple[str, ...]:
+        return self.notes
+
     def to_json(self) -> dict[str, Any]:
         return {
-            "line": self.line,
+            # "text": the crontab line ("line" is a line number in every command).
+            "text": self.line,
             "crontab": self.crontab,
             "installed": self.installed,
             "already_installed": self.already_installed,

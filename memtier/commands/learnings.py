@@ -17,10 +17,9 @@ lesson" when their normalised texts (`normalise_lesson`) are equal.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier import store
 from memtier.commands.recurrence import find_candidates, flag_recurring, read_scratch, scratch_paths
@@ -35,6 +34,7 @@ from memtier.formats.lessons import (
     normalise_lesson,
     remove_candidate_flag,
 )
+from memtier.render import NO_REDACTIONS
 from memtier.workspace import SEMANTIC_DIR, Workspace, tier_of
 
 LEARN_KINDS: dict[str, str] = {
@@ -49,8 +49,7 @@ _HEADINGS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class LessonLine:
+class LessonLine(NamedTuple):
     """One lesson line of a SCRATCH file."""
 
     path: Path
@@ -71,20 +70,19 @@ def lesson_lines(path: Path, text: str) -> Iterator[LessonLine]:
 # learn
 
 
-@dataclass(frozen=True)
-class LearnResult:
+class LearnResult(NamedTuple):
     file: str
     line: int
     entry: str
     occurrences: int
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: Mapping[str, int] = NO_REDACTIONS
     flagged: str | None = None  # "file:line" flagged [PROMOTE-CANDIDATE] by this call
 
     def to_json(self) -> dict[str, Any]:
         return {
             "file": self.file,
             "line": self.line,
-            "entry": self.entry,
+            "text": self.entry,
             "occurrences": self.occurrences,
             "flagged": self.flagged,
             "redacted": dict(self.redacted),
@@ -171,8 +169,7 @@ def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\.md$")
 
 
-@dataclass(frozen=True)
-class PromoteResult:
+class PromoteResult(NamedTuple):
     applied: bool
     lesson: str
     source: str

@@ -17,18 +17,12 @@ fault point of the lifecycle for crash tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier import store
 from memtier.clock import format_timestamp, parse_day
-from memtier.commands.rotation import (
-    PENDING_PRESENT_MESSAGE,
-    read_note,
-    write_note,
-)
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
@@ -53,6 +47,7 @@ from memtier.formats.episodic import (
     place_before_closure,
     replace_closure,
 )
+from memtier.render import NO_REDACTIONS
 from memtier.workspace import Workspace
 
 NOTES_HEADING = "## Notes"
@@ -63,10 +58,9 @@ DONE_PREFIX = "- [done] "
 # text arguments
 
 
-@dataclass(frozen=True)
-class CleanText:
+class CleanText(NamedTuple):
     text: str
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: Mapping[str, int] = NO_REDACTIONS
 
 
 def clean_text(raw: str, what: str) -> CleanText:
@@ -131,8 +125,7 @@ def _match_task(lines: list[str], indexes: list[int], ref: str) -> int:
 # buffer commands
 
 
-@dataclass(frozen=True)
-class BufferResult:
+class BufferResult(NamedTuple):
     """The buffer after a command: what was done and its state."""
 
     action: str
@@ -144,20 +137,43 @@ class BufferResult:
     oversized: bool
     stale: bool
     last_active: str
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: Mapping[str, int] = NO_REDACTIONS
+
+    @property
+    def line_number(self) -> int | None:
+        """Where the written line stands in the buffer (1-based): a task is the first
+        line with its text, a note or a done item the last."""
+        if self.line is None:
+            return None
+        lines = self.text.split("\n")
+        if self.line not in lines:
+            return None
+        if self.action == "task":
+            return lines.index(self.line) + 1
+        return len(lines) - lines[::-1].index(self.line)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        if self.action == "show" or not self.oversized:
+            return ()
+        return (
+            f"working buffer is oversized ({len(self.active_tasks)} active tasks, "
+            f"{self.lines} lines): rotation is due at session end (memtier session-end)",
+        )
 
     def to_json(self) -> dict[str, Any]:
+        # "line" is a line number and "text" the text, as in every command's JSON.
         return {
             "action": self.action,
             "path": self.path,
-            "line": self.line,
+            "line": self.line_number,
+            "text": self.text if self.action == "show" else self.line,
             "active_tasks": list(self.active_tasks),
             "lines": self.lines,
             "oversized": self.oversized,
             "stale": self.stale,
             "last_active": self.last_active,
             "redacted": dict(self.redacted),
-            **({"text": self.text} if self.action == "show" else {}),
         }
 
     def text_lines(self) -> Iterable[str]:
@@ -197,12 +213,15 @@ def _edit_buffer(
     with store.workspace_lock(ws.lock_file):
         if ws.buffer_pending.exists():
             # Restoring .pending later would drop this write: recovery comes first.
+            from memtier.commands.rotation import PENDING_PRESENT_MESSAGE
+
             raise RefusedError(PENDING_PRESENT_MESSAGE, path=ws.buffer_pending)
         doc = None
-        text = fresh_buffer(ws.now, ws.config)
         if ws.buffer.exists() or ws.buffer.is_symlink():
             doc = store.read_document(ws.buffer, root=ws.root)
             text = doc.text
+        else:
+            text = fresh_buffer(ws.now, ws.config)  # rendered only when there is none
         buffer = parse_buffer(text)
         checkpoint("buffer.read")
         body, line = edit(buffer.body)
@@ -254,15 +273,14 @@ def buffer_show(ws: Workspace) -> BufferResult:
 # episodic commands
 
 
-@dataclass(frozen=True)
-class EpisodicResult:
+class EpisodicResult(NamedTuple):
     action: str
     date: str
     path: str
     text: str
     line: str | None = None
     closed: bool = False
-    redacted: dict[str, int] = field(default_factory=dict)
+    redacted: Mapping[str, int] = NO_REDACTIONS
     archived: str | None = None  # where TTL archival moved the note (show only)
 
     def to_json(self) -> dict[str, Any]:
@@ -277,8 +295,27 @@ class EpisodicResult:
             payload["text"] = self.text
             payload["archived"] = self.archived
         else:
-            payload["line"] = self.line
+            # "line" is a line number and "text" the text, as in every command's JSON.
+            payload["line"] = self._line_number()
+            payload["text"] = self.line
         return payload
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        if self.archived:
+            return (f"{self.path} was archived; shown from {self.archived}",)
+        return ()
+
+    def _line_number(self) -> int | None:
+        if self.line is None:
+            return None
+        # The appended line is the last one holding the text (as is, or as a bullet).
+        wanted = (self.line, f"- {self.line}")
+        lines = self.text.split("\n")
+        for number in range(len(lines), 0, -1):
+            if lines[number - 1] in wanted:
+                return number
+        return None
 
     def text_lines(self) -> Iterable[str]:
         if self.action == "show":
@@ -294,6 +331,8 @@ def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> Episodi
     clean = clean_text(raw, "episodic append")
     day = day or ws.today
     with store.workspace_lock(ws.lock_file):
+        from memtier.commands.rotation import read_note, write_note
+
         note = read_note(ws, day)
         checkpoint("episodic.read")
         if note is None:
@@ -320,6 +359,8 @@ def episodic_close(
             redacted[rule] = redacted.get(rule, 0) + count
     day = day or ws.today
     with store.workspace_lock(ws.lock_file):
+        from memtier.commands.rotation import read_note, write_note
+
         note = read_note(ws, day)
         checkpoint("episodic.read")
         # The one writer that replaces a closure block instead of merging it (§2 v2).
@@ -331,6 +372,8 @@ def episodic_close(
 
 def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
     """A day's note; one that TTL archival moved is shown from the archive, saying so."""
+    from memtier.commands.rotation import read_note
+
     day = day or ws.today
     note = read_note(ws, day)
     if note is None:
@@ -342,12 +385,12 @@ def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
             raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
         text = store.read_text(store.confine(ws.root, found), root=ws.root)
         result = _episodic_result(ws, "show", day, text, None, {})
-        return replace(result, archived=ws.relative(found))
+        return result._replace(archived=ws.relative(found))
     return _episodic_result(ws, "show", day, note.text, None, {})
 
 
 def _episodic_result(
-    ws: Workspace, action: str, day: date, text: str, line: str | None, redacted: dict[str, int]
+    ws: Workspace, action: str, day: date, text: str, line: str | None, redacted: Mapping[str, int]
 ) -> EpisodicResult:
     return EpisodicResult(
         action=action,

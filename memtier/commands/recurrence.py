@@ -150,7 +150,7 @@ class Candidate:
             "number": self.number,
             "file": self.file,
             "line": self.line,
-            "entry": self.entry,
+            "text": self.entry,  # "text" is the text in every command's JSON
             "lesson": self.lesson,
         }
 

@@ -27,7 +27,7 @@ from typing import Any
 from memtier import store
 from memtier.commands.archive import ArchiveMove, ArchiveResult, archive_episodic, archive_learnings
 from memtier.commands.recurrence import Flagged, flag_recurring
-from memtier.errors import InputError
+from memtier.errors import CheckFailed, InputError
 from memtier.faults import checkpoint
 from memtier.formats.episodic import (
     ClosureBlock,
@@ -62,6 +62,20 @@ class ReviewResult:
     @property
     def exit_code(self) -> int:
         return 1 if self.status == HEALTH_FAILED else 0
+
+    @property
+    def failure(self) -> CheckFailed | None:
+        """PROTOCOL §8 step 4: a failing health check stops the review, exit 1; the
+        printed failures say why, so the handler adds no line."""
+        if self.status != HEALTH_FAILED:
+            return None
+        return CheckFailed(self.message, shown=True)
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        if self.lock_removed:
+            return ("removed a leftover rotation marker memory/working-buffer.md.lock",)
+        return ()
 
     @property
     def message(self) -> str:

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import suppress
-from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtier import store
-from memtier.errors import InputError, MemtierError, RefusedError
+from memtier.errors import InputError, MemtierError, RefusedError, WriteFailed
 from memtier.faults import checkpoint
 from memtier.formats.buffer import Buffer, body_has_content, fresh_buffer, parse_buffer
 from memtier.formats.episodic import (
@@ -120,16 +119,15 @@ def add_block(ws: Workspace, rid: str, block: str, closure: ClosureBlock) -> str
 # rotation
 
 
-@dataclass(frozen=True)
-class RotateResult:
+class RotateResult(NamedTuple):
     """What a rotation did to today's note and the buffer."""
 
     note: str
     # "created" | "inserted" | "rebuilt" | "appended" | "already-present" | "empty"
     placement: str
     lines: int
-    open_tasks: tuple[str, ...] = field(default_factory=tuple)
-    id: str = ""
+    open_tasks: tuple[str, ...] = ()
+    id: str = ""  # the rotation's id (PROTOCOL §5 step 4 v2)
 
     @property
     def appended(self) -> bool:
@@ -247,7 +245,7 @@ def _take_back(ws: Workspace, *, pending: bool) -> None:
     (A refused write leaves its target untouched, PROTOCOL §3.) From step 5 on the
     note holds the body, so the journal stays for session-start to finish with.
     """
-    with suppress(store.WriteFailed):
+    with suppress(WriteFailed):
         if pending:
             store.remove_residue(ws.buffer_pending, root=ws.root)
         store.remove_residue(ws.buffer_lock, root=ws.root)
@@ -265,8 +263,7 @@ def append_body(ws: Workspace, buffer: Buffer, rid: str) -> str:
 # session-end
 
 
-@dataclass(frozen=True)
-class SessionEndResult:
+class SessionEndResult(NamedTuple):
     rotation: RotateResult | None
 
     def to_json(self) -> dict[str, Any]:

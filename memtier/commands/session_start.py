@@ -25,7 +25,7 @@ every line of the buffer ends up exactly once in the buffer or in a note:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
@@ -70,7 +70,7 @@ class SessionStartResult:
     learnings: dict[str, str]
     health_ok: bool
     health_failed: tuple[str, ...]
-    warnings: tuple[str, ...] = field(default_factory=tuple)
+    warnings: tuple[str, ...] = ()
     last_open: LastOpen | None = None
     # The base context's budget in characters (`--max-chars`); None: no limit.
     max_chars: int | None = None

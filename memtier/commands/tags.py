@@ -40,6 +40,7 @@ class FileTags:
 class TagsReport:
     files: tuple[FileTags, ...]
     warnings: tuple[str, ...] = ()
+    vocabulary: tuple[str, ...] = ()  # the configured tags (memtier.toml or the default)
 
     @property
     def counts(self) -> list[tuple[str, int]]:
@@ -56,6 +57,7 @@ class TagsReport:
             "files": [f.to_json() for f in self.files],
             "counts": dict(self.counts),
             "invalid": self.invalid,
+            "vocabulary": list(self.vocabulary),
         }
 
     def text_lines(self) -> Iterable[str]:
@@ -103,7 +105,7 @@ def collect_tags(ws: Workspace) -> TagsReport:
             continue
         invalid = tuple(dict.fromkeys(t for t in tags if not ws.config.in_vocabulary(t)))
         files.append(FileTags(rel, tags, invalid, missing=False))
-    return TagsReport(tuple(files), tuple(warnings))
+    return TagsReport(tuple(files), tuple(warnings), ws.config.vocabulary)
 
 
 # ---------------------------------------------------------------------------

@@ -52,6 +52,7 @@ class CaptureResult:
     line: str | None = None  # the buffer line written, when kept
     redacted: dict[str, int] = field(default_factory=dict)
     explain: bool = False
+    line_number: int | None = None  # where that line stands in the buffer
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,7 +63,9 @@ class CaptureResult:
             "reason": self.reason,
             "length": self.length,
             "channel": self.channel,
-            "line": self.line,
+            # "line" is a line number and "text" the text, as in every command's JSON.
+            "line": self.line_number,
+            "text": self.line,
             "redacted": dict(self.redacted),
         }
 
@@ -157,5 +160,10 @@ def capture(
     written = buffer_note(ws, f"{label}{kept} {TAG}")
     why = f"score {score:.1f} reaches {threshold:.1f}"
     return CaptureResult(
-        kept=True, reason=why, line=written.line, redacted=dict(written.redacted), **base
+        kept=True,
+        reason=why,
+        line=written.line,
+        redacted=dict(written.redacted),
+        line_number=written.line_number,
+        **base,
     )

@@ -34,6 +34,12 @@ class ExportResult:
     redacted: dict[str, int] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
 
+    @property
+    def notices(self) -> tuple[str, ...]:
+        if self.output is None:
+            return ()
+        return (f"exported {len(self.files)} file(s) to {self.output}",)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "output": self.output,

@@ -17,10 +17,10 @@ under it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
+from memtier.errors import CheckFailed
 from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
 
@@ -51,12 +51,15 @@ def section_of(check: Check) -> str:
     return {"episodic": "cold", "residue": "residue"}.get(head, head)
 
 
-@dataclass(frozen=True)
-class HealthReport:
+class HealthReport(NamedTuple):
     """Every check that ran, in report order, and the moment they ran at."""
 
     checks: tuple[Check, ...]
     checked_at: datetime
+    verbose: bool = False  # show (and put in JSON) the detail behind each line
+
+    def with_detail(self, verbose: bool) -> HealthReport:
+        return self._replace(verbose=verbose)
 
     @property
     def ok(self) -> bool:
@@ -68,14 +71,26 @@ class HealthReport:
         return tuple(c for c in self.checks if c.status == FAIL)
 
     @property
-    def warnings(self) -> tuple[Check, ...]:
+    def warned(self) -> tuple[Check, ...]:
+        """The warnings of the report (part of its output, not stderr messages)."""
         return tuple(c for c in self.checks if c.status == WARN)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "checks": [c.to_json() for c in self.checks]}
+    @property
+    def failure(self) -> CheckFailed | None:
+        """A failed required check ends the command with exit 1; the printed report
+        already names it, so the handler adds no line (PROTOCOL §6)."""
+        if self.ok:
+            return None
+        return CheckFailed(f"{len(self.failed)} required check(s) failed", shown=True)
 
-    def text_lines(self, *, verbose: bool = False, colour: bool = False) -> Iterator[str]:
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checks": [c.to_json(verbose=self.verbose) for c in self.checks]}
+
+    def text_lines(self, *, verbose: bool | None = None, colour: bool = False) -> Iterator[str]:
         from memtier.render import paint
+
+        if verbose is None:
+            verbose = self.verbose
 
         moment = self.checked_at.strftime("%Y-%m-%d %H:%M")
         yield paint(HEADING.format(moment=moment), "bold", colour)

@@ -21,13 +21,15 @@ valid UTF-8 would cost as much as reading them all in Python.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memtier.binaries import find_binary
 from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
+
+if TYPE_CHECKING:
+    import subprocess
 
 # Below this many COLD notes, starting rg costs more than scanning in Python.
 RG_MIN_NOTES = 200
@@ -36,6 +38,8 @@ RG_TIMEOUT_SECONDS = 120.0
 
 def _ripgrep() -> str | None:
     """The ``rg`` next to the running Python (a venv with the ripgrep wheel), else on PATH."""
+    from memtier.binaries import find_binary  # (and shutil) only when the scan may use rg
+
     return find_binary("rg")
 
 
@@ -128,6 +132,8 @@ class SecretsScan:
         self.process: subprocess.Popen[bytes] | None = None
         rg = _ripgrep() if len(self.names) >= RG_MIN_NOTES else None
         if rg is not None:
+            import subprocess  # only for a large COLD tier
+
             try:
                 self.process = subprocess.Popen(
                     _rg_command(rg, ws.episodic_dir),
@@ -150,6 +156,8 @@ class SecretsScan:
         """Names of notes with a prefilter hit, or None when rg could not answer."""
         if self.process is None:
             return None
+        import subprocess
+
         try:
             out, _ = self.process.communicate(timeout=RG_TIMEOUT_SECONDS)
         except subprocess.SubprocessError:

@@ -24,5 +24,14 @@ class Check:
     message: str  # the exact §6 message
     detail: tuple[str, ...] = ()  # what --verbose shows under the line
 
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "path": self.path, "message": self.message}
+    def to_json(self, *, verbose: bool = False) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "id": self.id,
+            "status": self.status,
+            "path": self.path,
+            "message": self.message,
+        }
+        if verbose:
+            # --json --verbose carries what --verbose prints under the line.
+            payload["detail"] = list(self.detail) if self.status != PASS else []
+        return payload

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -27,11 +28,11 @@ def report_text(report: Report) -> str:
     return "\n".join(report.text_lines())
 
 
-def write_output(report: Report, redacted: dict[str, int] | None = None) -> WriteOutput:
-    lines = list(report.text_lines())
-    for rule, count in sorted((redacted or {}).items()):
-        lines.append(f"redacted {count} secret(s): {rule}")
-    return WriteOutput(text="\n".join(lines), data=report.to_json(), redacted=redacted or {})
+def write_output(report: Report, redacted: Mapping[str, int] | None = None) -> WriteOutput:
+    from memtier.render import redaction_notices
+
+    lines = [*report.text_lines(), *redaction_notices(redacted or {})]
+    return WriteOutput(text="\n".join(lines), data=report.to_json(), redacted=dict(redacted or {}))
 
 
 def _buffer_output(result: BufferResult) -> BufferOutput:

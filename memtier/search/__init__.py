@@ -48,6 +48,7 @@ class SearchReport:
     warnings: tuple[str, ...] = ()
     redacted: dict[str, int] = field(default_factory=dict)
     colour: bool = False
+    redacted_in = "search log"  # where the redactions happened, for their notices
 
     def to_json(self) -> dict[str, Any]:
         return {

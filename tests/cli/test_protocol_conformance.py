@@ -71,7 +71,11 @@ def test_no_workspace_is_exit_2_with_the_exact_text(
     tmp_path: Path, cli: CliRunner, args: tuple[str, ...]
 ) -> None:
     result = cli(*args, cwd=tmp_path)
-    assert (result.exit_code, result.stderr, result.stdout) == (2, NOT_FOUND, "")
+    # With --json the error is also one JSON object on stdout (beside the stderr line).
+    error = NOT_FOUND.removeprefix("memtier: error: ").rstrip("\n")
+    shown = json.loads(result.stdout) if "--json" in args else result.stdout
+    expected = {"ok": False, "error": error} if "--json" in args else ""
+    assert (result.exit_code, result.stderr, shown) == (2, NOT_FOUND, expected)
 
 
 def test_no_workspace_exact_text_from_a_real_process(tmp_path: Path) -> None:
@@ -1121,7 +1125,7 @@ def test_stats_counts_lines_like_wc(root: Path, cli: CliRunner) -> None:
 def test_cron_prints_the_weekly_line(root: Path, cli: CliRunner) -> None:
     result = mt(cli, root, "cron", "--json")
     assert result.exit_code == 0
-    line = json.loads(result.stdout)["line"]
+    line = json.loads(result.stdout)["text"]
     assert line.startswith("0 9 * * 1 ") and "weekly-review" in line
 
 

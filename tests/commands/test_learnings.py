@@ -129,7 +129,7 @@ def test_candidates_lists_file_and_line(ws: Workspace) -> None:
     assert result.candidates[1].lesson == "Back up qdrant first"
     payload = result.to_json()
     assert set(payload) == {"count", "candidates"}
-    assert set(payload["candidates"][0]) == {"number", "file", "line", "entry", "lesson"}
+    assert set(payload["candidates"][0]) == {"number", "file", "line", "text", "lesson"}
 
 
 def test_cli_candidates(cli: CliRunner, root: Path) -> None:

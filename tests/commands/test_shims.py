@@ -198,7 +198,7 @@ def test_version_drift_is_a_warning(root: Path) -> None:
     install(root, version="0.0.1")
     report = run_health_check(Workspace.open(root, NOW))
     assert report.ok
-    drift = [c.message for c in report.warnings if c.id == "shims.version"]
+    drift = [c.message for c in report.warned if c.id == "shims.version"]
     assert drift == [
         f"memory/scripts/{name} — written by memtier 0.0.1, running {__version__}"
         for name in SHIM_NAMES

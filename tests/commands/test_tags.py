@@ -14,7 +14,7 @@ def test_fresh_workspace_tags_are_all_in_the_vocabulary(cli: CliRunner, root: Pa
     result = cli("tags", "--json", "--root", str(root))
     assert result.exit_code == 0
     payload = json.loads(result.stdout)
-    assert set(payload) == {"files", "counts", "invalid"}
+    assert set(payload) == {"files", "counts", "invalid", "vocabulary"}
     assert payload["invalid"] == []
     first = payload["files"][0]
     assert first == {"path": "MEMORY.md", "tags": ["memory", "workflow"], "invalid": [],

@@ -30,7 +30,7 @@ def failures(report: HealthReport) -> list[str]:
 
 
 def warnings(report: HealthReport) -> list[str]:
-    return [c.message for c in report.warnings]
+    return [c.message for c in report.warned]
 
 
 def write(root: Path, rel: str, text: str | bytes) -> Path:
@@ -589,6 +589,8 @@ def _many_notes(root: Path, secret_days: dict[int, str]) -> None:
 def test_ripgrep_prefilter_finds_what_python_finds(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import subprocess
+
     from memtier.health import secrets_scan as health_secrets
 
     if health_secrets._ripgrep() is None:
@@ -598,13 +600,13 @@ def test_ripgrep_prefilter_finds_what_python_finds(
     python_only = failures(check(root))
     monkeypatch.setattr(health_secrets, "RG_MIN_NOTES", 1)
     started: list[list[str]] = []
-    real_popen = health_secrets.subprocess.Popen
+    real_popen = subprocess.Popen
 
     def spy(command: list[str], **kwargs: object) -> object:
         started.append(command)
         return real_popen(command, **kwargs)  # type: ignore[call-overload]
 
-    monkeypatch.setattr(health_secrets.subprocess, "Popen", spy)
+    monkeypatch.setattr(subprocess, "Popen", spy)
     with_rg = failures(check(root))
     assert started, "rg was not used"
     assert with_rg == python_only

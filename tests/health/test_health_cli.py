@@ -51,10 +51,15 @@ def test_json_is_one_object_and_nothing_else(root: Path, cli: CliRunner) -> None
     failed = [c for c in data["checks"] if c["status"] == "fail"]
     assert failed == [
         {"id": "hot.header", "status": "fail", "path": "MEMORY.md",
-         "message": "MEMORY.md header invalid"},
+         "message": "MEMORY.md header invalid",
+         "detail": ["line1=# Agent Memory", "line2=#tags: Memory", "line3=", "line4="]},
         {"id": "tags", "status": "fail", "path": "MEMORY.md",
-         "message": "MEMORY.md — invalid tag(s): Memory"},
+         "message": "MEMORY.md — invalid tag(s): Memory",
+         "detail": ["line 2: #tags: Memory",
+                    "allowed tags: see 'vocabulary' in memory/memtier.toml"]},
     ]  # fmt: skip
+    quiet = json.loads(cli("health-check", "--json", "--root", str(root)).stdout)
+    assert all(set(c) == {"id", "status", "path", "message"} for c in quiet["checks"])
 
 
 def test_verbose_shows_the_detail(root: Path, cli: CliRunner) -> None:

@@ -1,0 +1,184 @@
+"""The shared options of one call and the pieces every command uses, without typer.
+
+`split_shared` takes ``--root``, ``--now`` and ``--json`` out of the argument list
+once (before or after the command name, up to a ``--``); `open_workspace` and
+`show` then serve every command, whether typer parsed it or the fast path did
+(`memtier.cli.fast`). `guarded` is the one error handler for what a command
+raises: every `MemtierError` becomes one ``memtier: error:`` line and its exit
+code; anything else is a bug, said so in one line, exit 3.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from memtier.render import Report
+    from memtier.workspace import Workspace
+
+BUG_ENV_VAR = "MEMTIER_TRACEBACK"
+_VALUE_OPTIONS = ("--root", "--now")
+
+
+class Invocation:
+    """What the dispatcher took from the argument list for every command."""
+
+    __slots__ = ("as_json", "now", "root")
+
+    def __init__(
+        self, root: str | None = None, now: str | None = None, as_json: bool = False
+    ) -> None:
+        self.root = root
+        self.now = now
+        self.as_json = as_json
+
+
+_current = Invocation()
+
+
+def invocation() -> Invocation:
+    """The shared options of the command being run."""
+    return _current
+
+
+def wants_json(args: list[str]) -> bool:
+    """Whether --json stands before any ``--`` (for errors raised before parsing)."""
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
+
+
+def split_shared(args: list[str]) -> tuple[list[str], Invocation]:
+    """Take ``--root``/``--now`` (``--opt V`` or ``--opt=V``) and ``--json`` out of
+    *args*, wherever they stand before a ``--``; the rest goes to the parser unchanged."""
+    from memtier.errors import InputError
+
+    found = Invocation()
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest.extend(args[i:])
+            break
+        name, eq, value = arg.partition("=")
+        if name in _VALUE_OPTIONS:
+            if not eq:
+                if i + 1 >= len(args):
+                    raise InputError(f"Option '{name}' requires an argument.")
+                i += 1
+                value = args[i]
+            setattr(found, name[2:], value)
+        elif arg == "--json":
+            found.as_json = True
+        else:
+            rest.append(arg)
+        i += 1
+    return rest, found
+
+
+def guarded(args: list[str], call: Callable[[list[str]], int]) -> int:
+    """Run ``call(rest)`` with the shared options of *args* taken; turn what it raises
+    into one line and an exit code (the caller adds its parser's own errors).
+
+    The named crash points of the fault-injection harness are switched on here,
+    for every path into a command.
+    """
+    global _current
+    from memtier import faults
+    from memtier.errors import MemtierError
+    from memtier.render import fail
+
+    faults.enable(
+        os.environ.get(faults.ENV_VAR),
+        os.environ.get(faults.TRACE_ENV_VAR),
+        os.environ.get(faults.TRACE_ALL_ENV_VAR),
+    )
+
+    as_json = wants_json(args)
+    try:
+        rest, _current = split_shared(args)
+        return call(rest)
+    except MemtierError as exc:
+        return fail(exc, as_json=as_json)
+    except KeyboardInterrupt:
+        sys.stderr.write("memtier: error: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``memtier search … | head``): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except Exception as exc:  # the last resort: a bug, said so in one line
+        return _bug(exc, as_json)
+    finally:
+        _current = Invocation()
+
+
+def _bug(exc: Exception, as_json: bool) -> int:
+    """An exception nothing expected: one line saying it is a bug and how to report it,
+    exit 3 (the traceback only with $MEMTIER_TRACEBACK set)."""
+    from memtier import __version__
+    from memtier.errors import EXIT_BUG, MemtierError
+    from memtier.render import fail
+
+    if os.environ.get(BUG_ENV_VAR):
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    error = MemtierError(
+        f"unexpected error ({detail}); this is a bug in memtier {__version__}: please "
+        f"report it with the command you ran (set {BUG_ENV_VAR}=1 to see the traceback)"
+    )
+    error.exit_code = EXIT_BUG
+    return fail(error, as_json=as_json)
+
+
+def resolve_moment() -> Any:
+    from memtier.clock import resolve_now
+
+    return resolve_now(_current.now, os.environ.get("MEMTIER_NOW"))
+
+
+def explicit_root() -> str | None:
+    """The root a person named: --root, else $MEMTIER_ROOT (None: discover it)."""
+    return _current.root or os.environ.get("MEMTIER_ROOT") or None
+
+
+def open_workspace() -> Workspace:
+    """The workspace a command works on: root discovery, clock and configuration."""
+    from memtier.workspace import Workspace, resolve_root
+
+    moment = resolve_moment()
+    return Workspace.open(resolve_root(explicit_root(), Path.cwd()), moment)
+
+
+def user_path(ws_root: Path, given: Path) -> Path:
+    """A path a person typed: as is if absolute; a relative one from the working folder
+    when that lies inside the workspace, else from the workspace root (so
+    ``memtier --root R atomic-write memory/x.md`` means ``R/memory/x.md`` from anywhere)."""
+    given = given.expanduser()
+    if given.is_absolute():
+        return given
+    from memtier.workspace import inside_root
+
+    cwd = Path.cwd()
+    return (cwd if inside_root(ws_root, cwd) else ws_root) / given
+
+
+def show(
+    report: Report,
+    *,
+    warnings: Iterable[str] = (),
+    terminal: Callable[[TextIO], None] | None = None,
+    body: bool = True,
+) -> int:
+    """`memtier.render.show` with this invocation's --json; returns the exit code."""
+    from memtier import render
+
+    return render.show(
+        report, as_json=_current.as_json, warnings=warnings, terminal=terminal, body=body
+    )
