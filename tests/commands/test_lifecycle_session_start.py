@@ -299,7 +299,7 @@ def test_buffer_or_pending_that_is_a_folder_refuses(cli: CliRunner, root: Path, 
     if path.exists():
         path.unlink()
     path.mkdir()
-    result = cli("session-start", "--json", "--root", str(root), "--now", NOW_TEXT)
+    result = cli("session-start", "--root", str(root), "--now", NOW_TEXT)
     assert result.exit_code == 1
     assert result.stdout == ""
     assert result.stderr == (
