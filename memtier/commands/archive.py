@@ -102,20 +102,26 @@ class ArchiveResult:
             "dry_run": self.dry_run,
         }
 
+    def _total(self, count: int, days: int) -> str:
+        # A dry run moved nothing and says so (PROTOCOL §7 keeps the compat line
+        # for real moves only).
+        if self.dry_run:
+            return f"Would archive: {count} files (> {days} days old)"
+        return f"✅ Archived: {count} files (> {days} days old)"
+
     def text_lines(self) -> Iterable[str]:
         # PROTOCOL §7 (compat): the original scripts' lines, one summary per age.
         values = set(self.days.values())
         if len(values) <= 1:
             for move in self.moved:
                 yield f"  Archive: {move.name} → {move.month}"
-            days = values.pop() if values else 0
-            yield f"✅ Archived: {len(self.moved)} files (> {days} days old)"
+            yield self._total(len(self.moved), values.pop() if values else 0)
             return
         for kind, days in self.days.items():
             moves = self.moved_of(kind)
             for move in moves:
                 yield f"  Archive: {move.name} → {move.month}"
-            yield f"✅ Archived: {len(moves)} files (> {days} days old)"
+            yield self._total(len(moves), days)
 
 
 # ---------------------------------------------------------------------------

@@ -129,7 +129,10 @@ def test_dry_run_changes_no_byte_and_lists_the_same_moves(
     planned = archive(ws, dry_run=True)
     assert snapshot(root) == before
     done = archive(ws)
-    assert list(planned.text_lines()) == list(done.text_lines())
+    # The same moves; the summary says they would happen, not that they did.
+    shown = [line.replace("Would archive:", "✅ Archived:") for line in planned.text_lines()]
+    assert shown == list(done.text_lines())
+    assert list(planned.text_lines())[-1] == "Would archive: 2 files (> 30 days old)"
     assert planned.to_json()["moved"] == done.to_json()["moved"]
     assert planned.to_json()["dry_run"] is True
 
