@@ -207,9 +207,15 @@ def _packages() -> set[str]:
     return {_module_name(p) for p in PACKAGE.glob("*/__init__.py")}
 
 
+# Infrastructure that is a package rather than one module: the store (every write).
+INFRASTRUCTURE_PACKAGES = {"store"}
+
+
 def _layer(module: str) -> str:
     """``top`` for the infrastructure modules at the top, else the subpackage's name."""
     parts = module.split(".")
+    if len(parts) > 1 and parts[1] in INFRASTRUCTURE_PACKAGES:
+        return "top"
     return parts[1] if len(parts) > 2 or module in _packages() else "top"
 
 

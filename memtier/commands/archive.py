@@ -8,7 +8,7 @@
   older than N×24 h by modification time and with no line ending in ``#pinned``,
   moves to ``memory/archive/learnings/YYYY/MM/`` (month of its modification time).
 
-Moves go through `batchmove.move_batches`: a single rename per file that never overwrites (a taken
+Moves go through `store.moves.move_batches`: a single rename per file that never overwrites (a taken
 name becomes ``<stem>.1.md``), so the content is byte-identical and nothing is
 ever deleted. The whole pass runs under the workspace lock and re-lists the
 folders under it.
@@ -248,7 +248,7 @@ def _run(
         for item in planned:
             batches.setdefault(item.folder, []).append(item.source)
         checkpoint("archive.before-move")
-        from memtier.batchmove import move_batches
+        from memtier.store.moves import move_batches
 
         moved = move_batches(batches, root=ws.root)
         checkpoint("archive.moved")

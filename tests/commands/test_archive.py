@@ -189,7 +189,7 @@ def test_kind_limits_what_moves(ws: Workspace) -> None:
 
 
 def test_store_move_files_batch_never_overwrites(tmp_path: Path) -> None:
-    from memtier.batchmove import move_files
+    from memtier.store.moves import move_files
 
     src = tmp_path / "src"
     dest = tmp_path / "dest"

@@ -415,7 +415,7 @@ def move_file(source: Path, folder: Path, *, root: Path) -> Path:
     A single ``rename`` on one filesystem: after a crash the file is either
     still at its old place or already at its new one, never in both or neither.
     Callers hold the workspace lock, so the free name cannot be taken meanwhile.
-    (Many files at once: `batchmove.move_batches`, same rules.)
+    (Many files at once: `store.moves.move_batches`, same rules.)
     """
     make_dirs(folder, root=root)
     real_folder = confine(root, folder)

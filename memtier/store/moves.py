@@ -1,6 +1,7 @@
 """Moving many files at once: an archive pass (PROTOCOL §7), through `store`'s rules.
 
-Kept apart from `store` only for size: every move here is `store.move_file`'s
+Part of the store, the one package that writes (PROTOCOL §3), kept apart from its
+core (`memtier.store`) only for size: every move here is `store.move_file`'s
 single ``rename`` into a free name inside the root, and every path is confined
 by `store.confine` as there.
 """
