@@ -297,7 +297,7 @@ def residue_checks(ws: Workspace) -> list[Check]:
 def shim_checks(ws: Workspace) -> list[Check]:
     """A warning for each deployed shim that another memtier version wrote."""
     from memtier import __version__
-    from memtier.commands.shims import SHIM_NAMES, shim_version
+    from memtier.formats.shims import SHIM_NAMES, shim_version
 
     checks: list[Check] = []
     seen = 0
