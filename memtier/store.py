@@ -544,14 +544,7 @@ class _PortableLock:
         self._lock.release()
 
 
-class _Held(threading.local):
-    """The locks this thread holds, by lock file, with how deeply it entered each."""
-
-    def __init__(self) -> None:
-        self.locks: dict[str, tuple[_Lock, int]] = {}
-
-
-_held = _Held()
+_held = threading.local()  # per thread: {lock file: (lock, how deeply entered)}
 
 
 @contextmanager
@@ -559,13 +552,12 @@ def workspace_lock(lock_path: Path, *, timeout: float = LOCK_TIMEOUT_SECONDS) ->
     """Hold the OS-level lock on *lock_path* (``memory/.memtier.lock``).
 
     Re-entrant within one thread, so a command that calls another core function
-    (session-start calling rotate) keeps the one lock it already has. Another
-    thread of the same process waits like another process does: each thread
-    opens the file itself, and ``flock`` excludes two open files of one process
-    as it excludes two processes (the tool server runs calls on worker threads).
+    (session-start calling rotate) keeps the one lock it has. Another thread (the
+    tool server's workers) opens the file itself and waits as another process
+    does: ``flock`` excludes two open files of one process too.
     """
     key = str(lock_path.absolute())
-    held_here = _held.locks
+    held_here: dict[str, tuple[_Lock, int]] = _held.__dict__.setdefault("locks", {})
     if key in held_here:
         held, depth = held_here[key]
         held_here[key] = (held, depth + 1)
