@@ -21,6 +21,7 @@ from memtier.faults import checkpoint
 from memtier.formats.episodic import (
     ClosureBlock,
     closure_problem,
+    new_note,
     place_before_closure,
     replace_closure,
 )
@@ -90,7 +91,12 @@ def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> Episodi
 
         note = read_note(ws, day)
         checkpoint("episodic.read")
-        text, _placement = place_before_closure(note.text if note else "", clean.text)
+        if note is None:
+            # PROTOCOL §2 (v2): a note memtier creates is titled and closed, so the
+            # day passes health-check until `episodic close` says how it ended.
+            text = new_note(day, clean.text, updated=ws.today)
+        else:
+            text, _placement = place_before_closure(note.text, clean.text)
         write_note(ws, day, text, note)
         checkpoint("episodic.written")
     return _episodic_result(ws, "append", day, text, clean.text, clean.redacted)
@@ -113,7 +119,8 @@ def episodic_close(
 
         note = read_note(ws, day)
         checkpoint("episodic.read")
-        text = replace_closure(note.text if note else "", block)
+        # The one writer that replaces a closure block instead of merging it (§2 v2).
+        text = replace_closure(note.text, block) if note else new_note(day, "", block)
         write_note(ws, day, text, note)
         checkpoint("episodic.written")
     return _episodic_result(ws, "close", day, text, None, redacted)
