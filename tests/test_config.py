@@ -70,3 +70,22 @@ def test_non_utf8_config_is_an_input_error(root: Path, cli: CliRunner) -> None:
     result = cli("--root", str(root), "atomic-write", "x.md", input="hi\n")
     assert result.exit_code == 2
     assert "memtier.toml" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_template_init_writes_comments_every_key_with_its_default() -> None:
+    import re
+    from dataclasses import fields
+
+    from memtier.formats.templates import templates_dir
+
+    text = (templates_dir() / WHERE).read_text(encoding="utf-8")
+    # Uncomment each `# key = value` line and the `#   …` lines that continue it.
+    settings = [
+        line[2:]
+        for line in text.splitlines()
+        if re.match(r"# [a-z_]+ = ", line) or line.startswith("#   ")
+    ]
+    uncommented = "\n".join(settings) + "\n"
+    assert parse_config(uncommented, WHERE) == Config()
+    keys = {line.split(" =", 1)[0] for line in settings if not line.startswith("  ")}
+    assert keys == {f.name for f in fields(Config) if not f.name.startswith("_")}

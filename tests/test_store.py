@@ -257,3 +257,76 @@ def test_a_file_where_a_folder_belongs_is_an_input_error(tmp_path: Path) -> None
         with pytest.raises(InputError, match="memory/episodic: exists and is not a folder"):
             store.write_text(target, "x\n", root=tmp_path)
     assert (tmp_path / "memory" / "episodic").read_text() == "not a folder\n"
+
+
+def test_two_threads_of_one_process_exclude_each_other(tmp_path: Path) -> None:
+    """The lock is re-entrant per thread, not per process: while one thread holds
+    it, another thread of the same process cannot take it (the tool server runs
+    calls on worker threads)."""
+    import threading
+
+    from memtier.errors import LockTimeout
+
+    lock = tmp_path / "memory" / ".memtier.lock"
+    holding, tried = threading.Event(), threading.Event()
+    seen: list[str] = []
+
+    def holder() -> None:
+        # Entered twice: re-entrant in its own thread.
+        with store.workspace_lock(lock), store.workspace_lock(lock):
+            holding.set()
+            assert tried.wait(timeout=60)
+
+    def other() -> None:
+        assert holding.wait(timeout=60)
+        try:
+            with store.workspace_lock(lock, timeout=0.2):
+                seen.append("entered while held")
+        except LockTimeout:
+            seen.append("waited")
+        tried.set()
+
+    threads = [threading.Thread(target=holder), threading.Thread(target=other)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert seen == ["waited"]
+    with store.workspace_lock(lock, timeout=1):  # released by the holder's thread
+        seen.append("after")
+    assert seen == ["waited", "after"]
+
+
+_THREADED_COUNTER_CHILD = textwrap.dedent(
+    """
+    import sys, threading
+    from pathlib import Path
+    from memtier import store
+    root = Path(sys.argv[1])
+    counter = root / "counter.txt"
+    def count():
+        for _ in range(int(sys.argv[2])):
+            with store.workspace_lock(root / "memory" / ".memtier.lock"):
+                value = int(store.read_text(counter))
+                store.write_text(counter, str(value + 1) + "\\n", root=root)
+    threads = [threading.Thread(target=count) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    """
+)
+
+
+def test_threads_of_two_processes_lose_no_update(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "counter.txt").write_text("0\n")
+    workers, cycles = 2, 20
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _THREADED_COUNTER_CHILD, str(tmp_path), str(cycles)]
+        )
+        for _ in range(workers)
+    ]
+    assert [p.wait(timeout=120) for p in procs] == [0] * workers
+    assert (tmp_path / "counter.txt").read_text() == f"{workers * 3 * cycles}\n"

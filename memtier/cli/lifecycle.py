@@ -147,7 +147,8 @@ def episodic_close_command(
     date: DateOption = None,
 ) -> int:
     """Write the note's closure block (Updated/Decisions/Signal/Open), replacing a final one."""
-    from memtier.commands.lifecycle import episodic_close, parse_date_option
+    from memtier.commands.episodic_writes import episodic_close
+    from memtier.commands.lifecycle import parse_date_option
 
     ws = open_workspace()
     result = episodic_close(ws, decisions, signal, open_items, parse_date_option(date, ws))
@@ -159,7 +160,8 @@ def episodic_show_command(
     date: DateOption = None,
 ) -> int:
     """Print a day's note (default today), also one archival moved to memory/archive/."""
-    from memtier.commands.lifecycle import episodic_show, parse_date_option
+    from memtier.commands.episodic_writes import episodic_show
+    from memtier.commands.lifecycle import parse_date_option
 
     ws = open_workspace()
     return show(episodic_show(ws, parse_date_option(date, ws)))

@@ -43,8 +43,8 @@ def health_table(report: HealthReport, out: TextIO) -> None:
         for check in shown:
             mark, style = _STATUS_STYLE.get(check.status, ("", ""))
             message = _escape(check.message)
-            if report.verbose and check.status != "pass":
-                message += "".join(f"\n[dim]{_escape(line)}[/]" for line in check.detail)
+            under = check.under(verbose=report.verbose)
+            message += "".join(f"\n[dim]{_escape(line)}[/]" for line in under)
             table.add_row(mark, check.id, f"[{style}]{message}[/]" if style else message)
     console = _console(out)
     console.print(table)

@@ -264,22 +264,22 @@ def archive_episodic(
     ws: Workspace, days: int | None = None, dry_run: bool = False
 ) -> ArchiveResult:
     """Move daily notes older than *days* (default ``episodic_ttl_days``) to the archive."""
-    chosen = _check_days(days, ws.config.episodic_ttl_days)
-    with store.workspace_lock(ws.lock_file):
-        planned, skipped, warnings = _plan_episodic(ws, chosen)
-        moves = _run(ws, "episodic", planned, dry_run)
-    return ArchiveResult(moves, tuple(skipped), tuple(warnings), {"episodic": chosen}, dry_run)
+    return _archive_kind(ws, "episodic", _check_days(days, ws.config.episodic_ttl_days), dry_run)
 
 
 def archive_learnings(
     ws: Workspace, days: int | None = None, dry_run: bool = False
 ) -> ArchiveResult:
     """Move stray ``.learnings/*.md`` files older than *days* to the archive."""
-    chosen = _check_days(days, ws.config.learnings_ttl_days)
+    return _archive_kind(ws, "learnings", _check_days(days, ws.config.learnings_ttl_days), dry_run)
+
+
+def _archive_kind(ws: Workspace, kind: str, days: int, dry_run: bool) -> ArchiveResult:
+    plan = _plan_episodic if kind == "episodic" else _plan_learnings
     with store.workspace_lock(ws.lock_file):
-        planned, skipped, warnings = _plan_learnings(ws, chosen)
-        moves = _run(ws, "learnings", planned, dry_run)
-    return ArchiveResult(moves, tuple(skipped), tuple(warnings), {"learnings": chosen}, dry_run)
+        planned, skipped, warnings = plan(ws, days)
+        moves = _run(ws, kind, planned, dry_run)
+    return ArchiveResult(moves, tuple(skipped), tuple(warnings), {kind: days}, dry_run)
 
 
 def archive(

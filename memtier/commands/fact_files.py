@@ -23,7 +23,6 @@ from memtier.formats.fact_text import (
     jaccard,
     normalise_fact,
     refresh_last_verified,
-    strip_bullet,
     word_set,
 )
 from memtier.workspace import ARCHIVE_DIR, MEMORY_DIR, Workspace, tier_of
@@ -53,13 +52,13 @@ def clean_fact(raw: str, what: str, *, block: bool = False) -> CleanFact:
     A *block* (a howto from stdin) keeps its lines, code fences intact; only its
     trailing spaces and the blank lines around it go.
     """
-    from memtier.formats.text import fold_line
+    from memtier.formats.text import fold_line, without_bullet
     from memtier.secrets import redact
 
     if not block:
         # The one folding function (memtier.formats.text, PROTOCOL §3 v2).
         one_line = fold_line(raw)
-        text = strip_bullet(one_line.text).strip()
+        text = without_bullet(one_line.text).strip()
         if not text:
             raise InputError(f"{what}: the text is empty")
         return CleanFact(text, dict(one_line.redacted))
@@ -285,10 +284,10 @@ def log_retirement(
     ws: Workspace, target: FactFile, number: int, verb: str, old: str, reason: str
 ) -> str:
     """Append one line to the retirement log (PROTOCOL §10); returns the line."""
-    from memtier.formats.fact_text import strip_bullet
+    from memtier.formats.text import without_bullet
 
     log = ws.root / RETIRED_LOG
-    entry = f"- {ws.today.isoformat()} {target.rel}:{number} {verb}: {strip_bullet(old).strip()}"
+    entry = f"- {ws.today.isoformat()} {target.rel}:{number} {verb}: {without_bullet(old).strip()}"
     entry += f" — {reason}"
     if log.exists() or log.is_symlink():
         doc = store.read_document(log, root=ws.root)

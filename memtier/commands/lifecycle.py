@@ -1,8 +1,10 @@
-"""Buffer and episodic writes of the session lifecycle (PROTOCOL §4).
+"""Buffer writes of the session lifecycle (PROTOCOL §4), and the text arguments
+every lifecycle write shares.
 
-`buffer task|note|done|heartbeat` and `episodic append|close` each take the
-workspace lock, re-read their file under it, change it and write it back
-atomically. Every buffer write sets ``last_active`` to now.
+`buffer task|note|done|heartbeat` each take the workspace lock, re-read the
+buffer under it, change it and write it back atomically, setting
+``last_active`` to now. `episodic append|close|show` live in
+`memtier.commands.episodic_writes` and take their text the same way.
 
 Text arguments are *folded to one line*: line breaks (and the spaces around
 them) become a single space. A buffer line or a note line is one fact, and a
@@ -40,13 +42,6 @@ from memtier.formats.buffer import (
     join_lines,
     parse_buffer,
     task_text,
-)
-from memtier.formats.episodic import (
-    ClosureBlock,
-    closure_problem,
-    new_note,
-    place_before_closure,
-    replace_closure,
 )
 from memtier.render import NO_REDACTIONS
 from memtier.workspace import Workspace
@@ -271,137 +266,3 @@ def buffer_show(ws: Workspace) -> BufferResult:
 
     doc, _buffer = read_buffer(ws)
     return _result(ws, "show", doc.text, None)
-
-
-# ---------------------------------------------------------------------------
-# episodic commands
-
-
-class EpisodicResult(NamedTuple):
-    action: str
-    date: str
-    path: str
-    text: str
-    line: str | None = None
-    closed: bool = False
-    redacted: Mapping[str, int] = NO_REDACTIONS
-    archived: str | None = None  # where TTL archival moved the note (show only)
-
-    def to_json(self) -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            "action": self.action,
-            "date": self.date,
-            "path": self.path,
-            "closed": self.closed,
-            "redacted": dict(self.redacted),
-        }
-        if self.action == "show":
-            payload["text"] = self.text
-            payload["archived"] = self.archived
-        else:
-            # "line" is a line number and "text" the text, as in every command's JSON.
-            payload["line"] = self._line_number()
-            payload["text"] = self.line
-        return payload
-
-    @property
-    def notices(self) -> tuple[str, ...]:
-        if self.archived:
-            return (f"{self.path} was archived; shown from {self.archived}",)
-        return ()
-
-    def _line_number(self) -> int | None:
-        if self.line is None:
-            return None
-        # The appended line is the last one holding the text (as is, or as a bullet).
-        wanted = (self.line, f"- {self.line}")
-        lines = self.text.split("\n")
-        for number in range(len(lines), 0, -1):
-            if lines[number - 1] in wanted:
-                return number
-        return None
-
-    def text_lines(self) -> Iterable[str]:
-        if self.action == "show":
-            yield from self.text.rstrip("\n").split("\n")
-        elif self.action == "append":
-            yield f"appended to {self.path}: {self.line}"
-        else:
-            yield f"closure block written to {self.path}"
-
-
-def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> EpisodicResult:
-    """PROTOCOL §4: one line into a day's note, before its closure block if it has one."""
-    clean = clean_text(raw, "episodic append")
-    day = day or ws.today
-    with store.workspace_lock(ws.lock_file):
-        from memtier.commands.rotation import read_note, write_note
-
-        note = read_note(ws, day)
-        checkpoint("episodic.read")
-        if note is None:
-            # PROTOCOL §2 (v2): a note memtier creates is titled and closed, so the
-            # day passes health-check until `episodic close` says how it ended.
-            text = new_note(day, clean.text, updated=ws.today)
-        else:
-            text, _placement = place_before_closure(note.text, clean.text)
-        write_note(ws, day, text, note)
-        checkpoint("episodic.written")
-    return _episodic_result(ws, "append", day, text, clean.text, clean.redacted)
-
-
-def episodic_close(
-    ws: Workspace, decisions: str, signal: str, open_items: str, day: date | None = None
-) -> EpisodicResult:
-    """PROTOCOL §4: write the closure block, replacing a final one in place."""
-    fields = [clean_text(v, f"--{n}") for v, n in ((decisions, "decisions"), (signal, "signal"))]
-    fields.append(clean_text(open_items, "--open"))
-    block = ClosureBlock(ws.today.isoformat(), *(f.text for f in fields))
-    redacted: dict[str, int] = {}
-    for f in fields:
-        for rule, count in f.redacted.items():
-            redacted[rule] = redacted.get(rule, 0) + count
-    day = day or ws.today
-    with store.workspace_lock(ws.lock_file):
-        from memtier.commands.rotation import read_note, write_note
-
-        note = read_note(ws, day)
-        checkpoint("episodic.read")
-        # The one writer that replaces a closure block instead of merging it (§2 v2).
-        text = replace_closure(note.text, block) if note else new_note(day, "", block)
-        write_note(ws, day, text, note)
-        checkpoint("episodic.written")
-    return _episodic_result(ws, "close", day, text, None, redacted)
-
-
-def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
-    """A day's note; one that TTL archival moved is shown from the archive, saying so."""
-    from memtier.commands.rotation import read_note
-
-    day = day or ws.today
-    note = read_note(ws, day)
-    if note is None:
-        from memtier.commands.fact_get import find_day_note
-
-        shown = ws.relative(ws.episodic_note(day))
-        found = find_day_note(ws, day)
-        if found is None:
-            raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
-        text = store.read_text(store.confine(ws.root, found), root=ws.root)
-        result = _episodic_result(ws, "show", day, text, None, {})
-        return result._replace(archived=ws.relative(found))
-    return _episodic_result(ws, "show", day, note.text, None, {})
-
-
-def _episodic_result(
-    ws: Workspace, action: str, day: date, text: str, line: str | None, redacted: Mapping[str, int]
-) -> EpisodicResult:
-    return EpisodicResult(
-        action=action,
-        date=day.isoformat(),
-        path=ws.relative(ws.episodic_note(day)),
-        text=text,
-        line=line,
-        closed=closure_problem(text) is None,
-        redacted=redacted,
-    )

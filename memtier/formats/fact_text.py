@@ -27,7 +27,6 @@ _ASCII_FOLD = str.maketrans(
     {c: " " for c in (*map(chr, range(32)), chr(127), *"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
      if c != "\n"}
 )  # fmt: skip
-_BULLET = re.compile(r"^\s*[-*+]\s+")
 _LAST_VERIFIED = re.compile(r"^(> )?last_verified:")
 TOPIC_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # A tag is split out of a #tags: line on spaces, commas and "|" (PROTOCOL §2), and is
@@ -51,11 +50,6 @@ def fold_lines(text: str) -> list[str]:
     """`fold_text` of every line of *text* (split on ``\n``), in order: one pass
     over a whole file instead of one per line."""
     return [" ".join(line.split()) for line in _fold_chars(text).split("\n")]
-
-
-def strip_bullet(text: str) -> str:
-    """*text* without a leading markdown bullet (``- ``, ``* ``, ``+ ``)."""
-    return _BULLET.sub("", text, count=1)
 
 
 def normalise_fact(line: str) -> str:

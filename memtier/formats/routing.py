@@ -95,6 +95,13 @@ class Parsed:
     items: list[SourceItem] = field(default_factory=list)
     invalid: list[Invalid] = field(default_factory=list)
 
+    def add(self, item: SourceItem | Invalid) -> None:
+        """Keep *item* with the items, or with the invalid ones when it is one."""
+        if isinstance(item, Invalid):
+            self.invalid.append(item)
+        else:
+            self.items.append(item)
+
 
 @dataclass(frozen=True)
 class Route:

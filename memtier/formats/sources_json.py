@@ -92,11 +92,7 @@ def parse_brain(text: str) -> Parsed:
         rows, invalid = _json_lines(text)
     parsed = Parsed(invalid=invalid)
     for ref, raw in rows:
-        item = _brain_item(ref, raw)
-        if isinstance(item, Invalid):
-            parsed.invalid.append(item)
-        else:
-            parsed.items.append(item)
+        parsed.add(_brain_item(ref, raw))
     return parsed
 
 
@@ -146,8 +142,5 @@ def parse_mcp_memory(text: str) -> Parsed:
             item = _relation(ref, raw, kinds)
         else:
             item = Invalid(ref, "'type' is neither 'entity' nor 'relation'")
-        if isinstance(item, Invalid):
-            parsed.invalid.append(item)
-        else:
-            parsed.items.append(item)
+        parsed.add(item)
     return parsed

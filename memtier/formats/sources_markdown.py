@@ -21,6 +21,7 @@ the reading) and returns `Parsed` items and invalid entries:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date
 
 from memtier.formats.frontmatter import FrontMatterError, split_front_matter, text_list
@@ -59,59 +60,61 @@ def _front_matter(name: str, text: str) -> tuple[dict[str, object], str] | Inval
 
 def parse_indexed(files: Files) -> Parsed:
     """Items of a BM25 memory folder (``indexed/``)."""
-    parsed = Parsed()
-    for name, text in files:
-        split = _front_matter(name, text)
-        if isinstance(split, Invalid):
-            parsed.invalid.append(split)
-            continue
-        fields, body = split
-        day = source_day(fields.get("created"))
-        if day is None:
-            parsed.invalid.append(Invalid(name, "no valid 'created' date in the front matter"))
-            continue
-        title, rest = _title_and_rest(body)
-        facts = split_facts(title, rest)
-        if not facts:
-            parsed.invalid.append(Invalid(name, "empty memory"))
-            continue
-        tags = text_list(fields.get("tags"))
-        parsed.items.append(SourceItem(name, facts, tags=tags, day=day, title=title))
-    return parsed
+    return _each(files, _indexed_item)
+
+
+def _indexed_item(name: str, text: str) -> SourceItem | Invalid:
+    split = _front_matter(name, text)
+    if isinstance(split, Invalid):
+        return split
+    fields, body = split
+    day = source_day(fields.get("created"))
+    if day is None:
+        return Invalid(name, "no valid 'created' date in the front matter")
+    title, rest = _title_and_rest(body)
+    facts = split_facts(title, rest)
+    if not facts:
+        return Invalid(name, "empty memory")
+    tags = text_list(fields.get("tags"))
+    return SourceItem(name, facts, tags=tags, day=day, title=title)
 
 
 def parse_structured(files: Files) -> Parsed:
     """Items of a structured-markdown folder; *files* are named ``<type>/<file>.md``."""
+    return _each(files, _structured_item)
+
+
+def _structured_item(name: str, text: str) -> SourceItem | Invalid:
+    split = _front_matter(name, text)
+    if isinstance(split, Invalid):
+        return split
+    fields, body = split
+    kind = fields.get("type")
+    folder = name.split("/", 1)[0]
+    if not isinstance(kind, str) or not kind.strip():
+        kind = folder  # the folder is the type when the field is missing
+    created = fields.get("createdAt")
+    day = source_day(created)
+    if created is not None and day is None:
+        return Invalid(name, "'createdAt' is not a date")
+    title = fields.get("title")
+    heading, rest = _title_and_rest(body)
+    title = title.strip() if isinstance(title, str) and title.strip() else heading
+    facts = split_facts(title, rest)
+    if not facts:
+        return Invalid(name, "empty memory")
+    tags = text_list(fields.get("tags"))
+    kind = kind.strip().lower()
+    # "custom" names no home: its tags and date decide.
+    item_kind = None if kind == "custom" else kind
+    return SourceItem(name, facts, kind=item_kind, tags=tags, day=day, title=title)
+
+
+def _each(files: Files, item: Callable[[str, str], SourceItem | Invalid]) -> Parsed:
+    """One item (or invalid entry) per file, in order."""
     parsed = Parsed()
     for name, text in files:
-        split = _front_matter(name, text)
-        if isinstance(split, Invalid):
-            parsed.invalid.append(split)
-            continue
-        fields, body = split
-        kind = fields.get("type")
-        folder = name.split("/", 1)[0]
-        if not isinstance(kind, str) or not kind.strip():
-            kind = folder  # the folder is the type when the field is missing
-        created = fields.get("createdAt")
-        day = source_day(created)
-        if created is not None and day is None:
-            parsed.invalid.append(Invalid(name, "'createdAt' is not a date"))
-            continue
-        title = fields.get("title")
-        heading, rest = _title_and_rest(body)
-        title = title.strip() if isinstance(title, str) and title.strip() else heading
-        facts = split_facts(title, rest)
-        if not facts:
-            parsed.invalid.append(Invalid(name, "empty memory"))
-            continue
-        tags = text_list(fields.get("tags"))
-        kind = kind.strip().lower()
-        # "custom" names no home: its tags and date decide.
-        item_kind = None if kind == "custom" else kind
-        parsed.items.append(
-            SourceItem(name, facts, kind=item_kind, tags=tags, day=day, title=title)
-        )
+        parsed.add(item(name, text))
     return parsed
 
 
@@ -172,11 +175,7 @@ def parse_openclaw(memory_md: str | None, dailies: Files) -> Parsed:
     if memory_md is not None:
         parsed.items.extend(memory_bullets("MEMORY.md", memory_md))
     for name, text in dailies:
-        item = daily_note(name, text)
-        if isinstance(item, Invalid):
-            parsed.invalid.append(item)
-        else:
-            parsed.items.append(item)
+        parsed.add(daily_note(name, text))
     return parsed
 
 
@@ -220,9 +219,5 @@ def parse_claude(index: str | None, topics: Files) -> Parsed:
             elif not any(t.removeprefix("./") in names for t in targets):
                 parsed.invalid.append(Invalid(item.ref, "index entry links to a missing file"))
     for name, text in topics:
-        topic = _topic(name, text)
-        if isinstance(topic, Invalid):
-            parsed.invalid.append(topic)
-        else:
-            parsed.items.append(topic)
+        parsed.add(_topic(name, text))
     return parsed

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 # terminal's cursor when the line is printed back: each becomes a space.
 # Line breaks are handled by `str.splitlines`, which knows every kind of them.
 _CONTROLS = {code: " " for code in (*range(0x00, 0x09), *range(0x0E, 0x1C), 0x7F)}
-_BULLETS = ("- ", "* ", "+ ")
+_BULLETS = tuple(mark + blank for mark in "-*+" for blank in " \t")
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,8 @@ def fold_line(raw: str) -> FoldedLine:
 def without_bullet(text: str) -> str:
     """*text* without one leading markdown bullet, for a writer that adds its own
     (PROTOCOL §3 v2): ``- nas01 runs Ubuntu`` is not stored as ``- - nas01 …``.
-    A checkbox keeps its box: ``- [ ] x`` becomes ``[ ] x``, written ``- [ ] x``."""
+    A checkbox keeps its box: ``- [ ] x`` becomes ``[ ] x``, written ``- [ ] x``.
+    The one bullet rule: `remember`'s facts and the retirement log use it too."""
     stripped = text.lstrip()
     for bullet in _BULLETS:
         if stripped.startswith(bullet):

@@ -127,21 +127,21 @@ def fresh_check(ws: Workspace, rel: str, text: str) -> Check:
         where = f"line {number}: {line}"
         if day is None:
             message = f"{rel} — last_verified stale or invalid"
-            detail = (where, "not a YYYY-MM-DD date", verify_hint(rel))
-            return Check("warm.fresh", FAIL, rel, message, detail)
+            detail = (where, "not a YYYY-MM-DD date")
+            return Check("warm.fresh", FAIL, rel, message, detail, verify_hint(rel))
         age = (ws.today - day).days
         if age >= limit:
             message = f"{rel} — last_verified stale or invalid"
             why = f"{age} days old; re-verify at least every {limit} days"
-            return Check("warm.fresh", FAIL, rel, message, (where, why, verify_hint(rel)))
+            return Check("warm.fresh", FAIL, rel, message, (where, why), verify_hint(rel))
         return Check("warm.fresh", PASS, rel, f"{rel} — last_verified {day} ({age} days ago)")
     message = f"{rel} — missing last_verified"
-    return Check("warm.fresh", FAIL, rel, message, (verify_hint(rel),))
+    return Check("warm.fresh", FAIL, rel, message, hint=verify_hint(rel))
 
 
 def verify_hint(rel: str) -> str:
     """The way out of a stale file (PROTOCOL §10), kept apart from the compat message."""
-    return f"check its facts (memtier get {rel}), then run: memtier verify {rel}"
+    return f"fix: check its facts (memtier get {rel}), then run: memtier verify {rel}"
 
 
 def warm_checks(ws: Workspace) -> list[Check]:
@@ -297,7 +297,7 @@ def residue_checks(ws: Workspace) -> list[Check]:
 def shim_checks(ws: Workspace) -> list[Check]:
     """A warning for each deployed shim that another memtier version wrote."""
     from memtier import __version__
-    from memtier.commands.shims import SHIM_NAMES, shim_version
+    from memtier.formats.shims import SHIM_NAMES, shim_version
 
     checks: list[Check] = []
     seen = 0

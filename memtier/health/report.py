@@ -10,8 +10,9 @@ a warning line, never a traceback.
 The human view keeps the original script's shape (compat): a heading with the
 date and time, one section per group, a ``✅`` line per passing check, ``❌
 <message>`` per failure, ``⚠️  <message>`` per warning, and the verdict as the
-last line. ``--verbose`` adds the detail behind each failure or warning, indented
-under it.
+last line. A failure that one command fixes names it on an indented line under
+it (``memtier verify`` for a stale file, PROTOCOL §10); ``--verbose`` adds the
+rest of the detail behind each failure or warning.
 """
 
 from __future__ import annotations
@@ -107,9 +108,8 @@ class HealthReport(NamedTuple):
                     yield paint(mark.rstrip(), "green", colour) + " " + check.message
                 else:
                     yield paint(mark + check.message, _STYLES.get(check.status, ""), colour)
-                if verbose and check.status != PASS:
-                    for line in check.detail:
-                        yield paint(f"     {line}", "dim", colour)
+                for line in check.under(verbose=verbose):
+                    yield paint(f"     {line}", "dim", colour)
         yield ""
         if self.ok:
             yield paint(VERDICT_OK, "green", colour)

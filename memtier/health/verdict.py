@@ -23,6 +23,18 @@ class Check:
     path: str | None  # relative to the root
     message: str  # the exact §6 message
     detail: tuple[str, ...] = ()  # what --verbose shows under the line
+    # The command that fixes the failure, shown under it even without --verbose
+    # (PROTOCOL §10: a stale file names `memtier verify`); never part of `message`,
+    # which stays the exact compat text of §6.
+    hint: str = ""
+
+    def under(self, *, verbose: bool) -> tuple[str, ...]:
+        """The lines shown under a failure or warning: the fixing command, and
+        with --verbose the detail before it. A pass shows none."""
+        if self.status == PASS:
+            return ()
+        hint = (self.hint,) if self.hint else ()
+        return (*self.detail, *hint) if verbose else hint
 
     def to_json(self, *, verbose: bool = False) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -33,5 +45,5 @@ class Check:
         }
         if verbose:
             # --json --verbose carries what --verbose prints under the line.
-            payload["detail"] = list(self.detail) if self.status != PASS else []
+            payload["detail"] = list(self.under(verbose=True))
         return payload

@@ -7,18 +7,17 @@ carrying the CLI's one-line message and, where there is one, the call that
 fixes it (PROTOCOL §11). Any other exception is a bug: the client gets one line
 saying so and never a traceback.
 
-Calls run one at a time in this process. The SDK runs each synchronous tool on
-a worker thread, and the workspace lock (`memtier.store.workspace_lock`) is
-re-entrant per process, not per thread: two threads of one server would both
-believe they hold it. Serialising here keeps the lock's guarantee, and other
-processes (another server, the CLI) still wait on the OS lock as before.
+The SDK runs each synchronous tool on a worker thread, so calls may overlap.
+They need nothing of their own for that: the workspace lock
+(`memtier.store.workspace_lock`) is re-entrant per thread, so a writer on one
+thread waits for a writer on another as it waits for another process, and
+readers read as they do beside the CLI (atomic replaces, no torn reads).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +40,6 @@ class ToolRuntime:
     root: str | None = None
     now: str | None = None
     cwd: Path = field(default_factory=Path.cwd)
-    _serial: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def workspace(self) -> Workspace:
         from memtier.clock import resolve_now
@@ -59,17 +57,16 @@ class ToolRuntime:
     def call(self, name: str, body: Callable[[Workspace], BaseModel]) -> CallToolResult:
         from memtier.errors import MemtierError
 
-        with self._serial:
-            try:
-                output = body(self.workspace())
-            except MemtierError as exc:
-                return error_result(exc.message)
-            except Exception as exc:  # a bug: one line, no traceback, to the client
-                sys.stderr.write(f"memtier mcp: {name} failed: {type(exc).__name__}\n")
-                return error_result(
-                    f"internal error in {name} ({type(exc).__name__}); this is a bug in "
-                    "memtier, please report it"
-                )
+        try:
+            output = body(self.workspace())
+        except MemtierError as exc:
+            return error_result(exc.message)
+        except Exception as exc:  # a bug: one line, no traceback, to the client
+            sys.stderr.write(f"memtier mcp: {name} failed: {type(exc).__name__}\n")
+            return error_result(
+                f"internal error in {name} ({type(exc).__name__}); this is a bug in "
+                "memtier, please report it"
+            )
         structured = output.model_dump(mode="json")
         return CallToolResult(
             content=[TextContent(type="text", text=structured["text"])],

@@ -109,7 +109,7 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
         """
 
         def body(ws: Workspace) -> BufferOutput | WriteOutput:
-            from memtier.commands import lifecycle
+            from memtier.commands import episodic_writes, lifecycle
             from memtier.errors import InputError
 
             if to == "buffer":
@@ -117,7 +117,7 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
                     raise InputError("date applies only with to='today'")
                 return _buffer_output(lifecycle.buffer_note(ws, text))
             day = lifecycle.parse_date_option(date, ws)
-            result = lifecycle.episodic_append(ws, text, day)
+            result = episodic_writes.episodic_append(ws, text, day)
             return write_output(result, result.redacted)
 
         return rt.call("memory_note", body)
@@ -164,10 +164,10 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
         """
 
         def body(ws: Workspace) -> WriteOutput:
-            from memtier.commands import lifecycle
+            from memtier.commands import episodic_writes, lifecycle
 
             day = lifecycle.parse_date_option(date, ws)
-            result = lifecycle.episodic_close(ws, decisions, signal, open, day)
+            result = episodic_writes.episodic_close(ws, decisions, signal, open, day)
             return write_output(result, result.redacted)
 
         return rt.call("memory_close_day", body)

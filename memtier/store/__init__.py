@@ -5,7 +5,8 @@
   target with `os.replace`, and the folder is fsynced. The target's permission
   bits are kept. A failed write removes its temporary file.
 - `workspace_lock`: the OS-level lock on ``memory/.memtier.lock`` that every
-  command holds for its whole read-modify-write. Re-entrant within a process.
+  command holds for its whole read-modify-write. Re-entrant within a thread;
+  another thread of the same process waits for it as another process does.
 - `confine`: a path that resolves (symlinks followed) outside the root is refused.
 - `move_file`: a rename that never overwrites (archive moves).
 - `remove_residue`: deletes only the protocol's own residue (rotation marker,
@@ -20,6 +21,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
@@ -524,24 +526,27 @@ class _PortableLock:
         self._lock.release()
 
 
-_held: dict[str, tuple[_Lock, int]] = {}
+_held = threading.local()  # per thread: {lock file: (lock, how deeply entered)}
 
 
 @contextmanager
 def workspace_lock(lock_path: Path, *, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
     """Hold the OS-level lock on *lock_path* (``memory/.memtier.lock``).
 
-    Re-entrant within one process, so a command that calls another core
-    function (session-start calling rotate) keeps the one lock it already has.
+    Re-entrant within one thread, so a command that calls another core function
+    (session-start calling rotate) keeps the one lock it has. Another thread (the
+    tool server's workers) opens the file itself and waits as another process
+    does: ``flock`` excludes two open files of one process too.
     """
     key = str(lock_path.absolute())
-    if key in _held:
-        held, depth = _held[key]
-        _held[key] = (held, depth + 1)
+    held_here: dict[str, tuple[_Lock, int]] = _held.__dict__.setdefault("locks", {})
+    if key in held_here:
+        held, depth = held_here[key]
+        held_here[key] = (held, depth + 1)
         try:
             yield
         finally:
-            _held[key] = (held, _held[key][1] - 1)
+            held_here[key] = (held, held_here[key][1] - 1)
         return
     # PROTOCOL §3 v2: the lock is memory/.memtier.lock; neither memory/ nor the
     # lock file may lead out of the workspace (a link would create a file outside).
@@ -566,9 +571,9 @@ def workspace_lock(lock_path: Path, *, timeout: float = LOCK_TIMEOUT_SECONDS) ->
         ) from None
     except OSError as exc:
         raise _failed("lock", str(lock_path), exc) from None
-    _held[key] = (lock, 1)
+    held_here[key] = (lock, 1)
     try:
         yield
     finally:
-        del _held[key]
+        del held_here[key]
         lock.release()

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from memtier.commands.episodic_writes import episodic_append, episodic_close, episodic_show
 from memtier.commands.lifecycle import (
     add_note,
     add_task,
@@ -18,9 +19,6 @@ from memtier.commands.lifecycle import (
     buffer_note,
     buffer_task,
     clean_text,
-    episodic_append,
-    episodic_close,
-    episodic_show,
     remove_task,
 )
 from memtier.errors import InputError, RefusedError

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memtier.commands.lifecycle import buffer_note, buffer_task, episodic_append, episodic_close
+from memtier.commands.episodic_writes import episodic_append, episodic_close
+from memtier.commands.lifecycle import buffer_note, buffer_task
 from memtier.commands.review import SESSION_GATE, weekly_review
 from memtier.commands.rotation import rotate_buffer, session_end
 from memtier.commands.session_start import session_start

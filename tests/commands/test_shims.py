@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from memtier import __version__
-from memtier.commands.shims import SHIM_NAMES, install_scripts, installer_command, shim_version
+from memtier.commands.shims import install_scripts, installer_command
+from memtier.formats.shims import SHIM_NAMES, shim_version
 from memtier.health.report import run_health_check
 from memtier.workspace import Workspace
 from tests.conftest import NOW, NOW_TEXT

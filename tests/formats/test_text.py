@@ -63,6 +63,7 @@ def test_a_bullet_is_dropped_once_and_a_checkbox_keeps_its_box() -> None:
     assert without_bullet("- - twice") == "- twice"
     assert without_bullet("--- rule") == "--- rule"
     assert without_bullet("-5 degrees") == "-5 degrees"
+    assert without_bullet("  +\ttabbed") == "tabbed"
 
 
 @given(st.text())

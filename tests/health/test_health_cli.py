@@ -73,6 +73,31 @@ def test_verbose_shows_the_detail(root: Path, cli: CliRunner) -> None:
     assert short.stdout == verbose.stdout
 
 
+def test_a_stale_file_names_memtier_verify_without_verbose(root: Path, cli: CliRunner) -> None:
+    rel = "memory/semantic/hosts.md"
+    (root / rel).write_text("# Hosts\n#tags: docker\n> last_verified: 2026-10-01\n")
+    plain = cli("health-check", "--root", str(root), "--now", NOW_TEXT)
+    assert plain.exit_code == 1
+    lines = plain.stdout.splitlines()
+    failure = lines.index(f"❌ {rel} — last_verified stale or invalid")  # compat, unchanged
+    hint = f"     fix: check its facts (memtier get {rel}), then run: memtier verify {rel}"
+    assert lines[failure + 1] == hint
+    assert "days old" not in plain.stdout  # the rest of the detail stays behind --verbose
+    verbose = cli("health-check", "--verbose", "--root", str(root), "--now", NOW_TEXT)
+    assert verbose.stdout.count("memtier verify") == 1
+    assert lines[-1] == "⚠️  Some required checks failed — review above"
+    quiet = json.loads(cli("health-check", "--json", "--root", str(root), "--now", NOW_TEXT).stdout)
+    stale = [c for c in quiet["checks"] if c["status"] == "fail"]
+    assert stale == [
+        {"id": "warm.fresh", "status": "fail", "path": rel,
+         "message": f"{rel} — last_verified stale or invalid"},
+    ]  # fmt: skip
+    detailed = cli("health-check", "--json", "-v", "--root", str(root), "--now", NOW_TEXT)
+    fresh = [c for c in json.loads(detailed.stdout)["checks"] if c["status"] == "fail"]
+    assert fresh[0]["message"] == f"{rel} — last_verified stale or invalid"
+    assert fresh[0]["detail"][-1] == hint.strip()
+
+
 def test_heading_uses_now(root: Path, cli: CliRunner) -> None:
     result = cli("health-check", "--root", str(root), "--now", "2026-12-01T07:05:00+01:00")
     assert result.stdout.startswith("=== Memory Health Check (2026-12-01 07:05) ===\n")

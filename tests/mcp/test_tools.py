@@ -278,3 +278,24 @@ async def test_overview(server: Any) -> None:
     assert data is not None
     assert "quokka" in data["text"]
     assert set(data["data"]) == {"stats", "tags", "zero_hit_searches", "candidates"}
+
+
+async def test_overlapping_calls_of_one_server_lose_no_write(server: Any, root: Path) -> None:
+    """The SDK runs tools on worker threads; the lock alone keeps each write whole."""
+    import anyio
+
+    from memtier.formats.buffer import parse_buffer
+
+    async def notes(tag: str) -> None:
+        async with Client(server, raise_exceptions=True) as client:
+            for n in range(8):
+                result = await client.call_tool("memory_note", {"text": f"{tag} note {n}"})
+                assert not result.is_error, text_of(result)
+
+    async with anyio.create_task_group() as group:
+        for tag in ("alpha", "beta", "gamma"):
+            group.start_soon(notes, tag)
+    body = parse_buffer((root / "memory/working-buffer.md").read_text()).body
+    for tag in ("alpha", "beta", "gamma"):
+        for n in range(8):
+            assert body.count(f"- {tag} note {n}\n") == 1, (tag, n)

@@ -26,7 +26,8 @@ WORKER = """
 import sys
 from datetime import datetime
 from pathlib import Path
-from memtier.commands.lifecycle import buffer_note, episodic_append
+from memtier.commands.episodic_writes import episodic_append
+from memtier.commands.lifecycle import buffer_note
 from memtier.workspace import Workspace
 root, worker, calls, now = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 ws = Workspace.open(Path(root), datetime.fromisoformat(now))

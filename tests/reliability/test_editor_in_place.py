@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from memtier import store
-from memtier.commands.lifecycle import episodic_append
+from memtier.commands.episodic_writes import episodic_append
 from memtier.workspace import Workspace
 from tests.conftest import NOW, NOW_TEXT, REPO, CliRunner
 
