@@ -261,6 +261,9 @@ def one_match(target: FactFile, lines: list[str], old: str) -> tuple[int, str]:
     """PROTOCOL §10: OLD must match exactly one line; the header is out of reach."""
     from memtier.secrets import redact
 
+    # OLD read with '-' ends with the pipe's line break; no one line holds a break,
+    # so breaks at its ends are not part of the text to match (PROTOCOL §3 v2).
+    old = old.strip("\r\n")
     if not old.strip():
         raise InputError("OLD: the text is empty")
     found = matching_lines(lines, old, target.header_lines)
@@ -286,9 +289,13 @@ def log_retirement(
 ) -> str:
     """Append one line to the retirement log (PROTOCOL §10); returns the line."""
     from memtier.formats.fact_text import strip_bullet
+    from memtier.secrets import redact
 
     log = ws.root / RETIRED_LOG
-    entry = f"- {ws.today.isoformat()} {target.rel}:{number} {verb}: {strip_bullet(old).strip()}"
+    # A credential that stood in the file is not copied into the archive, which
+    # health-check does not scan (PROTOCOL §3: memtier writes no secret).
+    text = redact(strip_bullet(old).strip()).text
+    entry = f"- {ws.today.isoformat()} {target.rel}:{number} {verb}: {text}"
     entry += f" — {reason}"
     if log.exists() or log.is_symlink():
         doc = store.read_document(log, root=ws.root)

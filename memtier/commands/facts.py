@@ -39,6 +39,7 @@ from memtier.commands.fact_files import (
     check_hot_cap,
     clean_fact,
     find_duplicate,
+    merge_counts,
     read_fact_file,
     refresh_dates,
     resolve_fact_file,
@@ -178,8 +179,16 @@ def remember(
     if kind is not None and to is not None:
         raise InputError("give --kind or --to, not both")
     wanted_tags = _check_tags(ws, tags)
-    if section is not None and not " ".join(section.split()):
-        raise InputError("--section: the heading is empty")
+    section_redacted: dict[str, int] = {}
+    if section is not None:
+        # A heading is text written to disk and echoed back like the fact itself:
+        # redacted before and after folding to one line (PROTOCOL §3 v2).
+        from memtier.formats.text import fold_line
+
+        folded = fold_line(section)
+        section, section_redacted = " ".join(folded.text.split()), folded.redacted
+        if not section:
+            raise InputError("--section: the heading is empty")
     name: str | None = None
     home: str | Path | None = to
     if kind is not None:
@@ -190,6 +199,8 @@ def remember(
         return _remember_in_note(ws, text, name)
     block = bool(name and name.startswith(HOWTO_PREFIX) and "\n" in text.strip())
     clean = clean_fact(text, "remember", block=block)
+    if section_redacted:
+        clean = CleanFact(clean.text, merge_counts(clean.redacted, section_redacted))
     target = resolve_fact_file(ws, home, option="--to" if kind is None else "--kind")
     with store.workspace_lock(ws.lock_file):
         return _write_fact(ws, target, clean, name, section, wanted_tags, block)
