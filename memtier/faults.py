@@ -67,7 +67,9 @@ SESSION_START_CHECKPOINTS: tuple[str, ...] = (
     "session_start.buffer-created",  # step 2
     "session_start.lock-removed",  # step 3
     "session_start.failure-logged",  # step 4, failed recovery: ERRORS.md line written
+    "session_start.pending-merged",  # step 4: live-only buffer lines written into .pending
     "session_start.pending-discarded",  # step 4: .pending removed
+    "session_start.stale-snapshot",  # step 5: the stale buffer's snapshot in .pending
     "session_start.recovered-appended",  # step 4 or 5: [RECOVERED: STALE] body in the note
     "session_start.buffer-reset",  # step 4 or 5: fresh buffer written
     "session_start.buffer-restored",  # step 4: buffer restored from .pending

@@ -20,7 +20,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -370,8 +370,9 @@ def create_exclusive(path: Path, text: str, *, root: Path) -> bool:
     return True
 
 
-def make_dirs(path: Path, *, root: Path) -> bool:
-    """Create a folder (and its parents) inside *root*; True if it was created."""
+def make_dirs(path: Path, *, root: Path, sync: bool = True) -> bool:
+    """Create a folder (and its parents) inside *root*; True if it was created.
+    With *sync* False the caller fsyncs the new folder's parent itself."""
     target = confine(root, path)
     _refuse_secret_name(target, root)
     if target.is_dir():
@@ -388,7 +389,8 @@ def make_dirs(path: Path, *, root: Path) -> bool:
         raise InputError(f"{_display(blocker, root)}: exists and is not a folder") from None
     except OSError as exc:
         raise _failed("create folder", _display(target, root), exc) from None
-    _fsync_dir(target.parent)
+    if sync:
+        _fsync_dir(target.parent)
     return True
 
 
@@ -413,43 +415,23 @@ def move_file(source: Path, folder: Path, *, root: Path) -> Path:
     A single ``rename`` on one filesystem: after a crash the file is either
     still at its old place or already at its new one, never in both or neither.
     Callers hold the workspace lock, so the free name cannot be taken meanwhile.
+    (Many files at once: `batchmove.move_batches`, same rules.)
     """
-    return move_files([source], folder, root=root)[0]
-
-
-def move_files(sources: Sequence[Path], folder: Path, *, root: Path) -> list[Path]:
-    """`move_file` for a batch of files going into one *folder*; same guarantees.
-
-    The confinement checks and the folder fsyncs are paid once per folder rather
-    than once per file, which matters when an archive pass moves a thousand notes.
-    A source that is a symlink is confined on its own (its target is what moves).
-    """
-    if not sources:
-        return []
     make_dirs(folder, root=root)
     real_folder = confine(root, folder)
-    real_parents: dict[Path, Path] = {}
-    moved: list[Path] = []
-    for source in sources:
-        if source.is_symlink():
-            src = confine(root, source)
-        else:
-            parent = real_parents.get(source.parent)
-            if parent is None:
-                parent = real_parents[source.parent] = confine(root, source.parent)
-            src = parent / source.name
-        dest = free_destination(real_folder, source.name)
-        checkpoint("store.before-move")
-        try:
-            os.rename(src, dest)
-        except OSError as exc:
-            raise _failed("move", _display(src, root), exc) from None
-        checkpoint("store.moved")
-        moved.append(dest)
+    src = confine(root, source) if source.is_symlink() else confine(root, source.parent)
+    if not source.is_symlink():
+        src = src / source.name
+    dest = free_destination(real_folder, source.name)
+    checkpoint("store.before-move")
+    try:
+        os.rename(src, dest)
+    except OSError as exc:
+        raise _failed("move", _display(src, root), exc) from None
+    checkpoint("store.moved")
     _fsync_dir(real_folder)
-    for parent in real_parents.values():
-        _fsync_dir(parent)
-    return moved
+    _fsync_dir(src.parent)
+    return dest
 
 
 _RESIDUE_SUFFIXES = (".md.lock", ".md.pending")

@@ -18,20 +18,19 @@ know stays an option, so a mistyped option is still reported as one.
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Any
 
 import click
 import typer
 
+from memtier.cli.invocation import OPTION_SHAPE
 from memtier.errors import InputError
 
 STDIN_MARK = "-"
 # Text read from standard input: enough for any note, bounded so that a
 # device or an endless pipe cannot exhaust memory.
 MAX_STDIN_BYTES = 32 * 1024 * 1024
-_OPTION_SHAPE = re.compile(r"--?[A-Za-z][A-Za-z0-9_-]*(?:=.*)?", re.DOTALL)
 
 
 class TextType(click.ParamType[str]):
@@ -110,7 +109,7 @@ def separate_text(command: click.Command, ctx: click.Context, args: list[str]) -
             if arity[name] and name == arg and index < len(args):
                 options.append(args[index])
                 index += 1
-        elif arg != STDIN_MARK and _OPTION_SHAPE.fullmatch(arg):
+        elif arg != STDIN_MARK and OPTION_SHAPE.fullmatch(arg):
             options.append(arg)  # unknown: click reports it as an option
         else:
             texts.append(arg)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memtier.cli.invocation import guarded, open_workspace, show, split_shared
+from memtier.cli.invocation import OPTION_SHAPE, guarded, open_workspace, show, split_shared
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -126,7 +126,9 @@ def _words(tokens: list[str], flags: dict[str, str]) -> tuple[dict[str, Any], li
                 return None  # `-` means standard input: typer's command decides
             words.extend(tail)
             break
-        if token.startswith("-"):
+        if token.startswith("-") and token != "-" and not OPTION_SHAPE.fullmatch(token):
+            words.append(token)  # '- a bullet', '--- rule': text (PROTOCOL §3 v2)
+        elif token.startswith("-"):
             name, eq, value = token.partition("=")
             param = flags.get(name)
             if param is None:

@@ -11,6 +11,7 @@ code; anything else is a bug, said so in one line, exit 3.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -21,6 +22,10 @@ if TYPE_CHECKING:
     from memtier.workspace import Workspace
 
 BUG_ENV_VAR = "MEMTIER_TRACEBACK"
+# What an option looks like (``--fast``, ``-x``, ``--date=D``). An argument that
+# starts with ``-`` but is not of this shape (``- a bullet``, ``--- rule``, ``-1``)
+# is text (PROTOCOL §3 v2), for typer's path (`memtier.cli._text`) and the fast path.
+OPTION_SHAPE = re.compile(r"--?[A-Za-z][A-Za-z0-9_-]*(?:=.*)?", re.DOTALL)
 _VALUE_OPTIONS = ("--root", "--now")
 
 

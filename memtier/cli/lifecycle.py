@@ -62,9 +62,10 @@ def session_start_command(
 
 @command(app, "session-end")
 def session_end_command() -> int:
-    """End a session: rotate the buffer into today's note if it has active tasks.
+    """End a session: rotate the buffer into today's note if it holds anything.
 
-    Prints 'nothing to rotate' (exit 0) when there is no active task line.
+    Tasks, notes and done items all count; prints 'nothing to rotate' (exit 0)
+    only for an empty buffer.
     """
     from memtier.commands.rotation import session_end
 

@@ -8,7 +8,7 @@
   older than N×24 h by modification time and with no line ending in ``#pinned``,
   moves to ``memory/archive/learnings/YYYY/MM/`` (month of its modification time).
 
-Moves go through `store.move_files`: a single rename per file that never overwrites (a taken
+Moves go through `batchmove.move_batches`: a single rename per file that never overwrites (a taken
 name becomes ``<stem>.1.md``), so the content is byte-identical and nothing is
 ever deleted. The whole pass runs under the workspace lock and re-lists the
 folders under it.
@@ -102,20 +102,26 @@ class ArchiveResult:
             "dry_run": self.dry_run,
         }
 
+    def _total(self, count: int, days: int) -> str:
+        # A dry run moved nothing and says so (PROTOCOL §7 keeps the compat line
+        # for real moves only).
+        if self.dry_run:
+            return f"Would archive: {count} files (> {days} days old)"
+        return f"✅ Archived: {count} files (> {days} days old)"
+
     def text_lines(self) -> Iterable[str]:
         # PROTOCOL §7 (compat): the original scripts' lines, one summary per age.
         values = set(self.days.values())
         if len(values) <= 1:
             for move in self.moved:
                 yield f"  Archive: {move.name} → {move.month}"
-            days = values.pop() if values else 0
-            yield f"✅ Archived: {len(self.moved)} files (> {days} days old)"
+            yield self._total(len(self.moved), values.pop() if values else 0)
             return
         for kind, days in self.days.items():
             moves = self.moved_of(kind)
             for move in moves:
                 yield f"  Archive: {move.name} → {move.month}"
-            yield f"✅ Archived: {len(moves)} files (> {days} days old)"
+            yield self._total(len(moves), days)
 
 
 # ---------------------------------------------------------------------------
@@ -152,6 +158,7 @@ def _plan_episodic(ws: Workspace, days: int) -> tuple[list[_Planned], list[str],
     warnings: list[str] = []
     shown_dir = ws.relative(ws.episodic_dir)
     shown_archive = ws.relative(ws.archive_dir)
+    folders: dict[str, Path] = {}
     for entry in _sorted_entries(ws.episodic_dir):
         name = entry.name
         if not name.endswith(".md"):
@@ -172,10 +179,11 @@ def _plan_episodic(ws: Workspace, days: int) -> tuple[list[_Planned], list[str],
             skipped.append(shown)
             continue
         month = f"{day.year:04d}/{day.month:02d}/"
+        folder = folders.get(month)
+        if folder is None:
+            folder = folders[month] = ws.archive_dir / month  # once per month, not per note
         planned.append(
-            _Planned(
-                Path(entry.path), ws.archive_dir / month, month, shown, shown_archive + "/" + month
-            )
+            _Planned(Path(entry.path), folder, month, shown, shown_archive + "/" + month)
         )
     return planned, skipped, warnings
 
@@ -239,11 +247,13 @@ def _run(
         batches: dict[Path, list[Path]] = {}
         for item in planned:
             batches.setdefault(item.folder, []).append(item.source)
+        checkpoint("archive.before-move")
+        from memtier.batchmove import move_batches
+
+        moved = move_batches(batches, root=ws.root)
+        checkpoint("archive.moved")
         for folder, sources in batches.items():
-            checkpoint("archive.before-move")
-            moved = store.move_files(sources, folder, root=ws.root)
-            checkpoint("archive.moved")
-            names.update((src, dest.name) for src, dest in zip(sources, moved, strict=True))
+            names.update(zip(sources, moved[folder], strict=True))
     return tuple(
         ArchiveMove(kind, item.shown, item.shown_folder + names[item.source], item.month)
         for item in planned

@@ -27,19 +27,24 @@ from memtier.clock import format_timestamp, parse_day
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
-    ACTIVE_HEADING,
     Buffer,
+    active_indexes,
+    active_section,
+    add_note,
+    add_task,
+    body_lines,
     count_lines,
     fresh_buffer,
     is_oversized,
     is_stale,
-    is_task_line,
+    join_lines,
     parse_buffer,
     task_text,
 )
 from memtier.formats.episodic import (
     ClosureBlock,
     closure_problem,
+    new_note,
     place_before_closure,
     replace_closure,
 )
@@ -84,64 +89,14 @@ def parse_date_option(value: str | None, ws: Workspace) -> date:
 
 
 # ---------------------------------------------------------------------------
-# buffer body edits (pure)
-
-
-def _lines(body: str) -> list[str]:
-    lines = body.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
-
-
-def _join(lines: list[str]) -> str:
-    return "".join(line + "\n" for line in lines)
-
-
-def _active_section(lines: list[str]) -> tuple[int, int]:
-    """(index of ``## Active Task:``, index where its section ends); adds the heading if absent."""
-    start = next((i for i, line in enumerate(lines) if line.rstrip() == ACTIVE_HEADING), None)
-    if start is None:
-        lines[:0] = [ACTIVE_HEADING, ""] if lines else [ACTIVE_HEADING]
-        start = 0
-    end = start + 1
-    while end < len(lines) and not lines[end].startswith("## "):
-        end += 1
-    return start, end
-
-
-def _active_indexes(lines: list[str], start: int, end: int) -> list[int]:
-    """Indexes of the active task lines (PROTOCOL §2) of the section [start, end)."""
-    return [i for i in range(start + 1, end) if is_task_line(lines[i])]
-
-
-def add_task(body: str, line: str) -> str:
-    """*line* after the last active task line (or right under the heading)."""
-    lines = _lines(body)
-    start, end = _active_section(lines)
-    tasks = _active_indexes(lines, start, end)
-    lines.insert(tasks[-1] + 1 if tasks else start + 1, line)
-    return _join(lines)
-
-
-def add_note(body: str, line: str) -> str:
-    """*line* at the end of the body, in a section after the active one (PROTOCOL §4)."""
-    lines = _lines(body)
-    _start, end = _active_section(lines)
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if end >= len(lines):
-        # No section follows the active one: open one, or the note would count as a task.
-        lines += ["", NOTES_HEADING]
-    lines.append(line)
-    return _join(lines)
+# buffer body edits (pure; add_task and add_note live in formats.buffer)
 
 
 def remove_task(body: str, ref: str) -> tuple[str, str]:
     """(body without the task *ref* names — its 1-based number or its text — the task text)."""
-    lines = _lines(body)
-    start, end = _active_section(lines)
-    indexes = _active_indexes(lines, start, end)
+    lines = body_lines(body)
+    start, end = active_section(lines)
+    indexes = active_indexes(lines, start, end)
     if not indexes:
         raise InputError("buffer done: the buffer has no active task")
     if ref.isascii() and ref.isdigit():
@@ -153,7 +108,7 @@ def remove_task(body: str, ref: str) -> tuple[str, str]:
         chosen = _match_task(lines, indexes, ref)
     text = task_text(lines[chosen])
     del lines[chosen]
-    return _join(lines), text
+    return join_lines(lines), text
 
 
 def _match_task(lines: list[str], indexes: list[int], ref: str) -> int:
@@ -384,7 +339,12 @@ def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> Episodi
 
         note = read_note(ws, day)
         checkpoint("episodic.read")
-        text, _placement = place_before_closure(note.text if note else "", clean.text)
+        if note is None:
+            # PROTOCOL §2 (v2): a note memtier creates is titled and closed, so the
+            # day passes health-check until `episodic close` says how it ended.
+            text = new_note(day, clean.text, updated=ws.today)
+        else:
+            text, _placement = place_before_closure(note.text, clean.text)
         write_note(ws, day, text, note)
         checkpoint("episodic.written")
     return _episodic_result(ws, "append", day, text, clean.text, clean.redacted)
@@ -407,7 +367,8 @@ def episodic_close(
 
         note = read_note(ws, day)
         checkpoint("episodic.read")
-        text = replace_closure(note.text if note else "", block)
+        # The one writer that replaces a closure block instead of merging it (§2 v2).
+        text = replace_closure(note.text, block) if note else new_note(day, "", block)
         write_note(ws, day, text, note)
         checkpoint("episodic.written")
     return _episodic_result(ws, "close", day, text, None, redacted)

@@ -37,8 +37,9 @@ class Flagged:
 
     file: str
     line: int
-    lesson: str
+    lesson: str  # normalised (PROTOCOL §2), the key recurrence counts by
     count: int
+    text: str = ""  # the lesson as its first line words it, case kept (weekly review's signal)
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "lesson": self.lesson, "count": self.count}
@@ -100,7 +101,9 @@ def flag_recurring(ws: Workspace) -> tuple[Flagged, ...]:
             continue
         path, number, text = first[key]
         edits.setdefault(path, {})[number] = _with_flag(text)
-        flagged.append(Flagged(ws.relative(path), number, key, counts[key]))
+        flagged.append(
+            Flagged(ws.relative(path), number, key, counts[key], lesson_text(text) or key)
+        )
     for path, changes in edits.items():
         doc = docs[path]
         lines = doc.text.split("\n")

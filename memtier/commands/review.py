@@ -29,7 +29,12 @@ from memtier.commands.archive import ArchiveMove, ArchiveResult, archive_episodi
 from memtier.commands.recurrence import Flagged, flag_recurring
 from memtier.errors import CheckFailed, InputError
 from memtier.faults import checkpoint
-from memtier.formats.episodic import ClosureBlock, insert_before_closure, replace_closure
+from memtier.formats.episodic import (
+    ClosureBlock,
+    insert_before_closure,
+    merge_into_note,
+    new_note,
+)
 from memtier.workspace import Workspace
 
 SESSION_GATE = "Active session detected; weekly review deferred"
@@ -149,7 +154,7 @@ def _write_note_line(ws: Workspace, line: str, block: ClosureBlock) -> str:
         text = insert_before_closure(doc.text, line)
     else:
         doc = store.Document(text="")
-        text = f"# {ws.today.isoformat()}\n\n{line}\n" + block.render()
+        text = new_note(ws.today, line, block)
     checkpoint("review.before-note")
     store.write_text(path, text, root=ws.root, like=doc)
     checkpoint("review.note-written")
@@ -157,14 +162,15 @@ def _write_note_line(ws: Workspace, line: str, block: ClosureBlock) -> str:
 
 
 def _write_closure(ws: Workspace, block: ClosureBlock) -> str:
-    """§8 step 8: a valid final block is replaced in place, otherwise one is appended."""
+    """§8 step 8: a valid final block is merged with *block* (§2 v2: the agent's
+    decisions, signal and open items stay), otherwise *block* is appended."""
     path = ws.episodic_note()
     if path.exists() or path.is_symlink():
         doc = store.read_document(path, root=ws.root)
-        text = replace_closure(doc.text, block)
+        text = merge_into_note(doc.text, block)
     else:
         doc = store.Document(text="")
-        text = f"# {ws.today.isoformat()}\n\n" + block.render()
+        text = new_note(ws.today, "", block)
     checkpoint("review.before-closure")
     store.write_text(path, text, root=ws.root, like=doc)
     checkpoint("review.closure-written")
@@ -208,6 +214,19 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+SIGNAL_LESSON_CHARS = 60
+
+
+def _shorten(text: str, limit: int = SIGNAL_LESSON_CHARS) -> str:
+    """*text* cut at a word boundary within *limit* characters, marked with ``…``."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ;,") + "…"
+
+
 def _summary(ws: Workspace, archived: ArchiveResult, flagged: tuple[Flagged, ...]) -> ClosureBlock:
     done: list[str] = []
     episodic: tuple[ArchiveMove, ...] = archived.moved_of("episodic")
@@ -221,7 +240,7 @@ def _summary(ws: Workspace, archived: ArchiveResult, flagged: tuple[Flagged, ...
     decisions = "weekly review performed: " + "; ".join(done)
     if flagged:
         signal = f"{_plural(len(flagged), 'lesson')} recurring: " + "; ".join(
-            f.lesson[:60] for f in flagged[:3]
+            _shorten(f.text or f.lesson) for f in flagged[:3]
         )
         open_items = "review promotion candidates (memtier candidates)"
     else:
@@ -240,10 +259,12 @@ def weekly_review(ws: Workspace) -> ReviewResult:
         checkpoint("review.lock-removed")
         gate = _gate(ws)
         if gate is not None:
-            line = SESSION_GATE if gate == DEFERRED_SESSION else SIZE_GATE
+            gate_line = SESSION_GATE if gate == DEFERRED_SESSION else SIZE_GATE
             block = ClosureBlock(
-                ws.today.isoformat(), "weekly review deferred", line, "weekly review"
+                ws.today.isoformat(), "weekly review deferred", gate_line, "weekly review"
             )
+            # Each deferral says when it happened, so two on one day are two lines.
+            line = f"{ws.now.strftime('%H:%M')} {gate_line}"
             note = _write_note_line(ws, line, block)
             return ReviewResult(gate, lock_removed, note=note)
         report = run_health_check(ws)

@@ -3,9 +3,13 @@
 `rotate_buffer` moves the working buffer's body into today's episodic note in
 six steps, each followed by a named fault checkpoint. The ``.lock`` marker and
 the ``.pending`` snapshot are the journal that `memtier.commands.session_start` (session-start)
-reads after a crash; the "body already stands verbatim in the note" test makes
-every step safe to repeat. The whole sequence runs under the workspace lock, so
-no other memtier process ever sees the marker of a rotation that is running.
+reads after a crash. The block a rotation appends is headed with the time and
+the snapshot's id (`memtier.formats.episodic.rotation_id`), and "did the append
+finish?" is answered by that id alone, never by matching text (PROTOCOL §4
+step 4, §5 step 4, v2): a rerun after a crash appends once, and two buffers
+that hold the same lines both land. The whole sequence runs under the
+workspace lock, so no other memtier process ever sees the marker of a rotation
+that is running.
 """
 
 from __future__ import annotations
@@ -22,8 +26,14 @@ from memtier.formats.buffer import Buffer, body_has_content, fresh_buffer, parse
 from memtier.formats.episodic import (
     ClosureBlock,
     closure_problem,
-    contains_lines,
+    has_rotation_id,
+    line_ids,
+    merge_into_note,
+    new_note,
+    next_rotation_id,
     place_before_closure,
+    rotation_heading,
+    snapshot_ids,
 )
 from memtier.workspace import Workspace
 
@@ -61,15 +71,48 @@ def write_note(ws: Workspace, day: date, text: str, like: store.Document | None)
     store.write_text(ws.episodic_note(day), text, root=ws.root, like=like)
 
 
-def fresh_closure(ws: Workspace, open_tasks: Iterable[str]) -> ClosureBlock:
+def fresh_closure(
+    ws: Workspace, open_tasks: Iterable[str], decisions: str = "working buffer rotated"
+) -> ClosureBlock:
     """PROTOCOL §5 step 4: the block a rotation writes under a note without one."""
     tasks = "; ".join(open_tasks)
     return ClosureBlock(
         updated=ws.today.isoformat(),
-        decisions="working buffer rotated",
+        decisions=decisions,
         signal="none",
         open=tasks or "none",
     )
+
+
+def add_block(ws: Workspace, rid: str, block: str, closure: ClosureBlock) -> str:
+    """*block* (its first line names *rid*) into today's note, closure block last.
+
+    PROTOCOL §5 step 4 (v2), shared with session-start's recoveries: a block
+    with this id already in the note means a rerun, and nothing is written
+    (``"already-present"``). A closed note gets the block before its closure
+    block, and that block is merged with *closure* (§2 v2: the open tasks join
+    ``Open:``); a note without one gets the block and *closure* at the end; a
+    missing note is created with its title line (§2 v2).
+    """
+    day = ws.today
+    note = read_note(ws, day)
+    if note is None:
+        write_note(ws, day, new_note(day, block, closure), None)
+        return "created"
+    text = note.text
+    if has_rotation_id(text, rid):
+        return "already-present"
+    if closure_problem(text) is None:
+        placed, placement = place_before_closure(text, block)
+        new_text = merge_into_note(placed, closure)
+    else:
+        # No valid closure block as the last four lines: none at all, or one that
+        # text follows. Append the block, then a fresh closure block; what stands
+        # in the note keeps its place.
+        head = text if text == "" or text.endswith("\n") else text + "\n"
+        new_text, placement = head + block + closure.render(), "appended"
+    write_note(ws, day, new_text, note)
+    return placement
 
 
 # ---------------------------------------------------------------------------
@@ -80,13 +123,15 @@ class RotateResult(NamedTuple):
     """What a rotation did to today's note and the buffer."""
 
     note: str
-    placement: str  # "inserted" | "rebuilt" | "appended" | "already-present" | "empty"
+    # "created" | "inserted" | "rebuilt" | "appended" | "already-present" | "empty"
+    placement: str
     lines: int
     open_tasks: tuple[str, ...] = ()
+    id: str = ""  # the rotation's id (PROTOCOL §5 step 4 v2)
 
     @property
     def appended(self) -> bool:
-        return self.placement in ("inserted", "rebuilt", "appended")
+        return self.placement in ("created", "inserted", "rebuilt", "appended")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -96,15 +141,20 @@ class RotateResult(NamedTuple):
             "appended": self.appended,
             "lines": self.lines,
             "open_tasks": list(self.open_tasks),
+            "id": self.id,
         }
 
     def text_lines(self) -> Iterable[str]:
         if self.placement == "empty":
             yield "working buffer was empty: nothing appended; fresh buffer written"
         elif self.placement == "already-present":
-            yield f"buffer body already in {self.note}: not appended again; fresh buffer written"
+            yield (
+                f"rotation {self.id} already in {self.note}: not appended again; "
+                "fresh buffer written"
+            )
         else:
             how = {
+                "created": "a new note with its closure block",
                 "inserted": "before its closure block",
                 "rebuilt": "rebuilt with its closure block last",
                 "appended": "with a new closure block",
@@ -128,15 +178,18 @@ def rotate_locked(ws: Workspace) -> RotateResult:
     # Bad input (a broken buffer header, an unreadable note) refuses before step 2,
     # so it never leaves a marker behind.
     doc, buffer = read_buffer(ws)
-    read_note(ws, ws.today)
-    # Step 2.
-    if not store.create_exclusive(ws.buffer_lock, ws.now.isoformat() + "\n", root=ws.root):
+    note = read_note(ws, ws.today)
+    rid = _rotation_id(ws, doc, line_ids(note.text) if note is not None else set())
+    # Step 2. The marker names the snapshot id, which tells session-start that
+    # the .pending beside it comes from a version that heads its blocks with ids.
+    marker = f"{rid} {ws.now.isoformat()}\n"
+    if not store.create_exclusive(ws.buffer_lock, marker, root=ws.root):
         raise RefusedError(LOCK_PRESENT_MESSAGE, path=ws.buffer_lock)
     checkpoint("rotate.locked")
     # Step 3: the snapshot session-start recovers from if we die after this point.
     # An older .pending (its marker cleared by hand) is overwritten: buffer writes
-    # are refused while one exists, so it either equals this buffer or its body
-    # already stands in a note.
+    # are refused while one exists, so its lines are either still in this buffer
+    # or stand in a note under its id.
     try:
         store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
     except MemtierError:
@@ -145,7 +198,7 @@ def rotate_locked(ws: Workspace) -> RotateResult:
     checkpoint("rotate.pending-written")
     # Step 4.
     try:
-        placement = append_body(ws, buffer)
+        placement = append_body(ws, buffer, rid)
     except MemtierError:
         _take_back(ws, pending=True)
         raise
@@ -164,7 +217,25 @@ def rotate_locked(ws: Workspace) -> RotateResult:
         placement=placement,
         lines=body_lines,
         open_tasks=tuple(buffer.active_tasks),
+        id=rid,
     )
+
+
+def _rotation_id(ws: Workspace, doc: store.Document, known: set[str]) -> str:
+    """This rotation's id (PROTOCOL §5 step 4 v2).
+
+    A new rotation takes the first occurrence of its snapshot's id not yet in
+    today's note, so a buffer identical to one rotated before (to the second)
+    still lands. A rerun of a crashed rotation (its marker cleared by hand; the
+    ``.pending`` it left holds this very text) takes that rotation's id again,
+    so step 4 finds its block and appends nothing.
+    """
+    found = snapshot_ids(doc.text, known)
+    if found and ws.buffer_pending.is_file():
+        with suppress(MemtierError):
+            if store.read_document(ws.buffer_pending, root=ws.root).text == doc.text:
+                return found[-1]
+    return next_rotation_id(doc.text, known)
 
 
 def _take_back(ws: Workspace, *, pending: bool) -> None:
@@ -180,29 +251,12 @@ def _take_back(ws: Workspace, *, pending: bool) -> None:
         store.remove_residue(ws.buffer_lock, root=ws.root)
 
 
-def append_body(ws: Workspace, buffer: Buffer) -> str:
-    """PROTOCOL §5 step 4: the buffer body into today's note, closure block last."""
+def append_body(ws: Workspace, buffer: Buffer, rid: str) -> str:
+    """PROTOCOL §5 step 4: the buffer body, headed by time and id, into today's note."""
     if not body_has_content(buffer.body):
         return "empty"
-    day = ws.today
-    note = read_note(ws, day)
-    text = note.text if note is not None else ""
-    # A rerun after a crash must not duplicate text.
-    if note is not None and contains_lines(text, buffer.body):
-        return "already-present"
-    if closure_problem(text) is None:
-        new_text, placement = place_before_closure(text, buffer.body)
-    else:
-        # No valid closure block as the last four lines: none at all, or one that
-        # text follows. Append the body, then a fresh block; what stands in the
-        # note keeps its place.
-        body = buffer.body if buffer.body.endswith("\n") else buffer.body + "\n"
-        head = text if text == "" or text.endswith("\n") else text + "\n"
-        new_text, placement = head + body, "appended"
-    if placement == "appended":
-        new_text += fresh_closure(ws, buffer.active_tasks).render()
-    write_note(ws, day, new_text, note)
-    return placement
+    block = rotation_heading(ws.now, rid) + buffer.body
+    return add_block(ws, rid, block, fresh_closure(ws, buffer.active_tasks))
 
 
 # ---------------------------------------------------------------------------
@@ -225,9 +279,9 @@ class SessionEndResult(NamedTuple):
 
 
 def session_end(ws: Workspace) -> SessionEndResult:
-    """PROTOCOL §4: rotate when the buffer has active task lines, else nothing."""
+    """PROTOCOL §4 (v2): rotate a buffer with any content (tasks, notes, done items)."""
     with store.workspace_lock(ws.lock_file):
         _doc, buffer = read_buffer(ws)
-        if not buffer.active_task_lines:
+        if not buffer.has_content:
             return SessionEndResult(None)
         return SessionEndResult(rotate_locked(ws))

@@ -2,7 +2,8 @@
 
 Every search appends one JSON line ``{"query", "tiers", "result_count",
 "timestamp"}``; the log keeps the newest `MAX_ENTRIES`. Queries that found
-nothing (``recent-searches --zero``) show a person what memory is missing.
+nothing (``recent-searches --zero``, each query once with how often it found
+nothing) show a person what memory is missing.
 ``search_log = false`` in ``memory/memtier.toml`` turns the log off.
 
 An append is a read and a whole-file atomic rewrite under the workspace lock
@@ -127,18 +128,28 @@ class RecentSearches:
     searches: tuple[LoggedSearch, ...]
     zero_only: bool = False
     warnings: tuple[str, ...] = ()
+    # With --zero: how often each listed query found nothing (same order as *searches*).
+    counts: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"searches": [s.to_json() for s in self.searches]}
+        if not self.zero_only:
+            return {"searches": [s.to_json() for s in self.searches]}
+        return {
+            "searches": [
+                {**s.to_json(), "count": n} for s, n in zip(self.searches, self.counts, strict=True)
+            ]
+        }
 
     def text_lines(self) -> Iterable[str]:
         if not self.searches:
             yield "no searches without results" if self.zero_only else "no searches logged"
             return
-        for s in self.searches:
+        counts = self.counts or (1,) * len(self.searches)
+        for s, n in zip(self.searches, counts, strict=True):
             results = "1 result" if s.result_count == 1 else f"{s.result_count} results"
             tiers = ",".join(s.tiers)
-            yield f"{s.timestamp}  {results:>11}  {s.query}  [{tiers}]"
+            times = f"  ({n} times)" if n > 1 else ""
+            yield f"{s.timestamp}  {results:>11}  {s.query}  [{tiers}]{times}"
 
 
 def recent_searches(ws: Workspace, *, limit: int = 20, zero: bool = False) -> RecentSearches:
@@ -148,7 +159,17 @@ def recent_searches(ws: Workspace, *, limit: int = 20, zero: bool = False) -> Re
     if limit < 1:
         raise InputError("--limit must be at least 1")
     entries, warnings = read_log(ws)
-    if zero:
-        entries = [e for e in entries if e.result_count == 0]
-    newest = tuple(reversed(entries[-limit:]))
-    return RecentSearches(newest, zero, tuple(warnings))
+    if not zero:
+        return RecentSearches(tuple(reversed(entries[-limit:])), zero, tuple(warnings))
+    # Each zero-hit query once, at its newest search, with how often it found nothing:
+    # a query repeated twenty times is one gap in memory, not twenty.
+    latest: dict[str, LoggedSearch] = {}
+    counted: dict[str, int] = {}
+    for entry in entries:
+        if entry.result_count == 0:
+            latest.pop(entry.query, None)  # re-inserted: dict order is then newest last
+            latest[entry.query] = entry
+            counted[entry.query] = counted.get(entry.query, 0) + 1
+    newest = tuple(reversed(list(latest.values())[-limit:]))
+    counts = tuple(counted[e.query] for e in newest)
+    return RecentSearches(newest, zero, tuple(warnings), counts)

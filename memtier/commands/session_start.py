@@ -7,13 +7,16 @@ every line of the buffer ends up exactly once in the buffer or in a note:
 
 - the ``.pending`` snapshot is removed only after everything it implies is on
   disk, so a crash during recovery leaves it for the next session-start;
-- "already stands verbatim in a note" (checked line-aligned) tells a finished
-  append from an unfinished one; when the buffer still holds that very body
-  (the rotation died between its steps 4 and 5) the buffer is reset, so the
-  body is not kept twice;
-- a ``[RECOVERED: STALE]`` append is skipped when the marker and body already
-  stand in today's note, so a crash between the append and the fresh buffer
-  does not append them twice;
+- "did the rotation finish its append?" is answered by the snapshot's id alone
+  (v2): a block headed with that id stands in a note. Text is never matched,
+  so a day that repeats yesterday's routine lines is not mistaken for it;
+- lines the live buffer holds and the snapshot does not (a person's edit after
+  the crash) are first written into ``.pending`` itself, so that from then on
+  the snapshot is the one source and every later step is safe to repeat (v2);
+- a ``[RECOVERED: STALE]`` marker carries the id of what it appends, so a crash
+  between the append and the fresh buffer does not append the body twice; step
+  5 journals its snapshot in ``.pending`` too, so such a crash is recovered by
+  step 4 like a rotation's;
 - when ``.pending`` cannot be recovered, the fresh buffer the protocol writes
   replaces the current one only after the lines that one still holds were
   appended to today's note (an interpretation: "never lose a line" wins).
@@ -22,32 +25,38 @@ every line of the buffer ends up exactly once in the buffer or in a note:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
 from memtier import store
 from memtier.clock import format_timestamp
 from memtier.commands.base_context import ContextPart, LastOpen, fit_context, last_open
-from memtier.commands.rotation import fresh_closure, read_note, rotate_locked, write_note
-from memtier.errors import InputError
+from memtier.commands.rotation import add_block, fresh_closure, read_note, rotate_locked
+from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
     Buffer,
+    KeptLine,
     body_has_content,
     fresh_buffer,
     header_problem,
     is_oversized,
     is_stale,
     parse_buffer,
+    unsnapshotted_lines,
+    with_lines,
 )
-from memtier.formats.episodic import contains_lines, place_before_closure
+from memtier.formats.episodic import (
+    legacy_body_found,
+    line_ids,
+    next_rotation_id,
+    snapshot_ids,
+)
 from memtier.workspace import Workspace
 
 RECOVERED_MARKER = "[RECOVERED: STALE]"
 CONTEXT_SCRATCH_LINES = 20
-# How many days back from today a finished rotation's note is looked for (§4 step 4).
-PENDING_LOOKBACK_DAYS = 7
 
 
 @dataclass(frozen=True)
@@ -113,14 +122,21 @@ class _Run:
         self.ws = ws
         self.actions: list[str] = []
         self.warnings: list[str] = []
+        # The rotation marker as step 3 found it: the id of the rotation that left
+        # .pending, or None; legacy when an older memtier wrote it without an id
+        # (docs/DECISIONS.md, "A .pending from an older version").
+        self.marker_id: str | None = None
+        self.legacy_marker = False
 
     def did(self, action: str) -> None:
         self.actions.append(action)
 
-    def fresh_buffer(self, like: store.Document | None) -> None:
-        store.write_text(
-            self.ws.buffer, fresh_buffer(self.ws.now, self.ws.config), root=self.ws.root, like=like
-        )
+    def fresh_buffer(self, like: store.Document | None, keep: tuple[KeptLine, ...] = ()) -> None:
+        text = fresh_buffer(self.ws.now, self.ws.config)
+        if keep:
+            fresh = parse_buffer(text)
+            text = Buffer(fresh.created, fresh.last_active, with_lines(fresh.body, keep)).render()
+        store.write_text(self.ws.buffer, text, root=self.ws.root, like=like)
         checkpoint("session_start.buffer-reset")
         self.did(f"wrote a fresh {self.ws.relative(self.ws.buffer)}")
 
@@ -129,9 +145,11 @@ def session_start(ws: Workspace) -> SessionStartResult:
     """PROTOCOL §4 steps 1–7."""
     run = _Run(ws)
     with store.workspace_lock(ws.lock_file):
+        _refuse_folders(ws)
         _ensure_hot(run)  # step 1
         _ensure_buffer(run)  # step 2
         if ws.buffer_lock.exists() or ws.buffer_lock.is_symlink():  # step 3
+            _read_marker(run)
             store.remove_residue(ws.buffer_lock, root=ws.root)
             checkpoint("session_start.lock-removed")
             run.did("removed a stale rotation lock (memory/working-buffer.md.lock)")
@@ -153,7 +171,33 @@ def session_start(ws: Workspace) -> SessionStartResult:
 
 
 # ---------------------------------------------------------------------------
-# steps 1–2
+# steps 1–3
+
+
+def _refuse_folders(ws: Workspace) -> None:
+    """A folder where the buffer or its snapshot belongs: the agent would carry on with
+    no buffer, so session-start refuses (exit 1) and names it; nothing is changed."""
+    for path in (ws.buffer, ws.buffer_pending):
+        if path.is_dir():
+            raise RefusedError(
+                f"{ws.relative(path)} is a folder, not a file: move it aside, "
+                "then run memtier session-start again",
+                path=path,
+            )
+
+
+def _read_marker(run: _Run) -> None:
+    """What the rotation marker says before step 3 removes it: its id, or that an
+    older memtier (no ids) wrote it. An empty or unreadable marker says neither."""
+    try:
+        text = store.read_text(run.ws.buffer_lock, root=run.ws.root)
+    except InputError:
+        return
+    first = text.split(" ", 1)[0].strip()
+    if first.startswith("r-"):
+        run.marker_id = first
+    elif text.strip():
+        run.legacy_marker = True
 
 
 def _ensure_hot(run: _Run) -> None:
@@ -213,16 +257,31 @@ def _recover_pending(run: _Run) -> None:
         _recovery_failed(run, reason or "unreadable")
         return
     pending = parse_buffer(pending_doc.text)
+    known = _known_ids(run)
     buffer_doc, current = _read_current(run)
-    if _body_in_a_note(ws, pending, run.warnings):
+    extra = unsnapshotted_lines(pending.body, current.body if current is not None else "")
+    if _rotation_found(run, known, pending_doc.text, pending):
         # The rotation that left .pending had finished its append (§4 step 4).
-        if current is not None and current.body == pending.body:
-            # ...but died before its fresh buffer: keeping this one would keep the body twice.
-            run.fresh_buffer(buffer_doc)
-        _discard_pending(run, "its body already stands in an episodic note")
+        if current is not None and _still_the_snapshot(pending, current):
+            # ...but died before its fresh buffer: keeping this one would keep the
+            # body twice. Lines added to it since the snapshot stay (v2).
+            run.fresh_buffer(buffer_doc, extra)
+        _discard_pending(run, "its rotation block already stands in an episodic note")
         return
+    # The id the rotation took, for the [RECOVERED: STALE] marker below.
+    rid = run.marker_id or next_rotation_id(pending_doc.text, known)
+    if extra:
+        # §4 step 4 (v2): the live buffer's own lines join the snapshot first, so
+        # the snapshot is the single source for every step below.
+        merged = Buffer(pending.created, pending.last_active, with_lines(pending.body, extra))
+        store.write_text(ws.buffer_pending, merged.render(), root=ws.root, like=pending_doc)
+        checkpoint("session_start.pending-merged")
+        run.did(f"kept {len(extra)} line(s) the buffer held beyond working-buffer.md.pending")
+        pending_doc = store.read_document(ws.buffer_pending, root=ws.root)
+        pending = parse_buffer(pending_doc.text)
+        rid = next_rotation_id(pending_doc.text, known)
     if is_stale(pending, ws.now, ws.config) or not pending.active_task_lines:
-        _append_recovered(run, pending)
+        _append_recovered(run, pending, rid)
         run.fresh_buffer(buffer_doc or pending_doc)
         _discard_pending(run, "recovered into today's note")
         return
@@ -237,6 +296,15 @@ def _recover_pending(run: _Run) -> None:
     _discard_pending(run, "buffer restored")
 
 
+def _still_the_snapshot(pending: Buffer, current: Buffer) -> bool:
+    """The buffer the snapshot was taken of, not reset yet: same ``created``, and it
+    still holds every line of the snapshot (a fresh buffer has a new ``created``)."""
+    if current.created != pending.created:
+        return False
+    missing = unsnapshotted_lines(current.body, pending.body)
+    return not missing
+
+
 def _recovery_failed(run: _Run, reason: str) -> None:
     ws = run.ws
     line = f"- {ws.today.isoformat()} working-buffer.md.pending failed recovery: {reason}"
@@ -245,7 +313,7 @@ def _recovery_failed(run: _Run, reason: str) -> None:
         doc = store.read_document(ws.errors_file, root=ws.root)
     text = doc.text if doc is not None else ""
     # A crash after this line and before .pending goes must not log it twice.
-    if not contains_lines(text, line):
+    if line not in text.split("\n"):
         if text and not text.endswith("\n"):
             text += "\n"
         store.write_text(ws.errors_file, text + line + "\n", root=ws.root, like=doc)
@@ -259,8 +327,11 @@ def _recovery_failed(run: _Run, reason: str) -> None:
     # note first (never lose a line), and .pending goes last, so that a crash
     # anywhere here repeats this path without repeating a line.
     buffer_doc, current = _read_current(run)
-    if current is not None:
-        _append_recovered(run, current)
+    if current is not None and buffer_doc is not None:
+        # A rerun of this path finds the block it appended and appends nothing.
+        found = snapshot_ids(buffer_doc.text, _known_ids(run))
+        rid = found[-1] if found else next_rotation_id(buffer_doc.text, set())
+        _append_recovered(run, current, rid)
     run.fresh_buffer(buffer_doc)
     _discard_pending(run, "failed recovery")
 
@@ -271,32 +342,66 @@ def _discard_pending(run: _Run, why: str) -> None:
     run.did(f"discarded working-buffer.md.pending ({why})")
 
 
-def _candidate_days(ws: Workspace, pending: Buffer) -> list[date]:
-    """Notes a finished rotation of *pending* could have written to: bounded, newest first."""
-    days = [ws.today, ws.yesterday]
-    last = pending.last_active_at()
-    if last is not None:
-        first = min(last.date(), last.astimezone(ws.now.tzinfo).date())
-        span = (ws.today - first).days
-        if 0 <= span <= PENDING_LOOKBACK_DAYS:
-            days += [ws.today - timedelta(days=n) for n in range(span + 1)]
-        else:
-            days += [first, first + timedelta(days=1)]
-    return list(dict.fromkeys(days))
+def _dated_notes(ws: Workspace) -> list[tuple[date, Any]]:
+    """Every dated note, in the episodic folder and the archive, newest first."""
+    from memtier.clock import parse_day
 
-
-def _body_in_a_note(ws: Workspace, pending: Buffer, warnings: list[str]) -> bool:
-    if not body_has_content(pending.body):
-        return False
-    for day in _candidate_days(ws, pending):
-        try:
-            note = read_note(ws, day)
-        except InputError as exc:
-            warnings.append(f"not searched for the rotated buffer: {exc.message}")
+    found: list[tuple[date, Any]] = []
+    for folder in (ws.episodic_dir, ws.archive_dir):
+        if not folder.is_dir():
             continue
-        if note is not None and contains_lines(note.text, pending.body):
+        paths = folder.glob("*.md") if folder == ws.episodic_dir else folder.glob("*/*/*.md")
+        for path in paths:
+            day = parse_day(path.stem)
+            if day is not None and path.is_file():
+                found.append((day, path))
+    return sorted(found, key=lambda item: item[0], reverse=True)
+
+
+def _known_ids(run: _Run) -> set[str]:
+    """Every rotation id in every dated note (read only after a crash)."""
+    known: set[str] = set()
+    for _day, path in _dated_notes(run.ws):
+        try:
+            known |= line_ids(store.read_text(path, root=run.ws.root))
+        except InputError as exc:
+            run.warnings.append(f"not searched for the rotated buffer: {exc.message}")
+    return known
+
+
+def _rotation_found(run: _Run, known: set[str], text: str, pending: Buffer) -> bool:
+    """Did the rotation of this snapshot finish its append? Decided by its id (§4 step 4 v2).
+
+    The marker names the rotation's id; without one (a session-start died after
+    removing it), any occurrence of the snapshot's id counts. Every dated note
+    is searched: a crash may be found days later. A .pending beside a marker
+    from an older memtier, whose blocks carry no id, falls back to that
+    version's own test, narrowed to blocks no id heads (docs/DECISIONS.md).
+    """
+    if run.marker_id is not None:
+        return run.marker_id in known
+    if snapshot_ids(text, known):
+        return True
+    if not run.legacy_marker:
+        return False
+    ws = run.ws
+    for day, path in _dated_notes(ws):
+        if not _legacy_day(ws, day, pending):
+            continue
+        try:
+            note = store.read_text(path, root=ws.root)
+        except InputError:
+            continue  # already warned about by _known_ids
+        if legacy_body_found(note, pending.body):
             return True
     return False
+
+
+def _legacy_day(ws: Workspace, day: date, pending: Buffer) -> bool:
+    """The days an older rotation of *pending* could have written to."""
+    last = pending.last_active_at()
+    first = last.date() if last is not None else ws.today
+    return first - timedelta(days=1) <= day <= ws.today
 
 
 # ---------------------------------------------------------------------------
@@ -319,27 +424,38 @@ def _recover_stale(run: _Run) -> None:
     # Judged on last_active as read before the heartbeat of step 6.
     if doc is None or buffer is None or not is_stale(buffer, ws.now, ws.config):
         return
-    _append_recovered(run, buffer)
+    if not body_has_content(buffer.body):
+        run.fresh_buffer(doc)
+        return
+    # Journaled exactly like a rotation (§5): marker with the id, snapshot in
+    # .pending, append, fresh buffer, then the journal goes. A crash anywhere in
+    # between is recovered by step 4, which finds the marker's id and keeps a
+    # line a person adds meanwhile exactly once (v2).
+    note = read_note(ws, ws.today)
+    rid = next_rotation_id(doc.text, line_ids(note.text) if note is not None else set())
+    marked = store.create_exclusive(ws.buffer_lock, f"{rid} {ws.now.isoformat()}\n", root=ws.root)
+    store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
+    checkpoint("session_start.stale-snapshot")
+    _append_recovered(run, buffer, rid)
     run.fresh_buffer(doc)
+    store.remove_residue(ws.buffer_pending, root=ws.root)
+    checkpoint("session_start.pending-discarded")
+    if marked:
+        store.remove_residue(ws.buffer_lock, root=ws.root)
+        checkpoint("session_start.lock-removed")
 
 
-def _append_recovered(run: _Run, buffer: Buffer) -> None:
-    """The body under ``[RECOVERED: STALE] <last_active>`` in today's note, block kept last."""
+def _append_recovered(run: _Run, buffer: Buffer, rid: str) -> None:
+    """The body under ``[RECOVERED: STALE] <last_active> (<id>)`` in today's note (§4 v2)."""
     ws = run.ws
     if not body_has_content(buffer.body):
         return  # §4 step 5: an empty `## Active Task:` alone is not appended
-    chunk = f"{RECOVERED_MARKER} {buffer.last_active}\n{buffer.body}"
-    note = read_note(ws, ws.today)
-    text = note.text if note is not None else ""
-    if note is not None and contains_lines(text, chunk):
+    block = f"{RECOVERED_MARKER} {buffer.last_active} ({rid})\n{buffer.body}"
+    # A note without a closure block gets one, as a rotation gives it (§5 step 4),
+    # so that session-start leaves a workspace that passes health-check.
+    closure = fresh_closure(ws, buffer.active_tasks, "stale working buffer recovered")
+    if add_block(ws, rid, block, closure) == "already-present":
         return
-    new_text, placement = place_before_closure(text, chunk)
-    if placement == "appended":
-        # A note without a closure block gets one, as a rotation gives it (§5 step 4),
-        # so that session-start leaves a workspace that passes health-check.
-        block = fresh_closure(ws, buffer.active_tasks)
-        new_text += replace(block, decisions="stale working buffer recovered").render()
-    write_note(ws, ws.today, new_text, note)
     checkpoint("session_start.recovered-appended")
     run.did(f"appended the stale buffer to {ws.relative(ws.episodic_note())}")
 

@@ -36,6 +36,7 @@ LAST_ACTIVE_PREFIX = "last_active: "
 BUFFER_NAME = BUFFER_FILE
 BUFFER_TEMPLATE = f"{MEMORY_DIR}/{BUFFER_FILE}"  # the template mirrors the layout
 HEADER_LINES = 4
+NOTES_HEADING = "## Notes"
 
 _ACTIVE_LINE_RE = re.compile(r"-\s+\S")
 _ACTIVE_TEXT_RE = re.compile(r"-\s+")
@@ -177,3 +178,103 @@ def fresh_buffer(now: datetime, config: Config) -> str:
     from memtier.formats.templates import render_template
 
     return render_template(BUFFER_TEMPLATE, now, config)
+
+
+# ---------------------------------------------------------------------------
+# body edits (PROTOCOL §4 buffer task / note), shared by the buffer commands and recovery
+
+
+def body_lines(body: str) -> list[str]:
+    lines = body.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def join_lines(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)
+
+
+def active_section(lines: list[str]) -> tuple[int, int]:
+    """(index of ``## Active Task:``, index where its section ends); adds the heading if absent."""
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == ACTIVE_HEADING), None)
+    if start is None:
+        lines[:0] = [ACTIVE_HEADING, ""] if lines else [ACTIVE_HEADING]
+        start = 0
+    end = start + 1
+    while end < len(lines) and not lines[end].startswith("## "):
+        end += 1
+    return start, end
+
+
+def active_indexes(lines: list[str], start: int, end: int) -> list[int]:
+    """Indexes of the active task lines (PROTOCOL §2) of the section [start, end)."""
+    return [i for i in range(start + 1, end) if is_task_line(lines[i])]
+
+
+def add_task(body: str, line: str) -> str:
+    """*line* after the last active task line (or right under the heading)."""
+    lines = body_lines(body)
+    start, end = active_section(lines)
+    tasks = active_indexes(lines, start, end)
+    lines.insert(tasks[-1] + 1 if tasks else start + 1, line)
+    return join_lines(lines)
+
+
+def add_note(body: str, line: str) -> str:
+    """*line* at the end of the body, in a section after the active one (PROTOCOL §4)."""
+    lines = body_lines(body)
+    _start, end = active_section(lines)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if end >= len(lines):
+        # No section follows the active one: open one, or the note would count as a task.
+        lines += ["", NOTES_HEADING]
+    lines.append(line)
+    return join_lines(lines)
+
+
+# ---------------------------------------------------------------------------
+# lines a snapshot does not hold (PROTOCOL §4 step 4, v2)
+
+
+def _structural(line: str) -> bool:
+    """Blank lines and the section headings memtier writes itself carry no fact."""
+    return not line.strip() or line.rstrip() in (ACTIVE_HEADING, NOTES_HEADING)
+
+
+@dataclass(frozen=True)
+class KeptLine:
+    """A live buffer line the snapshot lacks, and whether it was an active task."""
+
+    line: str
+    task: bool
+
+
+def unsnapshotted_lines(snapshot_body: str, live_body: str) -> tuple[KeptLine, ...]:
+    """Lines of *live_body* beyond those of *snapshot_body*, counted as a multiset.
+
+    A line the live buffer holds twice and the snapshot once is one extra line,
+    so a person who repeats a routine line keeps both copies.
+    """
+    from collections import Counter
+
+    have = Counter(line for line in body_lines(snapshot_body) if not _structural(line))
+    extra: list[str] = []
+    for line in body_lines(live_body):
+        if _structural(line):
+            continue
+        if have[line] > 0:
+            have[line] -= 1
+        else:
+            extra.append(line)
+    # An active task keeps its place as a task: say which lines were tasks.
+    tasks = set(active_task_lines(live_body))
+    return tuple(KeptLine(line, line in tasks) for line in extra)
+
+
+def with_lines(body: str, extra: tuple[KeptLine, ...]) -> str:
+    """*body* with the lines `unsnapshotted_lines` found: tasks as tasks, the rest as notes."""
+    for kept in extra:
+        body = add_task(body, kept.line) if kept.task else add_note(body, kept.line)
+    return body

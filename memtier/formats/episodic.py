@@ -19,7 +19,12 @@ on reading and always added on writing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import re
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+
+from memtier.clock import parse_day
 
 CLOSURE_FIELDS: tuple[str, ...] = ("Updated:", "Decisions:", "Signal:", "Open:")
 CLOSURE_LINES = len(CLOSURE_FIELDS)
@@ -68,6 +73,9 @@ def closure_problem(text: str) -> str | None:
             return f"expected a line starting with '{name}', found {line[:40]!r}"
         if not line[len(name) :].strip():
             return f"'{name}' has no text"
+    # PROTOCOL §2 (v2, compat): `Updated:` is followed by a date and nothing else.
+    if parse_day(lines[-CLOSURE_LINES][len("Updated:") :].strip()) is None:
+        return "'Updated:' must be followed by a date YYYY-MM-DD"
     return None
 
 
@@ -120,7 +128,8 @@ def replace_closure(note: str, block: ClosureBlock) -> str:
 def contains_lines(note: str, chunk: str) -> bool:
     """True when *chunk* (whole lines) stands verbatim in *note*, starting at a line start.
 
-    This is the "already stands verbatim" test of PROTOCOL §4 step 4 and §5 step 4.
+    A text test for importers; rotation and recovery never use it (they go by
+    rotation ids, PROTOCOL §4 step 4 v2).
     """
     chunk = _ensure_newline(chunk)
     if not chunk:
@@ -172,3 +181,145 @@ def place_before_closure(note: str, addition: str) -> tuple[str, str]:
         return _ensure_newline(note) + addition, "appended"
     before, block, after = found
     return before + after + addition + block, "rebuilt"
+
+
+# ---------------------------------------------------------------------------
+# notes memtier creates, and merged closure blocks (PROTOCOL §2 v2)
+
+NONE = "none"
+ITEM_SEPARATOR = "; "
+
+
+def note_title(day: date) -> str:
+    """The first line of a note memtier creates (PROTOCOL §2 v2)."""
+    return f"# {day.isoformat()}\n"
+
+
+def open_closure(day: date) -> ClosureBlock:
+    """The block a note memtier creates ends with until the day adds to it."""
+    return ClosureBlock(day.isoformat(), NONE, NONE, NONE)
+
+
+def new_note(
+    day: date, addition: str, block: ClosureBlock | None = None, updated: date | None = None
+) -> str:
+    """A note memtier creates: title, blank line, *addition*, closure block last.
+
+    Without *block* the note is closed by ``none`` fields dated *updated* (the
+    day of the write, which differs from *day* for ``--date``).
+    """
+    body = _ensure_newline(addition)
+    closure = block or open_closure(updated or day)
+    return note_title(day) + "\n" + body + closure.render()
+
+
+def _items(text: str) -> list[str]:
+    """The items of a closure field: ``; `` separated, ``none`` and blanks left out."""
+    items = (item.strip() for item in text.split(ITEM_SEPARATOR))
+    return [item for item in items if item and item.casefold() != NONE]
+
+
+def _merge_field(old: str, new: str) -> str:
+    merged = list(dict.fromkeys([*_items(old), *_items(new)]))
+    return ITEM_SEPARATOR.join(merged) if merged else NONE
+
+
+def merge_closure(old: ClosureBlock | None, new: ClosureBlock) -> ClosureBlock:
+    """PROTOCOL §2 (v2): *new* keeps every item of *old*; ``Updated:`` is *new*'s date.
+
+    Items are compared whole, so nothing is cut and no item is repeated; ``none``
+    gives way to real text. Only ``episodic close`` replaces a block instead.
+    """
+    if old is None:
+        return new
+    return replace(
+        new,
+        decisions=_merge_field(old.decisions, new.decisions),
+        signal=_merge_field(old.signal, new.signal),
+        open=_merge_field(old.open, new.open),
+    )
+
+
+def merge_into_note(note: str, new: ClosureBlock) -> str:
+    """*note* with its final closure block merged with *new*, or *new* appended."""
+    _head, old = split_closure(note)
+    return replace_closure(note, merge_closure(old, new))
+
+
+# ---------------------------------------------------------------------------
+# rotation identity (PROTOCOL §4 step 4, §5 step 4, v2)
+
+ROTATION_HEADING = "working buffer"
+_ID_RE = re.compile(r"\((r-[0-9a-f]{8})\)\s*$")
+
+
+def rotation_id(snapshot: str, occurrence: int = 1) -> str:
+    """The id of a buffer snapshot, header included: ``r-`` and 8 hex digits.
+
+    Two buffers with the same body differ in their header (``created``,
+    ``last_active``), so their rotations get different ids; a rerun of one
+    rotation after a crash computes the same id again. Two snapshots that are
+    identical to the second (a fixed clock, a script) are told apart by their
+    *occurrence*: the second one rotated into the same notes gets id 2.
+    """
+    salt = "" if occurrence == 1 else f"\0{occurrence}"
+    digest = hashlib.sha256((snapshot + salt).encode("utf-8", "surrogatepass")).hexdigest()
+    return f"r-{digest[:8]}"
+
+
+def snapshot_ids(snapshot: str, known: set[str]) -> list[str]:
+    """The ids of *snapshot*'s occurrences that stand among *known*, oldest first."""
+    found: list[str] = []
+    for occurrence in range(1, len(known) + 2):
+        rid = rotation_id(snapshot, occurrence)
+        if rid not in known:
+            break
+        found.append(rid)
+    return found
+
+
+def next_rotation_id(snapshot: str, known: set[str]) -> str:
+    """The id a new rotation of *snapshot* takes: the first occurrence not in *known*."""
+    return rotation_id(snapshot, len(snapshot_ids(snapshot, known)) + 1)
+
+
+def rotation_heading(now: datetime, rid: str) -> str:
+    """``### 14:05 working buffer (r-3f9a1c2e)``: when a block was written, by which snapshot."""
+    return f"### {now.strftime('%H:%M')} {ROTATION_HEADING} ({rid})\n"
+
+
+def line_ids(note: str) -> set[str]:
+    """Every rotation id that ends a heading or ``[RECOVERED: STALE]`` line of *note*."""
+    found: set[str] = set()
+    if "(r-" not in note:
+        return found
+    for line in note.split("\n"):
+        if line.startswith(("### ", "[RECOVERED: STALE]")):
+            match = _ID_RE.search(line)
+            if match:
+                found.add(match.group(1))
+    return found
+
+
+def has_rotation_id(note: str, rid: str) -> bool:
+    """True when a block of *note* was written by the snapshot *rid*."""
+    return f"({rid})" in note and rid in line_ids(note)
+
+
+def legacy_body_found(note: str, body: str) -> bool:
+    """An older memtier's finished rotation of *body*: it stands whole in *note*, line
+    aligned, and no id line heads it (a block this version wrote always has one).
+
+    Used only for a ``.pending`` that an older version left (docs/DECISIONS.md).
+    """
+    body = _ensure_newline(body)
+    if not body.strip():
+        return False
+    text = "\n" + _ensure_newline(note)
+    start = text.find("\n" + body)
+    while start != -1:
+        previous = text[: start + 1].rstrip("\n").rsplit("\n", 1)[-1]
+        if not _ID_RE.search(previous):
+            return True
+        start = text.find("\n" + body, start + 1)
+    return False

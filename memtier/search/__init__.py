@@ -96,9 +96,8 @@ def resolve_tiers(names: Iterable[str], all_tiers: bool) -> tuple[str, ...]:
 
 def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> SearchReport:
     """Scan, rank, and record the search in the search log."""
-    from memtier.search.rank import rank
-    from memtier.search.scanner import scan
-    from memtier.search.tokens import query_terms, scan_pattern, wants_recent
+    from memtier.search.dates import DateHint, parse_dates
+    from memtier.search.tokens import Term, query_terms, scan_pattern
 
     if request.limit < 1:
         raise InputError("--limit must be at least 1")
@@ -110,30 +109,22 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
             raise InputError("--regex needs a non-empty pattern")
         terms: tuple[Any, ...] = ()
         pattern, literals = request.query, []
+        dates = DateHint(request.query)
     else:
-        terms = query_terms(request.query)
+        # Dates are said in words ("on 9 November", "yesterday"); they are searched
+        # for as the ISO date of the notes' names and titles (see `dates`).
+        dates = parse_dates(request.query, ws.today)
+        words = query_terms(dates.rest)
+        extra = tuple(Term(iso) for iso in dates.terms() if Term(iso) not in words)
+        terms = words + extra
         if not terms:
             raise InputError(f"nothing to search for in {request.query!r} (no words)")
         pattern, literals = scan_pattern(terms), [t.text for t in terms]
-    scanned = scan(
-        ws.root,
-        tiers,
-        pattern,
-        ignore_case=not request.regex,
-        rg=request.rg,
-        literals=literals,
-    )
-    ranked = rank(
-        ws.root,
-        scanned,
-        terms=terms,
-        regex=request.regex,
-        today=ws.today,
-        limit=request.limit,
-        tags=request.tags,
-        context=request.context,
-        recent=not request.regex and wants_recent(request.query),
-    )
+    ranked = _scan_and_rank(ws, request, tiers, terms, pattern, literals, dates)
+    if not ranked.hits and not request.regex:
+        retried = _retry_with_typos(ws, request, tiers, terms, dates)
+        if retried is not None:
+            ranked = retried
     warnings = list(ranked.warnings)
     redacted: dict[str, int] = {}
     if ws.config.search_log:
@@ -151,3 +142,72 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         redacted=redacted,
         colour=colour,
     )
+
+
+def _scan_and_rank(
+    ws: Workspace,
+    request: SearchRequest,
+    tiers: tuple[str, ...],
+    terms: tuple[Any, ...],
+    pattern: str,
+    literals: list[str],
+    dates: Any,
+) -> Any:
+    from memtier.search.rank import rank
+    from memtier.search.scanner import scan
+    from memtier.search.tokens import wants_recent
+
+    scanned = scan(
+        ws.root,
+        tiers,
+        pattern,
+        ignore_case=not request.regex,
+        rg=request.rg,
+        literals=literals,
+        tags=request.tags,
+    )
+    return rank(
+        ws.root,
+        scanned,
+        terms=terms,
+        regex=request.regex,
+        today=ws.today,
+        limit=request.limit,
+        tags=request.tags,
+        context=request.context,
+        recent=not request.regex and wants_recent(dates.rest),
+        dates=dates,
+    )
+
+
+def _retry_with_typos(
+    ws: Workspace,
+    request: SearchRequest,
+    tiers: tuple[str, ...],
+    terms: tuple[Any, ...],
+    dates: Any,
+) -> Any:
+    """The ranking of the query within one typo, or None when no word has a neighbour."""
+    from collections import Counter
+
+    from memtier.search.scanner import scan
+    from memtier.search.tokens import Term, scan_pattern
+    from memtier.search.typos import corrections, fuzzy_pattern
+
+    fuzzy = fuzzy_pattern(terms)
+    if fuzzy is None:
+        return None
+    scanned = scan(ws.root, tiers, fuzzy, ignore_case=True, rg=request.rg, literals=[])
+    seen: Counter[str] = Counter()
+    for hits in scanned.matches.values():
+        seen.update(hits.counts())
+    fixed = corrections(seen, terms)
+    if not fixed:
+        return None
+    new_terms = tuple(Term(fixed[t.text]) if t.text in fixed else t for t in terms)
+    ranked = _scan_and_rank(
+        ws, request, tiers, new_terms, scan_pattern(new_terms), [t.text for t in new_terms], dates
+    )
+    shown = " ".join(t.shown() for t in new_terms if not t.compound)
+    note = f"no exact match; showing results for {shown!r}"
+    return ranked._replace(warnings=(note, *ranked.warnings))

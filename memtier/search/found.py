@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-__all__ = ["FileHits", "Match", "ScanResult", "TermCounts", "counting_words"]
+__all__ = ["FileHits", "Match", "ScanResult", "TermCounts", "counting_words", "split_tagged"]
 
 
 class TermCounts:
@@ -119,11 +119,24 @@ class FileHits:
         return self._list
 
 
+def split_tagged(body: bytes) -> tuple[bytes, bool]:
+    """A file's matched texts without those of the tag pattern (`scanner.tag_pattern`),
+    and whether there were any. A query term never holds ``#``; a tag match always does."""
+    if b"#" not in body:
+        return body, False
+    lines = body.split(b"\n")
+    kept = [line for line in lines if b"#" not in line]
+    return b"\n".join(kept), len(kept) != len(lines)
+
+
 class ScanResult:
     """What a scan found: files searched, warnings, and per matching file either the
-    count of each query word (*counted*, a word query) or the raw matches (*matches*)."""
+    count of each query word (*counted*, a word query) or the raw matches (*matches*).
+    *tagged*: with ``--tag`` on a word query, the files a tag line matched in the
+    same scan (None when the scan did not look for tags)."""
 
     def __init__(self, scanner: str = "python", words: list[str] | None = None) -> None:
+        self.tagged: set[str] | None = None
         self.files_searched = 0
         self.matches: dict[str, FileHits] = {}
         self.counted: TermCounts | None = TermCounts(words) if words else None

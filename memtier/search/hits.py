@@ -92,7 +92,7 @@ def make_hit(
         names = sorted({m[3] for m in matches})
     else:
         present = {m[3] for m in matches}
-        names = [t.text for t in terms if t.text in present]
+        names = [t.shown() for t in terms if t.text in present]
     shown: list[str] = []
     for number in range(first, last + 1):
         content = lines[number - 1]

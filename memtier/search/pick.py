@@ -26,6 +26,7 @@ import heapq
 from datetime import date
 from typing import NamedTuple
 
+from memtier.search.dates import DateHint
 from memtier.search.found import FileHits, TermCounts
 from memtier.search.paths import TIER_ORDER
 from memtier.search.scoring import COVER_BONUS, K1, TIER_WEIGHTS, recency_of
@@ -43,6 +44,7 @@ class Scoring(NamedTuple):
     total_idf: float
     today: date
     recency_bonus: float
+    dates: DateHint = DateHint("")
 
 
 class Picked(NamedTuple):
@@ -61,6 +63,8 @@ def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
     bonus = scoring.recency_bonus
     today = scoring.today.toordinal()
     groups: list[tuple[float, float, float, str, list[str], int]] = []
+    dated = scoring.dates
+    most = dated.most()
     for (tier, found), files in counts.groups.items():
         base = 0.0
         share = 0.0
@@ -74,7 +78,7 @@ def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
             share /= total_idf
             cover = 1.0 + COVER_BONUS * share * share
         # Recency is at most 1 + bonus: no file of the group can score above this.
-        bound = top * (1.0 + bonus) * cover
+        bound = top * (1.0 + bonus) * cover * most
         groups.append((bound, top, cover, tier, files, sum(found)))
     groups.sort(key=lambda g: -g[0])
     best: list[float] = []  # a min-heap of the cap best scores so far
@@ -85,6 +89,8 @@ def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
         order = _ORDER[tier]
         for rel in files:
             score = top * recency_of(rel, today, bonus) * cover
+            if most > 1.0:
+                score *= dated.boost(rel[rel.rfind("/") + 1 :])
             entries.append((-score, order, rel, matches))
             if len(best) < cap:
                 heapq.heappush(best, score)
@@ -150,6 +156,7 @@ def pick_raw(
             share += weight
         tier = tiers_of[rel]
         score = base * TIER_WEIGHTS[tier] * recency_of(rel, today, bonus)
+        score *= scoring.dates.boost(rel[rel.rfind("/") + 1 :])
         if graded:
             share /= total
             score *= 1.0 + COVER_BONUS * share * share

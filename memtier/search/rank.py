@@ -58,10 +58,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from memtier.errors import InputError
+from memtier.search.dates import DateHint
 from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult, tier_of
 from memtier.search.scoring import (
+    COPY_WEIGHT,
     COVER_BONUS,
+    EVIDENCE_WEIGHTS,
     HEADING_CONTEXT,
     K1,
     MIN_CANDIDATES,
@@ -78,7 +81,15 @@ from memtier.search.scoring import (
     recency,
 )
 from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
-from memtier.search.tokens import Term, combined_pattern, exactness, length_in_words, term_of
+from memtier.search.tokens import (
+    FRAME_WEIGHT,
+    FRAME_WORDS,
+    Term,
+    combined_pattern,
+    exactness,
+    length_in_words,
+    term_of,
+)
 
 _NO_HITS = FileHits()  # a file of a word query: `_precise` finds its matches itself
 
@@ -119,6 +130,8 @@ class _Context:
         self.max_idf = 0.0
         self.total_idf = 0.0
         self.precise: re.Pattern[str] | None = None
+        self.dates = DateHint("")
+        self.phrase_length = sum(1 for t in terms if not t.compound)
 
 
 def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
@@ -154,6 +167,7 @@ def rank(
     tags: tuple[str, ...],
     context: int,
     recent: bool = False,
+    dates: DateHint | None = None,
 ) -> Ranked:
     """Rank the scan's matches."""
     from memtier.search import pick
@@ -161,6 +175,7 @@ def rank(
     warnings = list(scanned.warnings)
     wanted = frozenset(t.lower().lstrip("#") for t in tags)
     ctx = _Context(terms, regex, today, wanted, context)
+    ctx.dates = dates or DateHint("")
     if recent:
         ctx.recency_bonus = RECENT_QUERY_BONUS
     if not regex and terms:
@@ -174,12 +189,20 @@ def rank(
         raw, df = pick.raw_counts(scanned.matches, terms, regex)
         matched = len(raw)
     n = max(scanned.files_searched, matched)
-    ctx.idf = {t: idf(count, n) for t, count in df.items()}
+    # A question-frame word weighs a share of its idf (`tokens.FRAME_WORDS`).
+    frame = {t.text: FRAME_WEIGHT if t.text in FRAME_WORDS else 1.0 for t in terms}
+    ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
-    ctx.total_idf = sum(ctx.idf.get(t.text, ctx.max_idf) for t in terms)
+    # A compound made of two query words counts in the query's idf mass only where found.
+    ctx.total_idf = sum(
+        ctx.idf.get(t.text, 0.0 if t.compound else ctx.max_idf * frame[t.text]) for t in terms
+    )
 
-    scoring = pick.Scoring(terms, regex, ctx.idf, ctx.total_idf, today, ctx.recency_bonus)
-    cap = matched if ctx.tags else max(MIN_CANDIDATES, 5 * limit)
+    scoring = pick.Scoring(
+        terms, regex, ctx.idf, ctx.total_idf, today, ctx.recency_bonus, ctx.dates
+    )
+    # With --tag the scan kept only tagged files (`scanner.keep_tagged`): the usual cap.
+    cap = max(MIN_CANDIDATES, 5 * limit)
     if counts is not None:
         picked = pick.pick_counted(counts, scoring, cap)
     else:
@@ -199,7 +222,8 @@ def rank(
     scored: list[_Scored] = []
     for rel, tier, _, lines, sections in files:
         found_hits = scanned.matches.get(rel, _NO_HITS)
-        scored.extend(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx))
+        scored.extend(_aggregate(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx)))
+    _discount_copies(scored)
     total = len(scored)
     if picked.unread_files:
         # Estimate: sections per match in the files read, times matches in the rest.
@@ -216,8 +240,73 @@ def rank(
     return Ranked(hits, total, tuple(warnings))
 
 
+_HOME_TIERS = frozenset(("hot", "warm"))
+_BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\d{4}-\d\d-\d\d:?\s+)?")
+MIN_COPY_CHARS = 20  # shorter lines are too common to call a copy
+
+
+def _fact_text(line: str) -> str:
+    return _BULLET_RE.sub("", line).strip().rstrip(".").lower()
+
+
+def _discount_copies(scored: list[_Scored]) -> None:
+    """A fact's home is its HOT or WARM line (PROTOCOL §10): a section elsewhere whose
+    matching line holds a copy of a matching home line scores at most `COPY_WEIGHT`
+    of the home's section, so pasted task copies in rotated notes (short sections,
+    a recency boost) never push the home down."""
+    homes: dict[str, float] = {}
+    for score, tier, _, _, matches, lines in scored:
+        if tier in _HOME_TIERS:
+            for line in {m[0] for m in matches}:
+                fact = _fact_text(lines[line - 1])
+                if len(fact) >= MIN_COPY_CHARS:
+                    homes[fact] = max(score, homes.get(fact, 0.0))
+    if not homes:
+        return
+    for i, (score, tier, rel, section, matches, lines) in enumerate(scored):
+        if tier in _HOME_TIERS:
+            continue
+        texts = [lines[line - 1].lower() for line in {m[0] for m in matches}]
+        caps = [home for fact, home in homes.items() if any(fact in text for text in texts)]
+        if caps:
+            capped = min(score, COPY_WEIGHT * max(caps))
+            scored[i] = (capped, tier, rel, section, matches, lines)
+
+
+def _aggregate(sections: list[_Scored]) -> list[_Scored]:
+    """A file's best section carries the file's other evidence too: its score becomes
+    best + ½·second + ¼·third (`EVIDENCE_WEIGHTS`), so a note holding several relevant
+    lines outranks a one-line turn that merely names the same person. Only a section
+    that brings a query term the better ones lack counts as more evidence: twenty
+    turns naming one person are no more than one. The hit still shows the best
+    section's lines; the other sections keep their own scores."""
+    if len(sections) < 2:
+        return sections
+    order = sorted(range(len(sections)), key=lambda i: -sections[i][0])
+    best = sections[order[0]]
+    seen = {m[3] for m in best[4]}
+    extra = 0.0
+    weights = iter(EVIDENCE_WEIGHTS)
+    for i in order[1:]:
+        terms = {m[3] for m in sections[i][4]}
+        if terms <= seen:
+            continue
+        weight = next(weights, None)
+        if weight is None:
+            break
+        extra += weight * sections[i][0]
+        seen |= terms
+    sections[order[0]] = (best[0] + extra, *best[1:])
+    return sections
+
+
 def _best_first(scored: _Scored) -> tuple[float, int, str, int]:
     return (-scored[0], _TIER_INDEX[scored[1]], scored[2], scored[3].start)
+
+
+# The work per file is bounded: a memory file is a few hundred lines, and a file of a
+# million lines (a log pasted into MEMORY.md) must not cost seconds and a gigabyte.
+MAX_FILE_LINES = 20_000
 
 
 def _read_lines(root: Path, rel: str, warnings: list[str]) -> list[str] | None:
@@ -230,7 +319,13 @@ def _read_lines(root: Path, rel: str, warnings: list[str]) -> list[str] | None:
         return None
     if text.endswith("\n"):
         text = text[:-1]
-    return text.split("\n")
+    lines = text.split("\n", MAX_FILE_LINES)
+    if len(lines) > MAX_FILE_LINES:
+        del lines[MAX_FILE_LINES:]
+        warnings.append(
+            f"{rel}: only its first {MAX_FILE_LINES} lines were ranked (the file is longer)"
+        )
+    return lines
 
 
 def _line_weight(line_no: int, lines: list[str]) -> float:
@@ -262,6 +357,7 @@ def _score_file(
     file_tags = {t.lower() for t in tag_line_tags(lines[1])} if len(lines) > 1 else set()
     tags_line = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else None
     weight = TIER_WEIGHTS[tier] * recency(rel, ctx.today, ctx.recency_bonus)
+    weight *= ctx.dates.boost(rel[rel.rfind("/") + 1 :])
     hits: list[_Scored] = []
     for index, matches in sorted(per_section.items()):
         section = sections[index]
@@ -316,5 +412,5 @@ def _phrase(matches: list[Scored], ctx: _Context) -> float:
         for (col, width, i), (next_col, _, j) in pairwise(items):
             adjacent = j == i + 1 and 0 <= next_col - (col + width) <= PHRASE_GAP
             run = run + 1 if adjacent else 1
-            phrase = phrase or run == len(ctx.terms)
+            phrase = phrase or run == ctx.phrase_length
     return (1.0 + SAME_LINE_BONUS * best_line**2) * (1.0 + PHRASE_BONUS * phrase)

@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from memtier.errors import InputError
-from memtier.search.found import FileHits, Match, ScanResult, TermCounts, counting_words
+from memtier.search.found import (
+    FileHits,
+    Match,
+    ScanResult,
+    TermCounts,
+    counting_words,
+    split_tagged,
+)
 from memtier.search.paths import (
     TIER_ORDER,
     search_paths,
@@ -39,6 +46,7 @@ from memtier.search.paths import (
     tier_files,
     tier_of,
 )
+from memtier.search.tokens import escape, normalise, normalise_bytes
 
 __all__ = ["TIER_ORDER", "FileHits", "ScanResult", "find_rg", "scan", "tier_files", "tier_of"]
 
@@ -71,12 +79,16 @@ def scan_with_rg(
     *,
     ignore_case: bool,
     words: list[str] | None = None,
+    list_only: bool = False,
+    collect_tags: bool = False,
 ) -> ScanResult:
     """Run ripgrep once. Query terms (*ignore_case*) need only the matched texts,
     the ranking finds their lines itself in the few files it reads; with *words*
     they are counted per file right away. A raw ``--regex`` needs each match's
     line and column from ripgrep."""
     result = ScanResult(scanner="ripgrep", words=words)
+    if collect_tags:
+        result.tagged = set()
     paths = search_paths(root, tiers, result.warnings)
     if not paths:
         return result
@@ -85,7 +97,13 @@ def scan_with_rg(
         "--heading",
         "--only-matching", "--color", "never", "--stats", "--glob", "*.md",
     ]  # fmt: skip
-    if ignore_case:
+    if list_only:
+        # Only which files match: a NUL after each path, read back as empty blocks.
+        argv = [rg, "--no-config", "--hidden", "--no-ignore", "--null", "--files-with-matches",
+                "--color", "never", "--glob", "*.md"]  # fmt: skip
+    if list_only:
+        argv += ["--ignore-case"]
+    elif ignore_case:
         argv += ["--ignore-case", "--no-line-number"]
     else:
         argv += ["--line-number", "--column"]
@@ -118,6 +136,12 @@ def scan_with_rg(
             reason = next((ln for ln in reversed(lines) if ln.startswith("error:")), lines[0])
             raise InputError(f"invalid search pattern: {reason.removeprefix('error:').strip()}")
         raise _RipgrepUnusable(message.splitlines()[0] if message else f"exit status {code}")
+    if list_only:
+        for name in output.split(b"\0"):
+            rel = name.decode("utf-8", "surrogateescape").strip().removeprefix("./")
+            if rel and tier_of(rel) is not None:
+                result.matches[rel] = FileHits()
+        return result
     if code not in (0, 1) or _STATS_RE.search(output) is None:
         # Not ripgrep, or ripgrep that died: its silence is not "no matches".
         first = errors.strip().splitlines()[:1]
@@ -150,6 +174,12 @@ def _parse_rg_output(output: bytes, result: ScanResult) -> None:
                 continue
             rel = path_bytes.decode("utf-8", "surrogateescape").removeprefix("./")
             if tier_of(rel) is not None:
+                if result.tagged is not None:
+                    body, tagged = split_tagged(body)
+                    if tagged:
+                        result.tagged.add(rel)
+                    if not body:
+                        continue
                 # Lowercased once here (ASCII only, byte lengths unchanged): the
                 # matched texts then are the query terms themselves.
                 result.matches[rel] = FileHits(body.lower())
@@ -163,16 +193,26 @@ def _parse_rg_output(output: bytes, result: ScanResult) -> None:
         if stats:
             result.files_searched = int(stats.group(1))
     if result.counted is not None:
-        _count_words(same_texts, result.counted)
+        _count_words(same_texts, result.counted, result.tagged)
 
 
-def _count_words(same_texts: dict[bytes, list[bytes]], counted: TermCounts) -> None:
+def _count_words(
+    same_texts: dict[bytes, list[bytes]], counted: TermCounts, tagged: set[str] | None
+) -> None:
     """Count each query word in each distinct sequence of matched texts, and file
     the paths that printed it under their tier and counts."""
     for body, paths in same_texts.items():
+        if tagged is not None:
+            body, has_tag = split_tagged(body)
+            if has_tag:
+                tagged.update(
+                    name.decode("utf-8", "surrogateescape").removeprefix("./") for name in paths
+                )
+            if not body:
+                continue
         # ASCII lowercase, as the Python scanner's bytes path; one C-level count per
         # word: the matched texts hold no line prefix a word could straddle.
-        lowered = body.lower()
+        lowered = normalise_bytes(body)
         found = tuple(map(lowered.count, counted.encoded))
         # One decode for all the paths; NUL cannot occur in a path.
         names = b"\0".join(paths).decode("utf-8", "surrogateescape").split("\0")
@@ -202,14 +242,32 @@ def _count_words(same_texts: dict[bytes, list[bytes]], counted: TermCounts) -> N
 
 
 def scan_with_python(
-    root: Path, tiers: tuple[str, ...], pattern: str, *, ignore_case: bool, literals: list[str]
+    root: Path,
+    tiers: tuple[str, ...],
+    pattern: str,
+    *,
+    ignore_case: bool,
+    literals: list[str],
+    collect_tags: bool = False,
 ) -> ScanResult:
     """The fallback scanner. With *literals* (the query terms, lowercase) it only
     counts them per file, as the ripgrep path does; a raw pattern gets positions."""
     result = ScanResult(scanner="python", words=counting_words(literals))
-    regex = None if literals else compile_pattern(pattern, ignore_case=ignore_case)
+    if collect_tags:
+        result.tagged = set()
+    # Query terms make a pattern of our own, which Python's ``re`` always accepts;
+    # a --regex goes through the linear-time engine (`compile_pattern`).
+    regex = (
+        re.compile(pattern, re.MULTILINE | re.IGNORECASE)
+        if literals
+        else compile_pattern(pattern, ignore_case=ignore_case)
+    )
     counted = result.counted
     encoded = [word.encode("utf-8") for word in literals]
+    # ASCII text only meets this form, where ``\b`` and ASCII case folding agree with ``re``'s.
+    byte_regex = (
+        re.compile(pattern.encode("utf-8"), re.MULTILINE | re.IGNORECASE) if literals else None
+    )
     base = str(root)
     for rel, tier in tier_file_pairs(root, tiers, result.warnings):
         try:
@@ -222,11 +280,23 @@ def scan_with_python(
             result.warnings.append(f"skipped {rel}: binary file")
             continue
         if literals:
-            if data.isascii():
+            # Count in the matched texts, as ripgrep's output is counted: the pattern
+            # anchors each term at a word start (`tokens.scan_pattern`).
+            if data.isascii() and byte_regex is not None:
                 # The common case, kept in bytes: no decoding, ASCII lowercase is exact.
-                counts = tuple(map(data.lower().count, encoded))
+                lowered = data.lower()
+                if not any(word[:_MIN_PART] in lowered for word in encoded):
+                    continue  # no term's first letters: the regex cannot match either
+                texts, has_tag = split_tagged(b"\n".join(byte_regex.findall(data)))
+                texts = normalise_bytes(texts)
+                counts = tuple(map(texts.count, encoded))
             else:
-                counts = tuple(map(_decode(data).lower().count, literals))
+                joined = "\n".join(regex.findall(_decode(data))).encode("utf-8")
+                untagged, has_tag = split_tagged(joined)
+                found_texts = normalise(untagged.decode("utf-8"))
+                counts = tuple(map(found_texts.count, literals))
+            if has_tag and result.tagged is not None:
+                result.tagged.add(rel)
             if not any(counts):
                 continue
             if counted is not None:
@@ -299,6 +369,9 @@ def _decode(data: bytes) -> str:
 
 
 _READ_SIZE = 1 << 17
+# A term's pattern may put a hyphen or space after its first four letters, and an
+# accented letter never occurs in ASCII text: those four letters are always there.
+_MIN_PART = 4
 
 
 def _read_all(path: str) -> bytes:
@@ -349,18 +422,119 @@ def scan(
     ignore_case: bool,
     rg: str | None,
     literals: list[str],
+    tags: tuple[str, ...] = (),
 ) -> ScanResult:
-    """Scan with ripgrep when *rg* is given, else (or if it fails) with the Python fallback."""
+    """Scan with ripgrep when *rg* is given, else (or if it fails) with the Python fallback.
+
+    With *tags* (``search --tag``), only files that carry one of them count: one
+    more ripgrep run lists them (`tagged_files`), and the matches of every other
+    file are dropped before the ranking sees them.
+    """
     failure = None
     if not literals:
         refuse_unsupported(pattern)
+    result: ScanResult | None = None
+    # A word query looks for the tag lines in the same scan (one ripgrep run, not two);
+    # a --regex lists them in a thread beside it (its matches are shown as they are).
+    together = bool(tags and literals)
+    if together:
+        pattern = f"{pattern}|{tag_pattern(tags)}"
+    listing = _TagListing(root, tiers, tags, rg) if tags and rg and not together else None
     if rg:
         try:
             words = counting_words(literals)
-            return scan_with_rg(rg, root, tiers, pattern, ignore_case=ignore_case, words=words)
+            result = scan_with_rg(
+                rg, root, tiers, pattern, ignore_case=ignore_case, words=words,
+                collect_tags=together,
+            )  # fmt: skip
         except _RipgrepUnusable as exc:
             failure = f"ripgrep ({rg}) failed: {exc}; used the built-in scanner"
-    result = scan_with_python(root, tiers, pattern, ignore_case=ignore_case, literals=literals)
+            rg = None
+    if result is None:
+        result = scan_with_python(
+            root, tiers, pattern, ignore_case=ignore_case, literals=literals,
+            collect_tags=together,
+        )  # fmt: skip
     if failure:
         result.warnings.insert(0, failure)
+    if tags:
+        tagged = result.tagged
+        if tagged is None and listing is not None and rg:
+            tagged = listing.result()
+        if tagged is None:
+            tagged = tagged_files(root, tiers, tags, None, _matched(result))
+        keep_tagged(result, tagged)
     return result
+
+
+class _TagListing:
+    """`tagged_files` with ripgrep in a thread, started before the main scan so the two
+    ripgrep runs overlap (measured at 100,000 notes: the listing alone costs about
+    one ``rg -l``); the thread mostly waits on the child process."""
+
+    def __init__(self, root: Path, tiers: tuple[str, ...], tags: tuple[str, ...], rg: str) -> None:
+        import threading
+
+        self._found: set[str] | None = None
+        self._thread = threading.Thread(target=self._run, args=(root, tiers, tags, rg))
+        self._thread.start()
+
+    def _run(self, root: Path, tiers: tuple[str, ...], tags: tuple[str, ...], rg: str) -> None:
+        try:
+            self._found = tagged_files(root, tiers, tags, rg, [])
+        except (_RipgrepUnusable, InputError):
+            self._found = None  # the built-in scanner lists them instead
+
+    def result(self) -> set[str] | None:
+        self._thread.join()
+        return self._found
+
+
+def tag_pattern(tags: tuple[str, ...]) -> str:
+    """Lines that give a file one of *tags*: its ``#tags:`` line (PROTOCOL §2) naming
+    it, or an inline ``#tag`` (as `sections.inline_tags` reads them)."""
+    names = "|".join(escape(t.lower().lstrip("#")) for t in tags)
+    return (
+        rf"^#tags:(?:.*[\s,|])?(?:{names})(?:[\s,|]|$)"
+        rf"|(?:^|[^\w#&/])#(?:{names})(?:[^\w-]|$)"
+    )
+
+
+def _matched(result: ScanResult) -> list[str]:
+    if result.counted is not None:
+        return result.counted.paths()
+    return sorted(result.matches)
+
+
+def tagged_files(
+    root: Path, tiers: tuple[str, ...], tags: tuple[str, ...], rg: str | None, among: list[str]
+) -> set[str]:
+    """Which files have a line giving them one of *tags*: one ``rg -l`` over the
+    tiers, or the built-in scanner reading only *among* (the files that matched)."""
+    pattern = tag_pattern(tags)
+    if rg:
+        found = scan_with_rg(rg, root, tiers, pattern, ignore_case=True, list_only=True)
+        return set(found.matches)
+    regex = re.compile(pattern, re.MULTILINE | re.IGNORECASE)
+    chosen: set[str] = set()
+    for rel in among:
+        try:
+            data = _read_all(f"{root}/{rel}")
+        except OSError:
+            continue
+        if b"\0" not in data and regex.search(_decode(data)):
+            chosen.add(rel)
+    return chosen
+
+
+def keep_tagged(result: ScanResult, tagged: set[str]) -> None:
+    """Drop the matches of files outside *tagged*."""
+    result.matches = {rel: hits for rel, hits in result.matches.items() if rel in tagged}
+    counted = result.counted
+    if counted is not None:
+        groups = {}
+        for key, files in counted.groups.items():
+            kept = [rel for rel in files if rel in tagged]
+            if kept:
+                groups[key] = kept
+        counted.groups = groups

@@ -14,6 +14,13 @@ Rules:
   ``10.0.0.50``): a cheap stand-in for stemming that keeps ripgrep's literal
   prefilter fast. A query word with a common English suffix is reduced to its
   stem first (``restarting`` → ``restart``).
+- Accents are folded (``café`` is the term ``cafe``) and each letter's pattern
+  takes its accented forms, so ``cafe``, ``Café`` and ``CAFÉ`` meet. A hyphen
+  between letters is dropped from a term (``rate-limit`` is ``ratelimit``); the
+  pattern of a long word takes an optional hyphen or space between parts of
+  four letters or more, and two neighbouring query words also give their
+  compound (``smart watch`` looks for ``smartwatch``). Matched texts are put in
+  the same form before they are counted (`normalise`).
 - Common English words (`STOPWORDS`) and single letters or digits are dropped
   from a query that has other terms.
 - CJK scripts have no spaces between words: a run of one or two CJK characters
@@ -27,6 +34,7 @@ Both pattern flavours used here (escapes of ASCII punctuation, ``\\b``, ``\\w``,
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import NamedTuple
 
 # Han, Hiragana, Katakana, Hangul: scripts written without spaces.
@@ -67,18 +75,83 @@ STOPWORDS = frozenset(
 
 
 class Term(NamedTuple):
-    """One query term: its normalised text and whether it is CJK."""
+    """One query term: its normalised text (lowercase, accents folded, a hyphen
+    between letters dropped), whether it is CJK, and where the query had a
+    hyphen or space inside it (*joints*: offsets into *text*)."""
 
     text: str
     cjk: bool = False
+    joints: tuple[int, ...] = ()
+    compound: bool = False  # two query words joined: looked for, never required
+
+    def shown(self) -> str:
+        """The term as the query wrote it (its hyphens back), for ``matched_terms``."""
+        if self.compound or not self.joints:
+            return self.text
+        cuts = (0, *self.joints, len(self.text))
+        return "-".join(self.text[a:b] for a, b in pairwise(cuts))
+
+    def body(self) -> str:
+        """The term as a pattern: accented forms of its letters, and an optional
+        hyphen or space at its joints and, in a long word, between any two parts
+        of four letters or more (``smartwatch`` finds ``smart watch``)."""
+        if self.cjk:
+            return escape(self.text)
+        text = self.text
+        joints = set(self.joints)
+        # Two query words joined are found apart anyway: here only as one word or hyphened.
+        joint = "-?" if self.compound else "[- ]?"
+        if text.isalpha() and len(text) >= 2 * _MIN_PART and not self.compound:
+            joints.update(range(_MIN_PART, len(text) - _MIN_PART + 1))
+        out: list[str] = []
+        for i, ch in enumerate(text):
+            if i in joints:
+                out.append(joint)
+            out.append(_VARIANTS.get(ch) or escape(ch))
+        return "".join(out)
 
     def pattern(self) -> str:
-        body = escape(self.text)
+        body = self.body()
         if self.cjk:
             return body
         if not self.text[-1].isalpha() or any(ch.isdigit() for ch in self.text):
             return rf"\b{body}\b"  # a version or an address is exact: 10.0.0.5 ≠ 10.0.0.50
         return rf"\b{body}\w{{0,{EXTENSION}}}\b"
+
+
+# Accents: a query word matches its accented and unaccented forms alike (``cafe``
+# finds ``Café``, ``zoë`` finds ``Zoe``). Lowercase only: both scanners ignore case.
+_ACCENTED = {
+    "a": "àáâãäåā", "c": "çćč", "e": "èéêëēě", "i": "ìíîïī", "n": "ñń", "o": "òóôõöøō",
+    "u": "ùúûüū", "y": "ýÿ", "s": "šś", "z": "žźż", "l": "ł", "r": "ř",
+}  # fmt: skip
+_VARIANTS = {plain: f"[{plain}{forms}]" for plain, forms in _ACCENTED.items()}
+_FOLD = str.maketrans({ch: plain for plain, forms in _ACCENTED.items() for ch in forms})
+_MIN_PART = 4  # the shortest part of a compound split at an optional hyphen or space
+_JOINED_RE = re.compile(r"(?<=[^\W\d_])[- ](?=[^\W\d_])")
+_JOINED_BYTES_RE = re.compile(rb"(?<=[a-z])[- ](?=[a-z])")
+
+
+def fold(text: str) -> str:
+    """Lowercase with accents folded: the form terms are compared in."""
+    return text.lower().translate(_FOLD)
+
+
+def normalise(matched: str) -> str:
+    """A matched text in a term's form: folded, a hyphen or space between letters dropped."""
+    return _JOINED_RE.sub("", fold(matched))
+
+
+def normalise_bytes(body: bytes) -> bytes:
+    """`normalise` for a scan's matched texts (one per line), in bytes: what the
+    per-file counts are taken from, by both scanners alike."""
+    if not body.isascii():
+        body = _JOINED_RE.sub("", fold(body.decode("utf-8", "replace"))).encode("utf-8")
+        return body
+    body = body.lower()
+    if b"-" in body or b" " in body:
+        body = _JOINED_BYTES_RE.sub(b"", body)
+    return body
 
 
 def escape(text: str) -> str:
@@ -97,6 +170,41 @@ def stem(word: str) -> str:
             return word[: -len(suffix)]
     return word
 
+
+# Words that frame a question rather than say what it is about ("what kind of",
+# "did she mention", "what happened"): still searched for, but weighed
+# `FRAME_WEIGHT` of their idf, so in a short query they cannot outweigh the one
+# word that matters. Listed in the form `stem` leaves them.
+FRAME_WORDS = frozenset(
+    (
+        "kind", "sort", "type", "mention", "say", "said", "says", "tell", "told", "happen",
+        "talk", "talked", "done", "thing", "things", "stuff", "remember", "know", "think",
+        "ask", "asked", "note", "noted", "write", "wrote", "chat",
+    )
+)  # fmt: skip
+FRAME_WEIGHT = 0.25
+
+# Irregular forms the suffix rule cannot reach (met/meet, children/child): a query
+# word in one of these groups also looks for the others. Forms that are common
+# words of their own are left out ("left", "saw", "found", "felt", "rose", "fell").
+# The Snowball stemmer and the simplemma lemmatiser were measured against this on
+# the recall bench: neither reaches a past form from a base form, so neither helped.
+_IRREGULAR_GROUPS = (
+    "meet met", "lose lost", "win won", "grow grew grown", "child children", "buy bought",
+    "sell sold", "write wrote written", "run ran", "break broke broken",
+    "forget forgot forgotten", "teach taught", "bring brought", "catch caught",
+    "give gave given", "go went gone", "take took taken", "speak spoke spoken",
+    "keep kept", "send sent", "spend spent", "build built", "begin began begun",
+    "choose chose chosen", "drive drove driven", "eat ate eaten", "fly flew flown",
+    "ride rode ridden", "sing sang sung", "swim swam swum", "throw threw thrown",
+    "wear wore worn", "pay paid", "hold held", "stand stood", "understand understood",
+    "man men", "woman women", "mouse mice", "foot feet", "tooth teeth", "person people",
+)  # fmt: skip
+_IRREGULAR: dict[str, tuple[str, ...]] = {
+    form: tuple(other for other in group.split() if other != form)
+    for group in _IRREGULAR_GROUPS
+    for form in group.split()
+}
 
 # Words that ask for the newest occurrence ("when did we last renew the cert"): they
 # say which note is wanted rather than what it contains, so they raise the recency
@@ -125,9 +233,30 @@ def _pieces(word: str) -> list[tuple[str, bool]]:
     return runs
 
 
+def _latin_term(text: str) -> Term | None:
+    text = fold(text).strip("-.")
+    if not text:
+        return None
+    if any(ch.isdigit() for ch in text):
+        return Term(stem(text))
+    joints: list[int] = []
+    pieces = text.split("-")
+    # Only parts of four letters or more: "e-mail" stays one hyphened word.
+    if len(pieces) > 1 and all(p.isalpha() and len(p) >= _MIN_PART for p in pieces):
+        for piece in pieces[:-1]:
+            joints.append((joints[-1] if joints else 0) + len(piece))
+        text = "".join(pieces)
+    return Term(stem(text), joints=tuple(joints))
+
+
 def query_terms(query: str) -> tuple[Term, ...]:
-    """The distinct terms of *query*, in order of first appearance, stopwords dropped."""
+    """The distinct terms of *query*, in order of first appearance, stopwords dropped.
+
+    Two neighbouring words also give their compound (``smart watch`` also looks
+    for ``smartwatch``, whose pattern finds ``smart-watch`` too)."""
     found: list[Term] = []
+    previous: Term | None = None
+    previous_word = ""
     for match in _WORD_RE.finditer(query.lower()):
         for text, cjk in _pieces(match.group()):
             if cjk:
@@ -135,9 +264,18 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     [text] if len(text) <= 2 else [text[i : i + 2] for i in range(len(text) - 1)]
                 )
                 candidates = [Term(pair, cjk=True) for pair in pairs]
+                previous = None
             else:
-                text = text.strip("-.")
-                candidates = [Term(stem(text))] if text else []
+                term = _latin_term(text)
+                candidates = [term] if term else []
+                if term and term.text not in FRAME_WORDS:
+                    # Other forms are looked for, never required (as a compound is).
+                    forms = _IRREGULAR.get(fold(text), ())
+                    candidates += [Term(form, compound=True) for form in forms]
+                if term and previous and _joinable(previous, term):
+                    head = fold(previous_word).strip("-.")
+                    candidates.append(Term(head + term.text, joints=(len(head),), compound=True))
+                previous, previous_word = (term, text) if term else (None, "")
             found.extend(t for t in candidates if t not in found)
     # A stopword or a lone Latin letter or digit ("what's" gives "s") would match
     # nearly every line; such terms count only when the query has nothing else.
@@ -147,6 +285,23 @@ def query_terms(query: str) -> tuple[Term, ...]:
         if t.text not in STOPWORDS and t.text not in RECENT_WORDS and (t.cjk or len(t.text) > 1)
     ]
     return tuple(meaningful or found)
+
+
+def _joinable(first: Term, second: Term) -> bool:
+    """Two words that could be written as one: both plain words, neither a stopword."""
+    return (
+        first.text != second.text
+        and first.text.isalpha()
+        and second.text.isalpha()
+        and not first.joints
+        and not second.joints
+        and len(first.text) >= 3
+        and len(second.text) >= 3
+        and first.text not in STOPWORDS
+        and second.text not in STOPWORDS
+        and first.text not in FRAME_WORDS
+        and second.text not in FRAME_WORDS
+    )
 
 
 def _longest_first(terms: tuple[Term, ...]) -> list[Term]:
@@ -159,14 +314,21 @@ def combined_pattern(terms: tuple[Term, ...]) -> str:
 
 
 def scan_pattern(terms: tuple[Term, ...]) -> str:
-    """The bare terms, for the scan: a literal alternation keeps ripgrep at full speed
-    (its word-boundary form is about twice as slow on common words)."""
-    return "|".join(escape(t.text) for t in _longest_first(terms))
+    """The terms for the scan, each anchored at the start of a word (a CJK term,
+    anywhere): ``art`` is then found in ``artist`` but not in ``start``, so the
+    document frequency the scan reports counts words, not substrings. The end of
+    the word is left open, which keeps ripgrep on its literal prefilter (measured:
+    no slower than the bare alternation; the full word-boundary form is twice as
+    slow on common words); `combined_pattern` checks the ending in the files read."""
+    latin = [t.body() for t in _longest_first(terms) if not t.cjk]
+    cjk = [t.body() for t in _longest_first(terms) if t.cjk]
+    parts = [rf"\b(?:{'|'.join(latin)})"] if latin else []
+    return "|".join(parts + cjk)
 
 
 def term_of(matched: str, terms: tuple[Term, ...]) -> Term | None:
     """The query term a matched piece of text belongs to (None if none does)."""
-    lowered = matched.lower()
+    lowered = normalise(matched)
     best: Term | None = None
     for term in terms:
         if lowered.startswith(term.text) and (best is None or len(term.text) > len(best.text)):
@@ -176,7 +338,7 @@ def term_of(matched: str, terms: tuple[Term, ...]) -> Term | None:
 
 def exactness(matched: str, term: Term) -> float:
     """1.0 for the word itself, less for a longer word that merely starts with it."""
-    return 1.0 if len(matched) == len(term.text) else 0.7
+    return 1.0 if len(normalise(matched)) == len(term.text) else 0.7
 
 
 def length_in_words(text: str) -> int:

@@ -15,7 +15,7 @@ from tests.conftest import NOW_TEXT, CliRunner
 BUFFER = {"action", "active_tasks", "last_active", "line", "lines", "oversized", "path",
           "redacted", "stale", "text"}  # fmt: skip
 EPISODIC = {"action", "closed", "date", "line", "path", "redacted", "text"}
-ROTATION = {"appended", "lines", "note", "open_tasks", "placement", "rotated"}
+ROTATION = {"appended", "id", "lines", "note", "open_tasks", "placement", "rotated"}
 
 # Run in this order on one workspace: later commands need what earlier ones wrote.
 CONTRACT: list[tuple[tuple[str, ...], set[str]]] = [

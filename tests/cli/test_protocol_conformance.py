@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from memtier.formats.episodic import rotation_id
 from tests.conftest import NOW_TEXT, CliResult, CliRunner, run_memtier
 
 TODAY = NOW_TEXT[:10]
@@ -594,8 +595,11 @@ def test_step_4_failed_recovery(root: Path, cli: CliRunner, pending: str, fragme
 def test_step_4_pending_already_in_a_note_is_discarded(root: Path, cli: CliRunner) -> None:
     pending = buffer_text("2026-11-30T09:50:00+01:00", "ship it")
     note = root / "memory" / "episodic" / f"{TODAY}.md"
+    # PROTOCOL §4 step 4 (v2): the finished rotation is known by its id, not its text.
+    heading = f"### 09:50 working buffer ({rotation_id(pending)})\n"
     note.write_text(
-        "## Active Task:\n- ship it\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\n"
+        heading
+        + "## Active Task:\n- ship it\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\n"
     )
     current = buffer_text("2026-11-30T09:55:00+01:00", "next thing")
     (root / BUF).write_text(current)
@@ -622,7 +626,8 @@ def test_step_4_stale_or_taskless_pending_goes_to_today(
     (root / (BUF + ".pending")).write_text(pending)
     session_start(cli, root)
     lines = (root / "memory" / "episodic" / f"{TODAY}.md").read_text().splitlines()
-    assert f"[RECOVERED: STALE] {last}" in lines
+    # PROTOCOL §4 step 4 (v2): the marker carries the snapshot's id.
+    assert f"[RECOVERED: STALE] {last} ({rotation_id(pending)})" in lines
     assert "notes kept" in lines
     assert [line.split(":")[0] for line in lines[-4:]] == ["Updated", "Decisions", "Signal", "Open"]
     assert (root / BUF).read_text() == buffer_text(NOW_TEXT, created=NOW_TEXT)
@@ -642,10 +647,14 @@ def test_step_5_stale_buffer_goes_to_today_with_the_closure_block_last(
     note = root / "memory" / "episodic" / f"{TODAY}.md"
     note.write_text("# day\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\n")
     (root / BUF).write_text(buffer_text("2026-11-30T07:59:59+01:00", "abandoned"))
+    rid = rotation_id((root / BUF).read_text())
     session_start(cli, root)
+    # PROTOCOL §4 step 5 and §2 (v2): the marker names the snapshot; the block is merged.
     assert note.read_text() == (
-        "# day\n[RECOVERED: STALE] 2026-11-30T07:59:59+01:00\n## Active Task:\n- abandoned\n"
-        "Updated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\n"
+        f"# day\n[RECOVERED: STALE] 2026-11-30T07:59:59+01:00 ({rid})\n"
+        "## Active Task:\n- abandoned\n"
+        "Updated: 2026-11-30\nDecisions: a; stale working buffer recovered\nSignal: b\n"
+        "Open: c; abandoned\n"
     )
 
 
@@ -771,11 +780,19 @@ def test_rotation_inserts_before_an_existing_closure_block(root: Path, cli: CliR
     block = "Updated: 2026-11-30\nDecisions: kept\nSignal: kept\nOpen: kept\n"
     note.write_text("# day\nearlier\n" + block)
     mt(cli, root, "buffer", "task", "t1")
+    rid = rotation_id((root / BUF).read_text())
     assert mt(cli, root, "rotate").exit_code == 0
-    assert note.read_text() == "# day\nearlier\n## Active Task:\n- t1\n" + block
-    mt(cli, root, "buffer", "task", "t1")
-    assert mt(cli, root, "rotate").exit_code == 0  # body already there: not duplicated
-    assert note.read_text().count("- t1\n") == 1
+    merged = "Updated: 2026-11-30\nDecisions: kept; working buffer rotated\nSignal: kept\n"
+    merged += "Open: kept; t1\n"
+    assert note.read_text() == (
+        f"# day\nearlier\n### 10:00 working buffer ({rid})\n## Active Task:\n- t1\n" + merged
+    )
+    # PROTOCOL §4 step 4 (v2): a later buffer with the same line is another rotation.
+    later = "2026-11-30T10:30:00+01:00"
+    mt(cli, root, "buffer", "task", "t1", now=later)
+    assert mt(cli, root, "rotate", now=later).exit_code == 0
+    assert note.read_text().count("- t1\n") == 2
+    assert note.read_text().endswith("Open: kept; t1\n")
 
 
 @pytest.mark.parametrize("command", ["rotate", "session-end"])
@@ -816,7 +833,10 @@ def test_episodic_commands(root: Path, cli: CliRunner) -> None:
     shown = mt(cli, root, "episodic", "show", "--date", "2026-11-20")
     assert shown.exit_code == 0 and "Decisions: D2" in shown.stdout
     mt(cli, root, "episodic", "append", "today's line")
-    assert (root / "memory" / "episodic" / f"{TODAY}.md").read_text() == "today's line\n"
+    assert (root / "memory" / "episodic" / f"{TODAY}.md").read_text() == (
+        f"# {TODAY}\n\ntoday's line\n"
+        "Updated: 2026-11-30\nDecisions: none\nSignal: none\nOpen: none\n"
+    )
     assert "today's line" in mt(cli, root, "episodic", "show").stdout
 
 
@@ -1322,10 +1342,12 @@ def test_rotation_into_a_note_without_a_final_block_appends_a_fresh_one(
     path = root / "memory" / "episodic" / f"{TODAY}.md"
     path.write_text(note)
     mt(cli, root, "buffer", "task", "t1")
+    rid = rotation_id((root / BUF).read_text())
     assert mt(cli, root, "rotate").exit_code == 0
     head = note if note.endswith("\n") else note + "\n"
     assert path.read_text() == head + (
-        "## Active Task:\n- t1\nUpdated: 2026-11-30\nDecisions: working buffer rotated\n"
+        f"### 10:00 working buffer ({rid})\n## Active Task:\n- t1\n"
+        "Updated: 2026-11-30\nDecisions: working buffer rotated\n"
         "Signal: none\nOpen: t1\n"
     )
     assert health(cli, root)[0] == 0

@@ -129,7 +129,10 @@ def test_dry_run_changes_no_byte_and_lists_the_same_moves(
     planned = archive(ws, dry_run=True)
     assert snapshot(root) == before
     done = archive(ws)
-    assert list(planned.text_lines()) == list(done.text_lines())
+    # The same moves; the summary says they would happen, not that they did.
+    shown = [line.replace("Would archive:", "✅ Archived:") for line in planned.text_lines()]
+    assert shown == list(done.text_lines())
+    assert list(planned.text_lines())[-1] == "Would archive: 2 files (> 30 days old)"
     assert planned.to_json()["moved"] == done.to_json()["moved"]
     assert planned.to_json()["dry_run"] is True
 
@@ -186,7 +189,7 @@ def test_kind_limits_what_moves(ws: Workspace) -> None:
 
 
 def test_store_move_files_batch_never_overwrites(tmp_path: Path) -> None:
-    from memtier import store
+    from memtier.batchmove import move_files
 
     src = tmp_path / "src"
     dest = tmp_path / "dest"
@@ -197,8 +200,8 @@ def test_store_move_files_batch_never_overwrites(tmp_path: Path) -> None:
     for name in ("a.md", "b.md"):
         (src / name).write_text(name)
         sources.append(src / name)
-    moved = store.move_files(sources, dest, root=tmp_path)
+    moved = move_files(sources, dest, root=tmp_path)
     assert [p.name for p in moved] == ["a.1.md", "b.md"]
     assert (dest / "a.md").read_text() == "kept\n" and (dest / "a.1.md").read_text() == "a.md"
     assert not list(src.iterdir())
-    assert store.move_files([], dest, root=tmp_path) == []
+    assert move_files([], dest, root=tmp_path) == []

@@ -11,7 +11,12 @@ import pytest
 
 from memtier.commands.session_start import RECOVERED_MARKER, session_start
 from memtier.formats.buffer import Buffer, fresh_buffer, parse_buffer
-from memtier.formats.episodic import closure_problem, split_closure
+from memtier.formats.episodic import (
+    closure_problem,
+    rotation_heading,
+    rotation_id,
+    split_closure,
+)
 from memtier.workspace import Workspace
 from tests.conftest import NOW, NOW_TEXT, CliRunner, new_workspace
 
@@ -25,6 +30,14 @@ NO_TASKS = "## Active Task:\n\n## Notes\n- apt is slow\n"
 
 def buffer_text(last_active: str, body: str) -> str:
     return Buffer(CREATED, last_active, body).render()
+
+
+def marker(text: str) -> str:
+    """The `[RECOVERED: STALE]` line for buffer *text* (PROTOCOL §4 v2: with its id)."""
+    return f"{RECOVERED_MARKER} {parse_buffer(text).last_active} ({rotation_id(text)})"
+
+
+TITLE = "# 2026-11-30\n\n"
 
 
 def tasks_body(n: int) -> str:
@@ -93,7 +106,8 @@ def test_pending_failed_recovery(ws: Workspace, pending: str, reason: str | None
     assert _is_fresh(ws)
     assert any(reason in w for w in result.warnings)
     # The buffer being replaced still held lines: they are kept in today's note.
-    assert f"{RECOVERED_MARKER} {RECENT}\n{ACTIVE}" in ws.episodic_note().read_text()
+    kept = f"{marker(buffer_text(RECENT, ACTIVE))}\n{ACTIVE}"
+    assert kept in ws.episodic_note().read_text()
 
 
 def test_pending_failed_recovery_with_a_fresh_buffer_writes_no_note(ws: Workspace) -> None:
@@ -108,7 +122,9 @@ def test_pending_valid_and_stale_is_appended(ws: Workspace) -> None:
     ws.buffer_pending.write_text(buffer_text(STALE, ACTIVE))
     session_start(ws)
     note = ws.episodic_note().read_text()
-    assert note == f"# day\n{RECOVERED_MARKER} {STALE}\n{ACTIVE}{BLOCK}"
+    merged = "Updated: 2026-11-30\nDecisions: a; stale working buffer recovered\nSignal: b\n"
+    merged += "Open: migrate qdrant\n"
+    assert note == f"# day\n{marker(buffer_text(STALE, ACTIVE))}\n{ACTIVE}{merged}"
     assert _is_fresh(ws) and not ws.buffer_pending.exists()
 
 
@@ -116,7 +132,7 @@ def test_pending_valid_without_tasks_is_appended(ws: Workspace) -> None:
     ws.buffer_pending.write_text(buffer_text(RECENT, NO_TASKS))
     session_start(ws)
     note = ws.episodic_note().read_text()
-    assert note.startswith(f"{RECOVERED_MARKER} {RECENT}\n{NO_TASKS}")
+    assert note.startswith(f"{TITLE}{marker(buffer_text(RECENT, NO_TASKS))}\n{NO_TASKS}")
     assert closure_problem(note) is None
     assert _is_fresh(ws)
 
@@ -138,7 +154,8 @@ def test_pending_oversized_by_tasks_is_rotated(ws: Workspace, tasks: int, rotate
     assert _is_fresh(ws) is rotated
     if rotated:
         head, block = split_closure(ws.episodic_note().read_text())
-        assert head == body
+        heading = rotation_heading(NOW, rotation_id(buffer_text(RECENT, body)))
+        assert head == TITLE + heading + body
         assert block is not None and block.open == "task 0; task 1; task 2; task 3"
     assert not ws.buffer_pending.exists() and not ws.buffer_lock.exists()
 
@@ -155,9 +172,15 @@ def test_pending_oversized_by_lines_is_rotated(ws: Workspace, lines: int, rotate
     assert _is_fresh(ws) is rotated
 
 
+def _rotated(text: str) -> str:
+    """The block a finished rotation of buffer *text* left in a note."""
+    return rotation_heading(NOW, rotation_id(text)) + parse_buffer(text).body
+
+
 def test_pending_already_rotated_keeps_the_current_buffer(ws: Workspace) -> None:
-    ws.episodic_note().write_text("# day\n" + ACTIVE + BLOCK)
-    ws.buffer.write_text(buffer_text(RECENT, "## Active Task:\n- newer task\n"))
+    ws.episodic_note().write_text("# day\n" + _rotated(buffer_text(RECENT, ACTIVE)) + BLOCK)
+    newer = Buffer("2026-11-30T09:45:00+01:00", RECENT, "## Active Task:\n- newer task\n")
+    ws.buffer.write_text(newer.render())
     ws.buffer_pending.write_text(buffer_text(RECENT, ACTIVE))
     before = ws.episodic_note().read_text()
     session_start(ws)
@@ -168,7 +191,7 @@ def test_pending_already_rotated_keeps_the_current_buffer(ws: Workspace) -> None
 
 def test_pending_already_rotated_but_buffer_not_reset(ws: Workspace) -> None:
     """The rotation died between its steps 4 and 5: the buffer still holds the body."""
-    ws.episodic_note().write_text("# day\n" + ACTIVE + BLOCK)
+    ws.episodic_note().write_text("# day\n" + _rotated(buffer_text(RECENT, ACTIVE)) + BLOCK)
     ws.buffer.write_text(buffer_text(RECENT, ACTIVE))
     ws.buffer_pending.write_text(buffer_text(RECENT, ACTIVE))
     session_start(ws)
@@ -180,7 +203,7 @@ def test_stale_buffer_with_content_is_appended(ws: Workspace) -> None:
     ws.buffer.write_text(buffer_text(STALE, ACTIVE))
     result = session_start(ws)
     note = ws.episodic_note().read_text()
-    assert note.startswith(f"{RECOVERED_MARKER} {STALE}\n{ACTIVE}")
+    assert note.startswith(f"{TITLE}{marker(buffer_text(STALE, ACTIVE))}\n{ACTIVE}")
     assert closure_problem(note) is None
     assert _is_fresh(ws)
     assert any("stale buffer" in a for a in result.actions)
@@ -269,13 +292,17 @@ def test_deterministic(tmp_path: Path, snapshot: Callable[[Path], dict[str, byte
     assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")
 
 
-def test_buffer_that_is_a_folder_gives_a_warning_not_a_traceback(
-    cli: CliRunner, root: Path
-) -> None:
-    buffer = root / "memory/working-buffer.md"
-    buffer.unlink()
-    buffer.mkdir()
-    result = cli("session-start", "--json", "--root", str(root), "--now", NOW_TEXT)
-    assert result.exit_code == 0
-    assert "is a directory" in result.stderr
-    assert json.loads(result.stdout)["health"]["ok"] is False
+@pytest.mark.parametrize("name", ["working-buffer.md", "working-buffer.md.pending"])
+def test_buffer_or_pending_that_is_a_folder_refuses(cli: CliRunner, root: Path, name: str) -> None:
+    """v1 exited 0 with a warning and the agent carried on with no buffer."""
+    path = root / "memory" / name
+    if path.exists():
+        path.unlink()
+    path.mkdir()
+    result = cli("session-start", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"memtier: error: memory/{name} is a folder, not a file: move it aside, "
+        "then run memtier session-start again\n"
+    )

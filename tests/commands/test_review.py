@@ -38,7 +38,9 @@ def test_session_gate_defers_and_notes_it(ws: Workspace) -> None:
     old.write_text("old\n")
     result = weekly_review(ws)  # the buffer's last_active is NOW: a live session
     assert result.status == "deferred-session" and result.exit_code == 0
-    assert today_note(ws).read_text() == CLOSED.replace("Updated:", SESSION_GATE + "\nUpdated:", 1)
+    # The deferral line carries its time, so two deferrals are two lines.
+    line = "10:00 " + SESSION_GATE
+    assert today_note(ws).read_text() == CLOSED.replace("Updated:", line + "\nUpdated:", 1)
     assert old.exists()  # nothing else happened
 
 
@@ -117,13 +119,18 @@ def test_a_run_that_archives_and_flags_then_a_no_op_rerun(
     assert snapshot(root) == before
 
 
-def test_closure_block_is_replaced_in_place_not_duplicated(idle: Workspace) -> None:
+def test_closure_block_is_merged_in_place_not_duplicated(idle: Workspace) -> None:
     today_note(idle).write_text(CLOSED)
     (idle.episodic_dir / "2026-10-01.md").write_text("old\n")
     weekly_review(idle)
     text = today_note(idle).read_text()
-    assert text.startswith("# 2026-11-30\n- morning work\nUpdated: 2026-11-30\nDecisions: weekly")
-    assert text.count("Updated:") == 1 and text.count("Open:") == 1
+    # PROTOCOL §8 step 8 (v2): the agent's items stay, the review's join them.
+    assert text == (
+        "# 2026-11-30\n- morning work\nUpdated: 2026-11-30\n"
+        "Decisions: a; weekly review performed: archived 1 episodic note\n"
+        "Signal: b; health check passed; no lesson reached the recurrence threshold\n"
+        "Open: c\n"
+    )
 
 
 @pytest.mark.parametrize(("threshold", "flagged"), [(3, False), (2, True)])

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,12 @@ from memtier.commands.rotation import (
 )
 from memtier.errors import InputError, RefusedError
 from memtier.formats.buffer import fresh_buffer, parse_buffer
-from memtier.formats.episodic import closure_problem, split_closure
+from memtier.formats.episodic import (
+    closure_problem,
+    rotation_heading,
+    rotation_id,
+    split_closure,
+)
 from memtier.workspace import Workspace
 from tests.conftest import NOW_TEXT, CliRunner, run_memtier
 
@@ -24,10 +31,12 @@ BLOCK = "Updated: 2026-11-29\nDecisions: earlier\nSignal: earlier signal\nOpen: 
 
 
 def _fill(ws: Workspace) -> str:
+    """The block a rotation of the filled buffer appends: heading with its id, then the body."""
     buffer_task(ws, "migrate qdrant")
     buffer_task(ws, "rebuild gateway")
     buffer_note(ws, "apt mirror is slow")
-    return parse_buffer(ws.buffer.read_text()).body
+    text = ws.buffer.read_text()
+    return rotation_heading(ws.now, rotation_id(text)) + parse_buffer(text).body
 
 
 def _assert_rotated(ws: Workspace) -> None:
@@ -40,11 +49,13 @@ def test_rotate_into_no_note(ws: Workspace) -> None:
     body = _fill(ws)
     result = rotate_buffer(ws)
     note = ws.episodic_note().read_text()
-    assert note == body + (
+    # PROTOCOL §2 (v2): a note memtier creates starts with its date.
+    assert note == "# 2026-11-30\n\n" + body + (
         "Updated: 2026-11-30\nDecisions: working buffer rotated\nSignal: none\n"
         "Open: migrate qdrant; rebuild gateway\n"
     )
-    assert result.placement == "appended"
+    assert body.startswith("### 10:00 working buffer (r-")
+    assert result.placement == "created"
     assert result.open_tasks == ("migrate qdrant", "rebuild gateway")
     _assert_rotated(ws)
 
@@ -59,11 +70,18 @@ def test_rotate_into_note_without_closure_block(ws: Workspace) -> None:
     assert block is not None and block.decisions == "working buffer rotated"
 
 
-def test_rotate_into_closed_note_keeps_the_original_block(ws: Workspace) -> None:
-    ws.episodic_note().write_text("# morning\n" + BLOCK)
+def test_rotate_into_closed_note_merges_the_block(ws: Workspace) -> None:
+    # PROTOCOL §2 (v2): the old items stay, the moved open tasks join `Open:`.
+    ws.episodic_note().write_text(
+        "# morning\n" + BLOCK.replace("Open: none", "Open: renew DNS token before Friday")
+    )
     body = _fill(ws)
     assert rotate_buffer(ws).placement == "inserted"
-    assert ws.episodic_note().read_text() == "# morning\n" + body + BLOCK
+    assert ws.episodic_note().read_text() == "# morning\n" + body + (
+        "Updated: 2026-11-30\nDecisions: earlier; working buffer rotated\n"
+        "Signal: earlier signal\n"
+        "Open: renew DNS token before Friday; migrate qdrant; rebuild gateway\n"
+    )
 
 
 def test_rotate_appends_a_fresh_block_when_text_follows_the_old_one(ws: Workspace) -> None:
@@ -87,13 +105,43 @@ def test_rotate_keeps_crlf_of_the_note(ws: Workspace) -> None:
     assert closure_problem(data.decode().replace("\r\n", "\n")) is None
 
 
-def test_rotate_skips_a_body_already_in_the_note(ws: Workspace) -> None:
+def test_rotate_rerun_skips_the_block_its_crashed_run_wrote(ws: Workspace) -> None:
+    # The crashed run left its .pending (this very text) and its block.
     body = _fill(ws)
+    ws.buffer_pending.write_text(ws.buffer.read_text())
     ws.episodic_note().write_text("# morning\n" + body + BLOCK)
     before = ws.episodic_note().read_text()
     assert rotate_buffer(ws).placement == "already-present"
     assert ws.episodic_note().read_text() == before
     _assert_rotated(ws)
+
+
+def test_an_identical_buffer_rotated_again_still_lands(ws: Workspace) -> None:
+    """Same header to the second, same body (a fixed clock): a second occurrence id."""
+    body = _fill(ws)
+    ws.episodic_note().write_text("# morning\n" + body + BLOCK)
+    result = rotate_buffer(ws)
+    assert result.placement == "inserted"
+    note = ws.episodic_note().read_text()
+    assert note.count("- migrate qdrant\n") == 2
+    assert len({line for line in note.split("\n") if line.startswith("### ")}) == 2
+
+
+def test_two_buffers_with_the_same_lines_both_land(ws: Workspace) -> None:
+    """The bug of v1: the second rotation of a routine said "already in" and dropped it."""
+    buffer_task(ws, "check backups")
+    buffer_note(ws, "backups ok")
+    first = rotate_buffer(ws)
+    later = replace(ws, now=ws.now + timedelta(hours=5))
+    buffer_task(later, "check backups")
+    buffer_note(later, "backups ok")
+    second = rotate_buffer(later)
+    assert second.placement == "inserted" and second.id != first.id
+    note = ws.episodic_note().read_text()
+    assert note.count("- check backups\n") == 2
+    assert note.count("- backups ok\n") == 2
+    assert f"### 15:00 working buffer ({second.id})\n" in note
+    assert closure_problem(note) is None
 
 
 def test_rotate_an_empty_buffer_appends_nothing(ws: Workspace) -> None:
@@ -125,7 +173,12 @@ def test_session_end(ws: Workspace) -> None:
     assert session_end(ws).rotation is None
     assert not ws.episodic_note().exists()
     buffer_note(ws, "only a note")
-    assert session_end(ws).rotation is None  # no active task line
+    # PROTOCOL §4 (v2): notes without an active task are rotated too.
+    noted = session_end(ws)
+    assert noted.rotation is not None and noted.rotation.appended
+    assert "- only a note\n" in ws.episodic_note().read_text()
+    _assert_rotated(ws)
+    assert session_end(ws).rotation is None  # the fresh buffer is empty
     buffer_task(ws, "t")
     result = session_end(ws)
     assert result.rotation is not None and result.rotation.appended
@@ -160,6 +213,7 @@ def test_rerun_after_crash_after_step_4(ws: Workspace) -> None:
     assert rerun.returncode == 0, rerun.stderr
     assert json.loads(rerun.stdout)["placement"] == "already-present"
     assert ws.episodic_note().read_text().count(body) == 1
+    assert ws.episodic_note().read_text().count("### ") == 1
     _assert_rotated(ws)
 
 

@@ -126,3 +126,16 @@ def test_concurrent_searches_lose_no_entry(root: Path) -> None:
         assert proc.returncode == 0, err
     assert sorted(e["query"] for e in log_entries(root)) == [f"word{i}" for i in range(6)]
     assert run_memtier("recent-searches", env=env_root).returncode == 0
+
+
+def test_recent_searches_zero_lists_each_query_once_with_its_count(
+    cli: CliRunner, root: Path
+) -> None:
+    ws = Workspace.open(root, NOW)
+    for query, count in [("nas", 0), ("vlan", 0), ("nas", 0), ("ok", 3), ("nas", 0)]:
+        record_search(ws, query, ("cold",), count)
+    payload = json.loads(cli("recent-searches", "--zero", "--json", "--root", str(root)).stdout)
+    assert [(s["query"], s["count"]) for s in payload["searches"]] == [("nas", 3), ("vlan", 1)]
+    text = cli("recent-searches", "--zero", "--root", str(root)).stdout.splitlines()
+    assert text[0].endswith("nas  [cold]  (3 times)")
+    assert text[1].endswith("vlan  [cold]")

@@ -9,9 +9,15 @@ from hypothesis import strategies as st
 from memtier.formats.episodic import (
     ClosureBlock,
     closure_problem,
-    contains_lines,
+    has_rotation_id,
     insert_before_closure,
+    legacy_body_found,
+    merge_closure,
+    merge_into_note,
+    new_note,
     replace_closure,
+    rotation_heading,
+    rotation_id,
     split_closure,
 )
 
@@ -33,6 +39,11 @@ BLOCK = "Updated: 2026-11-30\nDecisions: moved qdrant\nSignal: apt is slow\nOpen
         ("Decisions: a\nSignal: b\nOpen: c\n", False),
         ("", False),
         (" Updated: x\nDecisions: a\nSignal: b\nOpen: c\n", False),
+        # PROTOCOL §2 (v2, compat): `Updated:` is exactly a date.
+        (BLOCK.replace("Updated: 2026-11-30", "Updated: x"), False),
+        (BLOCK.replace("Updated: 2026-11-30", "Updated: 2026-11-30 late"), False),
+        (BLOCK.replace("Updated: 2026-11-30", "Updated: 2026-02-30"), False),
+        (BLOCK.replace("Updated: 2026-11-30", "Updated: 2026-11-30T10:00"), False),
     ],
 )
 def test_closure_problem(text: str, valid: bool) -> None:
@@ -61,18 +72,74 @@ def test_replace_closure() -> None:
     assert block.lines() == ["Updated: 2026-12-01", "Decisions: d", "Signal: s", "Open: o"]
 
 
-def test_contains_lines_is_line_aligned() -> None:
-    note = "# day\n- alpha beta\n- gamma\n"
-    assert contains_lines(note, "- alpha beta\n- gamma\n")
-    assert contains_lines(note, "- gamma")
-    assert not contains_lines(note, "beta\n- gamma\n")
-    assert not contains_lines(note, "- alpha\n")
+def test_merge_keeps_every_old_item_and_lets_none_give_way() -> None:
+    old = ClosureBlock("2026-11-29", "moved qdrant", "apt is slow", "renew DNS token before Friday")
+    new = ClosureBlock(
+        "2026-11-30", "working buffer rotated", "none", "fix cron; renew DNS token before Friday"
+    )
+    merged = merge_closure(old, new)
+    assert merged == ClosureBlock(
+        "2026-11-30",
+        "moved qdrant; working buffer rotated",
+        "apt is slow",
+        "renew DNS token before Friday; fix cron",
+    )
+    # Merging the same block again repeats nothing.
+    assert merge_closure(merged, new) == merged
+    blank = ClosureBlock("2026-11-30", "none", "none", "none")
+    assert merge_closure(blank, blank) == blank
+    assert merge_closure(blank, new).decisions == "working buffer rotated"
+    assert merge_closure(None, new) == new
+
+
+def test_merge_into_note_and_new_note() -> None:
+    from datetime import date
+
+    day = date(2026, 11, 30)
+    note = new_note(day, "- event")
+    assert (
+        note
+        == "# 2026-11-30\n\n- event\n"
+        + "Updated: 2026-11-30\nDecisions: none\nSignal: none\nOpen: none\n"
+    )
+    assert closure_problem(note) is None
+    merged = merge_into_note(note, ClosureBlock("2026-11-30", "d", "none", "t1"))
+    assert merged.endswith("Decisions: d\nSignal: none\nOpen: t1\n")
+    assert merged.startswith("# 2026-11-30\n\n- event\n")
+
+
+def test_rotation_id_covers_the_header() -> None:
+    from datetime import datetime
+
+    one = "# Working Buffer\ncreated: a\nlast_active: b\n\n## Active Task:\n- x\n"
+    two = one.replace("last_active: b", "last_active: c")
+    assert rotation_id(one) == rotation_id(one)
+    assert rotation_id(one) != rotation_id(two)
+    rid = rotation_id(one)
+    assert rid.startswith("r-") and len(rid) == 10
+    heading = rotation_heading(datetime(2026, 11, 30, 14, 5), rid)
+    assert heading == f"### 14:05 working buffer ({rid})\n"
+    assert has_rotation_id("# day\n" + heading + "- x\n", rid)
+    assert has_rotation_id(f"[RECOVERED: STALE] 2026-11-30T10:00:00+00:00 ({rid})\n", rid)
+    # An id in running text is not a block's heading.
+    assert not has_rotation_id(f"- see ({rid})\n", rid)
+    assert not has_rotation_id("# day\n" + heading, rotation_id(two))
+
+
+def test_legacy_body_found_only_outside_id_blocks() -> None:
+    body = "## Active Task:\n- check backups\n"
+    assert legacy_body_found("# day\n" + body + BLOCK, body)
+    assert legacy_body_found(body, body)
+    assert not legacy_body_found("# day\n### 09:00 working buffer (r-0123abcd)\n" + body, body)
+    assert not legacy_body_found("# day\n- check backups\n", body)
+    assert not legacy_body_found("# day\n", "\n")
 
 
 _line = st.text(st.characters(blacklist_characters="\n"), max_size=30)
 _lines = st.lists(_line, max_size=8)
 _field = _line.filter(lambda s: s.strip() != "").map(str.strip)
-_blocks = st.builds(ClosureBlock, _field, _field, _field, _field)
+_dates = st.dates().map(lambda d: d.isoformat()).filter(lambda d: len(d) == 10)
+_blocks = st.builds(ClosureBlock, _dates, _field, _field, _field)
 
 
 def _text(lines: list[str]) -> str:

@@ -74,12 +74,25 @@ def populate(folder: Path, *, last_active: str = RECENT, tasks: int = 2) -> Path
     return folder
 
 
+CLOSURE_PREFIXES = ("Updated:", "Decisions:", "Signal:", "Open:")
+
+
+def content_lines(text: str) -> list[str]:
+    """The lines of a memory file that hold content: closure fields left out.
+
+    Since PROTOCOL v2 a rotation merges the open tasks it moves into ``Open:``;
+    that field restates lines, it is not a line of its own.
+    """
+    return [line for line in text.split("\n") if not line.startswith(CLOSURE_PREFIXES)]
+
+
 def token_counts(folder: Path) -> Counter[str]:
     """How often each token occurs across every markdown file under *folder*."""
     counts: Counter[str] = Counter()
     for path in folder.rglob("*.md"):
         if path.is_file() and not path.is_symlink():
-            counts.update(TOKEN.findall(path.read_text(encoding="utf-8", errors="replace")))
+            text = path.read_text(encoding="utf-8", errors="replace")
+            counts.update(TOKEN.findall("\n".join(content_lines(text))))
     return counts
 
 

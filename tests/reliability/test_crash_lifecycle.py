@@ -26,6 +26,7 @@ from memtier.formats.buffer import Buffer
 from memtier.health.report import run_health_check
 from memtier.workspace import Workspace
 from tests.conftest import NOW, NOW_TEXT, new_workspace, run_memtier
+from tests.reliability.reliability_support import content_lines
 
 CREATED = "2026-11-30T08:00:00+01:00"
 RECENT = (NOW - timedelta(minutes=20)).isoformat()
@@ -111,7 +112,7 @@ def _occurrences(folder: Path, token: str) -> int:
         folder / "memory/working-buffer.md",
         *sorted((folder / "memory/episodic").glob("*.md")),
     ]
-    return sum(line.count(token) for f in files for line in f.read_text().split("\n"))
+    return sum(line.count(token) for f in files for line in content_lines(f.read_text()))
 
 
 def _crash_and_recover(scenario: Scenario, point: str, folder: Path) -> str | None:

@@ -80,6 +80,13 @@ def _pending(folder: Path) -> None:
     (folder / "memory/working-buffer.md.pending").write_text(buffer_text())
 
 
+def _pending_edited(folder: Path) -> None:
+    """As `_pending`, and a person added a line to the buffer after the crash (§4 v2)."""
+    _pending(folder)
+    buffer = folder / "memory/working-buffer.md"
+    buffer.write_text(buffer.read_text() + "- note K110 added by hand after the crash\n")
+
+
 def _no_buffer(folder: Path) -> None:
     populate(folder)
     (folder / "memory/working-buffer.md").unlink()
@@ -136,6 +143,7 @@ CASES = (
     Case("session-end", ("session-end",)),
     Case("session-start-stale", ("session-start",), lambda f: populate(f, last_active=STALE)),
     Case("session-start-pending", ("session-start",), _pending),
+    Case("session-start-pending-edited", ("session-start",), _pending_edited),
     Case("session-start-no-buffer", ("session-start",), _no_buffer),
     Case("session-start-bad-pending", ("session-start",), _bad_pending),
     Case("archive", ("archive",)),

@@ -664,17 +664,21 @@ def test_wrong_kind_of_file_is_one_error_and_changes_nothing(
 def test_pending_snapshot_that_is_a_folder(
     cli: CliRunner, ws_root: Path, snapshot: Snapshot
 ) -> None:
-    """Recovery fails (§4 step 4) and cannot discard it: one error, no line lost, stable."""
+    """session-start refuses (exit 1) before changing anything: one error, stable.
+
+    (v1 logged a failed recovery and carried on; the folder itself cannot be
+    recovered or discarded, so the agent must hear of it, PROTOCOL §4 step 4.)
+    """
     _folder_for_file(ws_root, "memory/working-buffer.md.pending")
-    before = _tokens(ws_root)
+    before = snapshot(ws_root)
     line = one_error(cli(*_args(ws_root, "session-start")), 1)
-    assert "working-buffer.md.pending" in line
-    # The buffer's lines went to today's note before its fresh start: none is lost.
-    assert _tokens(ws_root) == before
-    assert "failed recovery: is a directory" in (ws_root / ".learnings/ERRORS.md").read_text()
-    settled = snapshot(ws_root)
+    assert line == (
+        "memtier: error: memory/working-buffer.md.pending is a folder, not a file: "
+        "move it aside, then run memtier session-start again"
+    )
+    assert snapshot(ws_root) == before
     one_error(cli(*_args(ws_root, "session-start")), 1)
-    assert snapshot(ws_root) == settled
+    assert snapshot(ws_root) == before
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,177 @@
+"""Ranking v2 (issue: rank the note that answers): evidence per file, true-word
+document frequency, dates, word forms, question frames, compounds, accents,
+typos and the canonical home. Every test runs with both scanners."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import NOW_TEXT, CliRunner
+from tests.search.test_search import paths, results, scanner, search, write
+
+__all__ = ["scanner"]
+
+
+def test_a_note_with_several_relevant_lines_beats_a_one_line_mention(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # Same best section in both notes; the later one also holds a third term elsewhere.
+    write(root, "memory/episodic/2026-10-02.md", "# 2026-10-02\n\n- Nate: new job\n")
+    rich = "# 2026-10-01\n\n- Nate: new job\n\n- Me: the harbour office?\n"
+    write(root, "memory/episodic/2026-10-01.md", rich)
+    write(root, "memory/episodic/2026-10-03.md", "# 2026-10-03\n\n- Nate: bye\n\n- Nate: bye\n")
+    found = search(cli, root, "nate job harbour")
+    assert paths(found)[0] == "memory/episodic/2026-10-01.md"
+    assert found["results"][0]["line"] == 3  # type: ignore[index]
+
+
+def test_document_frequency_counts_words_not_substrings(root: Path, scanner: str) -> None:
+    from memtier.search.scanner import find_rg, scan
+    from memtier.search.tokens import query_terms, scan_pattern
+
+    write(root, "memory/episodic/2026-10-01.md", "# a\n\n- start of the heart\n")
+    write(root, "memory/episodic/2026-10-02.md", "# b\n\n- art class, artist talk\n")
+    terms = query_terms("art")
+    rg = find_rg() if scanner == "rg" else None
+    found = scan(root, ("cold",), scan_pattern(terms), ignore_case=True, rg=rg, literals=["art"])
+    assert found.counted is not None
+    assert found.counted.document_frequency() == {"art": 1}
+
+
+def test_a_date_in_words_meets_the_note_of_that_day(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    for day in ("2026-11-08", "2026-11-09", "2026-11-10"):
+        write(root, f"memory/episodic/{day}.md", f"# {day}\n\n- routine backup check\n")
+    assert paths(search(cli, root, "what did I do on 9 November 2026?"))[0] == (
+        "memory/episodic/2026-11-09.md"
+    )
+    assert paths(search(cli, root, "backup on Nov 8th"))[0] == "memory/episodic/2026-11-08.md"
+    # NOW is 2026-11-30, a Monday: yesterday is the 29th, last Monday the 23rd.
+    write(root, "memory/episodic/2026-11-29.md", "# 2026-11-29\n\n- quiet day\n")
+    write(root, "memory/episodic/2026-11-23.md", "# 2026-11-23\n\n- quiet day\n")
+    assert paths(search(cli, root, "what happened yesterday?"))[0] == (
+        "memory/episodic/2026-11-29.md"
+    )
+    assert paths(search(cli, root, "quiet day last Monday"))[0] == "memory/episodic/2026-11-23.md"
+
+
+def test_a_year_alone_does_not_swamp_the_words(cli: CliRunner, root: Path, scanner: str) -> None:
+    write(root, "memory/episodic/2026-01-05.md", "# 2026-01-05\n\n- nothing\n")
+    write(root, "memory/episodic/2025-06-01.md", "# 2025-06-01\n\n- moved the kayak rack\n")
+    assert paths(search(cli, root, "kayak rack in 2026")) == ["memory/episodic/2025-06-01.md"]
+
+
+def test_question_frame_words_weigh_less_than_the_subject(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    write(root, "memory/episodic/2026-10-01.md", "# a\n\n- she mentioned a kind of thing\n")
+    write(root, "memory/episodic/2026-10-02.md", "# b\n\n- Mia: espresso, always\n")
+    found = paths(search(cli, root, "what kind of espresso did she mention"))
+    assert found[0] == "memory/episodic/2026-10-02.md"
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("smart watch", "- the smartwatch counts laps"),
+        ("smartwatch", "- the smart watch counts laps"),
+        ("exit node", "- tailscale exitnode moved"),
+        ("rate-limit", "- the ratelimit kicked in"),
+        ("ratelimit", "- hit the rate-limit again"),
+        ("cafe", "- brunch at Café Lumière"),
+        ("café", "- brunch at the cafe"),
+        ("zoe", "- Zoë: see you"),
+        ("Zoë", "- ZOE: see you"),
+    ],
+)
+def test_compounds_and_accents_meet(
+    cli: CliRunner, root: Path, scanner: str, query: str, text: str
+) -> None:
+    write(root, "memory/episodic/2026-10-01.md", f"# a\n\n{text}\n")
+    write(root, "memory/episodic/2026-10-02.md", "# b\n\n- nothing of the kind\n")
+    found = results(search(cli, root, query))
+    assert [r["path"] for r in found] == ["memory/episodic/2026-10-01.md"]
+    assert found[0]["line"] == 3
+
+
+def test_a_query_with_no_exact_match_retries_within_one_typo(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    write(root, "memory/episodic/2026-10-01.md", "# a\n\n- signed up for the ceramics course\n")
+    result = cli("search", "ceramcs", "--json", "--root", str(root), "--now", NOW_TEXT)
+    assert result.exit_code == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert [r["path"] for r in payload["results"]] == ["memory/episodic/2026-10-01.md"]
+    assert "no exact match; showing results for 'ceramic'" in payload["warnings"]
+
+
+def test_no_typo_retry_when_nothing_is_near(cli: CliRunner, root: Path, scanner: str) -> None:
+    write(root, "memory/episodic/2026-10-01.md", "# a\n\n- signed up for the ceramics course\n")
+    payload = search(cli, root, "zeppelin")
+    assert payload["results"] == []
+    assert payload["warnings"] == []
+
+
+def test_tag_filter_keeps_only_tagged_files_beyond_the_cap(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # More matching untagged notes than the ranking reads: the tagged one must still win.
+    for day in range(1, 29):
+        write(root, f"memory/episodic/2026-10-{day:02d}.md", "# x\n\n- backup backup ran\n")
+    write(root, "memory/episodic/2026-09-01.md", "# y\n#tags: infra, nas\n\n- backup ran\n")
+    write(root, "memory/episodic/2026-09-02.md", "# z\n\n- #nas backup checked\n")
+    write(root, "memory/episodic/2026-09-03.md", "# w\n\n- #nasty backup\n")
+    found = paths(search(cli, root, "backup", "--tag", "nas"))
+    assert sorted(str(p) for p in found) == [
+        "memory/episodic/2026-09-01.md",
+        "memory/episodic/2026-09-02.md",
+    ]
+
+
+def test_the_warm_home_outranks_pasted_copies(cli: CliRunner, root: Path, scanner: str) -> None:
+    fact = "dropped watchtower; image updates are applied by hand after reading changelogs"
+    # The home line sits in a long paragraph: by length alone its section scores lower.
+    filler = "\n".join(f"note {i}: " + "several other words about the lab " * 4 for i in range(5))
+    write(root, "memory/semantic/decisions.md", f"# Decisions\n\n{filler}\n- {fact}.\n")
+    for day in ("2026-11-27", "2026-11-28", "2026-11-29"):
+        write(root, f"memory/episodic/{day}.md", f"# {day}\n\n- Task copy: {fact}.\n")
+    found = paths(search(cli, root, "watchtower image updates"))
+    assert found[0] == "memory/semantic/decisions.md"
+
+
+def test_a_huge_file_is_ranked_on_a_bounded_prefix(
+    cli: CliRunner, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memtier.search import rank
+
+    monkeypatch.setattr(rank, "MAX_FILE_LINES", 300)  # the real bound, scaled down
+    body = "\n".join(f"- line {i} about the relay" for i in range(350))
+    write(root, "MEMORY.md", f"# Memory\n\n{body}\n")
+    payload = search(cli, root, "relay", "--limit", "50")
+    found = results(payload)
+    assert found
+    assert all(int(str(r["line_end"])) <= 300 for r in found)
+    warnings = payload["warnings"]
+    assert isinstance(warnings, list)
+    assert "MEMORY.md: only its first 300 lines were ranked (the file is longer)" in warnings
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("when did I meet dana", "- Met Dana at the hackspace"),
+        ("who sold the kayak", "- I sell the kayak"),
+        ("the children and the tablet", "- a tablet for the child"),
+    ],
+)
+def test_irregular_forms_meet(
+    cli: CliRunner, root: Path, scanner: str, query: str, text: str
+) -> None:
+    write(root, "memory/episodic/2026-10-01.md", f"# a\n\n{text}\n")
+    write(root, "memory/episodic/2026-10-02.md", "# b\n\n- dana kayak tablet\n")
+    found = results(search(cli, root, query))
+    assert found[0]["path"] == "memory/episodic/2026-10-01.md"
