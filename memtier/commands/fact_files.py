@@ -147,15 +147,24 @@ def resolve_fact_file(ws: Workspace, given: str | Path, *, option: str = "--to")
 
 def read_fact_file(ws: Workspace, target: FactFile) -> store.Document:
     """The file as it stands now (call under the lock), header checked."""
+    from memtier.formats.tags import is_tag_line
+
     doc = store.read_document(target.path, root=ws.root)
+    lines = doc.text.split("\n")
     if target.tier == "hot":
-        lines = doc.text.split("\n")
         head = (lines + [""] * HOT_HEADER_LINES)[:HOT_HEADER_LINES]
         if not (head[2].startswith("last_verified:") and head[3].startswith("last_updated:")):
             raise InputError(
                 f"{target.rel}: header invalid (lines 3–4 must be last_verified: and "
                 "last_updated:); see memtier health-check --verbose"
             )
+    elif len(lines) < 2 or not is_tag_line(lines[1]):
+        # A malformed header is bad input: no memory file is changed (PROTOCOL §3); the
+        # facts commands touch only the dates of a header (§10), never repair it.
+        raise InputError(
+            f"{target.rel}: header invalid (line 2 must be #tags: …); "
+            "see memtier health-check --verbose"
+        )
     return doc
 
 

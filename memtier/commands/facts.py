@@ -268,6 +268,9 @@ def _write_fact(
             raise duplicate
     if tags and not created and len(lines) > 1 and is_tag_line(lines[1]):
         lines[1] = merge_tags_line(lines[1], tags)
+    # Dates first: a last_verified line added under the tags moves every line below it,
+    # and the line number reported must be the fact's own.
+    refresh_dates(target, lines, ws.today.isoformat(), verified=True)
     new_lines = clean.text.split("\n") if block else [f"- {clean.text}"]
     at_index: int | None = None
     if section is not None:
@@ -284,7 +287,6 @@ def _write_fact(
         new_lines = ["", *new_lines]
     lines[at_index:at_index] = new_lines
     first_line = at_index + (2 if new_lines[0] == "" else 1)
-    refresh_dates(target, lines, ws.today.isoformat(), verified=True)
     new_text = "\n".join(lines) + "\n"
     check_hot_cap(ws, target, new_text)
     store.write_text(target.path, new_text, root=ws.root, like=doc)

@@ -228,3 +228,39 @@ def test_get_date_reads_an_archived_day(cli: CliRunner, root: Path) -> None:
     assert "moved the rack" in result.stdout
     missing = mt(cli, root, "get", "--date", "2026-09-04")
     assert missing.exit_code == 2 and missing.stderr.startswith("memtier: error: ")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("remember", "a project fact", "--kind", "project"),
+        ("replace", "body", "new body text", "--in", PROJECTS),
+        ("retire", "body", "--in", PROJECTS, "--reason", "r"),
+        ("verify", PROJECTS),
+    ],
+)
+def test_a_warm_file_with_a_malformed_header_is_bad_input_and_unchanged(
+    cli: CliRunner, root: Path, args: tuple[str, ...]
+) -> None:
+    """§3: a malformed header ends with one error line, exit 2, no file changed; §10:
+    the facts commands touch a header only for its dates, they never repair it."""
+    path = root / PROJECTS
+    path.write_text("just some text\nno tags line\n- body line\n")
+    before = path.read_bytes()
+    result = mt(cli, root, *args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("memtier: error: ") and result.stderr.count("\n") == 1
+    assert path.read_bytes() == before
+    assert not (root / LOG).exists()
+
+
+def test_the_reported_line_is_the_facts_own_when_last_verified_is_added(
+    cli: CliRunner, root: Path
+) -> None:
+    (root / PROJECTS).write_text("# Projects\n#tags: tasks\n\nbody\n")
+    result = mt(cli, root, "remember", "a project fact", "--kind", "project", "--json")
+    data = json.loads(result.stdout)
+    lines = (root / PROJECTS).read_text().splitlines()
+    assert lines[2] == f"> last_verified: {TODAY}"
+    assert lines[data["line"] - 1] == "- a project fact"
