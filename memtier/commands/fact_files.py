@@ -147,8 +147,6 @@ def resolve_fact_file(ws: Workspace, given: str | Path, *, option: str = "--to")
 
 def read_fact_file(ws: Workspace, target: FactFile) -> store.Document:
     """The file as it stands now (call under the lock), header checked."""
-    from memtier.formats.tags import is_tag_line
-
     doc = store.read_document(target.path, root=ws.root)
     lines = doc.text.split("\n")
     if target.tier == "hot":
@@ -158,14 +156,20 @@ def read_fact_file(ws: Workspace, target: FactFile) -> store.Document:
                 f"{target.rel}: header invalid (lines 3–4 must be last_verified: and "
                 "last_updated:); see memtier health-check --verbose"
             )
-    elif len(lines) < 2 or not is_tag_line(lines[1]):
-        # A malformed header is bad input: no memory file is changed (PROTOCOL §3); the
-        # facts commands touch only the dates of a header (§10), never repair it.
-        raise InputError(
-            f"{target.rel}: header invalid (line 2 must be #tags: …); "
-            "see memtier health-check --verbose"
-        )
+    else:
+        require_warm_header(target.rel, lines)
     return doc
+
+
+def require_warm_header(rel: str, lines: list[str]) -> None:
+    """A malformed header is bad input: no memory file is changed (PROTOCOL §3); a
+    command that writes a fact touches only the dates of a header (§10), never repairs it."""
+    from memtier.formats.tags import is_tag_line
+
+    if len(lines) < 2 or not is_tag_line(lines[1]):
+        raise InputError(
+            f"{rel}: header invalid (line 2 must be #tags: …); see memtier health-check --verbose"
+        )
 
 
 def refresh_dates(target: FactFile, lines: list[str], today: str, *, verified: bool) -> None:

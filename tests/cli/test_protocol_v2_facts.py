@@ -264,3 +264,20 @@ def test_the_reported_line_is_the_facts_own_when_last_verified_is_added(
     lines = (root / PROJECTS).read_text().splitlines()
     assert lines[2] == f"> last_verified: {TODAY}"
     assert lines[data["line"] - 1] == "- a project fact"
+
+
+def test_promote_into_a_warm_file_with_a_malformed_header_is_refused(
+    cli: CliRunner, root: Path
+) -> None:
+    learnings = root / ".learnings/LEARNINGS.md"
+    learnings.write_text(
+        learnings.read_text() + "- 2026-11-29 pin apt mirrors [PROMOTE-CANDIDATE]\n"
+    )
+    path = root / PROJECTS
+    path.write_text("just some text\n")
+    before = {p: p.read_bytes() for p in (path, learnings)}
+    for confirm in ((), ("--yes",)):
+        result = mt(cli, root, "promote", "pin apt mirrors", "--to", PROJECTS, *confirm)
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr.startswith("memtier: error: ") and result.stderr.count("\n") == 1
+    assert {p: p.read_bytes() for p in before} == before
