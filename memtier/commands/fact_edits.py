@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtier import store
 from memtier.commands.fact_files import (
@@ -31,6 +31,9 @@ from memtier.errors import InputError
 from memtier.faults import checkpoint
 from memtier.formats.fact_text import HOT_HEADER_LINES
 from memtier.workspace import Workspace
+
+if TYPE_CHECKING:
+    from memtier.secrets import Redaction
 
 
 @dataclass(frozen=True)
@@ -129,9 +132,10 @@ def replace_fact(
         refresh_dates(target, lines, ws.today.isoformat(), verified=True)
         store.write_text(target.path, "\n".join(lines), root=ws.root, like=doc)
         checkpoint("facts.written")
-    redacted = merge_counts(clean.redacted, why.redacted if why else {})
+    was = _shown(line)
+    redacted = merge_counts(clean.redacted, why.redacted if why else {}, was.counts)
     return ReplaceResult(
-        target.rel, number, line.strip(), new_line.strip(), reason_text, redacted=redacted
+        target.rel, number, was.text, new_line.strip(), reason_text, redacted=redacted
     )
 
 
@@ -147,7 +151,16 @@ def retire_fact(ws: Workspace, old: str, *, in_file: str | Path, reason: str) ->
         refresh_dates(target, lines, ws.today.isoformat(), verified=False)
         store.write_text(target.path, "\n".join(lines), root=ws.root, like=doc)
         checkpoint("facts.written")
-    return RetireResult(target.rel, number, line.strip(), why.text, redacted=why.redacted)
+    was = _shown(line)
+    redacted = merge_counts(why.redacted, was.counts)
+    return RetireResult(target.rel, number, was.text, why.text, redacted=redacted)
+
+
+def _shown(line: str) -> Redaction:
+    """The old line as echoed: a credential that stood in it is not repeated (PROTOCOL §3)."""
+    from memtier.secrets import redact
+
+    return redact(line.strip())
 
 
 # ---------------------------------------------------------------------------

@@ -147,15 +147,28 @@ def resolve_fact_file(ws: Workspace, given: str | Path, *, option: str = "--to")
 def read_fact_file(ws: Workspace, target: FactFile) -> store.Document:
     """The file as it stands now (call under the lock), header checked."""
     doc = store.read_document(target.path, root=ws.root)
+    lines = doc.text.split("\n")
     if target.tier == "hot":
-        lines = doc.text.split("\n")
         head = (lines + [""] * HOT_HEADER_LINES)[:HOT_HEADER_LINES]
         if not (head[2].startswith("last_verified:") and head[3].startswith("last_updated:")):
             raise InputError(
                 f"{target.rel}: header invalid (lines 3–4 must be last_verified: and "
                 "last_updated:); see memtier health-check --verbose"
             )
+    else:
+        require_warm_header(target.rel, lines)
     return doc
+
+
+def require_warm_header(rel: str, lines: list[str]) -> None:
+    """A malformed header is bad input: no memory file is changed (PROTOCOL §3); a
+    command that writes a fact touches only the dates of a header (§10), never repairs it."""
+    from memtier.formats.tags import is_tag_line
+
+    if len(lines) < 2 or not is_tag_line(lines[1]):
+        raise InputError(
+            f"{rel}: header invalid (line 2 must be #tags: …); see memtier health-check --verbose"
+        )
 
 
 def refresh_dates(target: FactFile, lines: list[str], today: str, *, verified: bool) -> None:
@@ -260,6 +273,9 @@ def one_match(target: FactFile, lines: list[str], old: str) -> tuple[int, str]:
     """PROTOCOL §10: OLD must match exactly one line; the header is out of reach."""
     from memtier.secrets import redact
 
+    # OLD read with '-' ends with the pipe's line break; no one line holds a break,
+    # so breaks at its ends are not part of the text to match (PROTOCOL §3 v2).
+    old = old.strip("\r\n")
     if not old.strip():
         raise InputError("OLD: the text is empty")
     found = matching_lines(lines, old, target.header_lines)
@@ -285,9 +301,13 @@ def log_retirement(
 ) -> str:
     """Append one line to the retirement log (PROTOCOL §10); returns the line."""
     from memtier.formats.text import without_bullet
+    from memtier.secrets import redact
 
     log = ws.root / RETIRED_LOG
-    entry = f"- {ws.today.isoformat()} {target.rel}:{number} {verb}: {without_bullet(old).strip()}"
+    # A credential that stood in the file is not copied into the archive, which
+    # health-check does not scan (PROTOCOL §3: memtier writes no secret).
+    text = redact(without_bullet(old).strip()).text
+    entry = f"- {ws.today.isoformat()} {target.rel}:{number} {verb}: {text}"
     entry += f" — {reason}"
     if log.exists() or log.is_symlink():
         doc = store.read_document(log, root=ws.root)

@@ -39,6 +39,7 @@ from memtier.commands.fact_files import (
     check_hot_cap,
     clean_fact,
     find_duplicate,
+    merge_counts,
     read_fact_file,
     refresh_dates,
     resolve_fact_file,
@@ -178,8 +179,16 @@ def remember(
     if kind is not None and to is not None:
         raise InputError("give --kind or --to, not both")
     wanted_tags = _check_tags(ws, tags)
-    if section is not None and not " ".join(section.split()):
-        raise InputError("--section: the heading is empty")
+    section_redacted: dict[str, int] = {}
+    if section is not None:
+        # A heading is text written to disk and echoed back like the fact itself:
+        # redacted before and after folding to one line (PROTOCOL §3 v2).
+        from memtier.formats.text import fold_line
+
+        folded = fold_line(section)
+        section, section_redacted = " ".join(folded.text.split()), folded.redacted
+        if not section:
+            raise InputError("--section: the heading is empty")
     name: str | None = None
     home: str | Path | None = to
     if kind is not None:
@@ -190,6 +199,8 @@ def remember(
         return _remember_in_note(ws, text, name)
     block = bool(name and name.startswith(HOWTO_PREFIX) and "\n" in text.strip())
     clean = clean_fact(text, "remember", block=block)
+    if section_redacted:
+        clean = CleanFact(clean.text, merge_counts(clean.redacted, section_redacted))
     target = resolve_fact_file(ws, home, option="--to" if kind is None else "--kind")
     with store.workspace_lock(ws.lock_file):
         return _write_fact(ws, target, clean, name, section, wanted_tags, block)
@@ -257,6 +268,9 @@ def _write_fact(
             raise duplicate
     if tags and not created and len(lines) > 1 and is_tag_line(lines[1]):
         lines[1] = merge_tags_line(lines[1], tags)
+    # Dates first: a last_verified line added under the tags moves every line below it,
+    # and the line number reported must be the fact's own.
+    refresh_dates(target, lines, ws.today.isoformat(), verified=True)
     new_lines = clean.text.split("\n") if block else [f"- {clean.text}"]
     at_index: int | None = None
     if section is not None:
@@ -273,7 +287,6 @@ def _write_fact(
         new_lines = ["", *new_lines]
     lines[at_index:at_index] = new_lines
     first_line = at_index + (2 if new_lines[0] == "" else 1)
-    refresh_dates(target, lines, ws.today.isoformat(), verified=True)
     new_text = "\n".join(lines) + "\n"
     check_hot_cap(ws, target, new_text)
     store.write_text(target.path, new_text, root=ws.root, like=doc)

@@ -55,7 +55,12 @@ class InitResult:
 
 def init_workspace(root: Path, now: datetime, config: Config | None = None) -> InitResult:
     """Create whatever part of the layout is missing under *root*."""
+    from memtier.secrets import refuse_secret_in_name
+
     root = root.absolute()
+    # The root is printed by init and named in later messages: a folder named
+    # after a credential is never created or reported (PROTOCOL §3 v2).
+    refuse_secret_in_name(str(root))
     if root.exists() and not root.is_dir():
         raise InputError(f"{root}: exists and is not a folder; cannot initialise a workspace there")
     created: list[str] = []

@@ -313,7 +313,7 @@ def promote(
     *as_text* writes the lesson as the person phrased it (advice, not the raw
     error line).
     """
-    from memtier.commands.fact_files import clean_fact
+    from memtier.commands.fact_files import clean_fact, require_warm_header
     from memtier.formats.fact_text import refresh_last_verified
     from memtier.secrets import redact
 
@@ -321,6 +321,12 @@ def promote(
     with store.workspace_lock(ws.lock_file):
         source = _find_source(ws, text)
         create = _check_target(ws, to)
+        target = store.confine(ws.root, to)
+        if create:
+            doc = store.Document(text=_new_procedural(ws, target))
+        else:
+            doc = store.read_document(target, root=ws.root)
+            require_warm_header(ws.relative(target), doc.text.split("\n"))
         raw = redact(lesson_text(source.text)).text
         lesson = rewritten.text if rewritten is not None else raw
         present = _already_in_target(ws, to, lesson)
@@ -337,11 +343,6 @@ def promote(
         )
         if not yes:
             return result
-        target = store.confine(ws.root, to)
-        if create:
-            doc = store.Document(text=_new_procedural(ws, target))
-        else:
-            doc = store.read_document(target, root=ws.root)
         lines = doc.text.split("\n")
         refresh_last_verified(lines, ws.today.isoformat())
         body = "\n".join(lines)

@@ -100,9 +100,11 @@ def read_log(ws: Workspace) -> tuple[list[LoggedSearch], list[str]]:
 def record_search(ws: Workspace, query: str, tiers: tuple[str, ...], result_count: int) -> Logged:
     """Append one search to the log; never raises for a failed write (it warns)."""
     from memtier import store
-    from memtier.secrets import redact
+    from memtier.secrets import redact_folded
 
-    cleaned = redact(query)
+    # The log is printed back by recent-searches: a credential split across the
+    # query's lines is caught once folded (PROTOCOL §3 v2).
+    cleaned = redact_folded(query)
     entry = LoggedSearch(cleaned.text, tiers, result_count, format_timestamp(ws.now))
     path = log_path(ws)
     try:

@@ -133,7 +133,13 @@ def add_tags(ws: Workspace, tags: Sequence[str]) -> TagsAddResult:
     from memtier import store
     from memtier.config import Config, add_vocabulary_text, parse_config
     from memtier.formats.fact_text import TAG_RE
+    from memtier.secrets import detect
 
+    # A tag is echoed, written to memtier.toml and shown by every health check:
+    # never a credential (PROTOCOL §3 v2). The message names the rule only.
+    rules = sorted({finding.rule for tag in tags for finding in detect(tag)})
+    if rules:
+        raise InputError(f"--add: refusing a tag that holds a secret ({', '.join(rules)})")
     bad = [t for t in tags if not TAG_RE.match(t)]
     if bad or not tags:
         raise InputError(

@@ -131,18 +131,21 @@ def capture(
     ws: Workspace, text: str, *, channel: str | None = None, explain: bool = False
 ) -> CaptureResult:
     """Score one inbound message and keep it as a buffer note when it earns it."""
-    from memtier.secrets import redact
+    from memtier.formats.text import fold_line
 
     cfg = ws.config
     message = text.strip()
     score, parts, trigger = score_message(ws, message)
     threshold = cfg.capture_keep_score
+    # The channel is echoed and becomes part of the note's label: one line,
+    # redacted before and after folding like the message (PROTOCOL §3 v2).
+    label_line = fold_line(channel) if channel else None
     base: dict[str, Any] = {
         "score": score,
         "threshold": threshold,
         "parts": tuple(parts),
         "length": len(message),
-        "channel": redact(channel).text if channel else None,
+        "channel": (label_line.text.strip() or None) if label_line else None,
         "explain": explain,
     }
     if len(message) < cfg.capture_min_chars:
@@ -153,6 +156,7 @@ def capture(
             "" if parts else " (nothing matched)"
         )
         return CaptureResult(kept=False, reason=why, **base)
+    from memtier.commands.fact_files import merge_counts
     from memtier.commands.lifecycle import buffer_note
 
     kept = strip_trigger(message, trigger) if trigger else message
@@ -163,7 +167,7 @@ def capture(
         kept=True,
         reason=why,
         line=written.line,
-        redacted=dict(written.redacted),
+        redacted=merge_counts(dict(written.redacted), label_line.redacted if label_line else {}),
         line_number=written.line_number,
         **base,
     )

@@ -78,7 +78,7 @@ def confine(root: Path, path: Path) -> Path:
         raise InputError(f"{path}: symlink loop") from None
     if not inside_root(real_root, real):
         raise ConfinementError(
-            f"{path}: resolves outside the workspace root {real_root}; refusing to write",
+            f"{path}: resolves outside the workspace root {real_root}; not read or written",
             path=path,
         )
     return real

@@ -1,0 +1,260 @@
+"""PROTOCOL §12 (export, import, capture), §7's never-overwrite chain, §1's root
+discovery by kind of file, and §3 v2's confined, non-blocking reads, through the
+command line as an outside reader of the contract would check them.
+
+Complements tests/commands/test_{export,import,capture}.py (the cores) and
+test_protocol_conformance.py (v1 rules).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import NOW_TEXT, CliResult, CliRunner, run_memtier
+
+TODAY = NOW_TEXT[:10]
+FIXTURES = Path(__file__).resolve().parent.parent / "commands" / "fixtures" / "transfer"
+SOURCES = {
+    "indexed": "indexed",
+    "structured": "structured",
+    "brain": "brain.jsonl",
+    "openclaw": "openclaw",
+    "claude": "claude",
+    "mcp-memory": "mcp-memory.jsonl",
+}
+Snapshot = Callable[[Path], dict[str, bytes]]
+
+
+def mt(cli: CliRunner, root: Path, *args: str, input: str = "") -> CliResult:
+    return cli("--root", str(root), "--now", NOW_TEXT, *args, input=input)
+
+
+def as_json(result: CliResult) -> dict[str, Any]:
+    assert result.exit_code == 0, result.stderr
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+# -- §12 export ------------------------------------------------------------------------
+
+
+def test_export_envelope_keys_and_file_entries(cli: CliRunner, root: Path) -> None:
+    data = as_json(mt(cli, root, "export"))
+    assert set(data) == {"format", "version", "exported_at", "files"}
+    assert data["format"] == "memtier-export" and data["version"] == 1
+    assert data["exported_at"] == NOW_TEXT
+    paths = [entry["path"] for entry in data["files"]]
+    assert {"MEMORY.md", "memory/working-buffer.md", ".learnings/ERRORS.md"} <= set(paths)
+    for entry in data["files"]:
+        assert set(entry) == {"path", "tier", "sha256", "text"}
+        assert entry["sha256"] == hashlib.sha256(entry["text"].encode("utf-8")).hexdigest()
+        assert (root / entry["path"]).read_text(encoding="utf-8") == entry["text"]
+
+
+def test_export_holds_the_archive_only_with_its_tier(cli: CliRunner, root: Path) -> None:
+    old = root / "memory/archive/2026/01/2026-01-05.md"
+    old.parent.mkdir(parents=True)
+    old.write_text("# 2026-01-05\n")
+    live = as_json(mt(cli, root, "export"))
+    assert all(not e["path"].startswith("memory/archive/") for e in live["files"])
+    archived = as_json(mt(cli, root, "export", "--tier", "archive"))
+    assert "memory/archive/2026/01/2026-01-05.md" in [e["path"] for e in archived["files"]]
+
+
+def test_export_then_import_into_a_fresh_workspace_is_byte_identical(
+    cli: CliRunner, root: Path, tmp_path: Path
+) -> None:
+    assert mt(cli, root, "remember", "nas01 runs zfs", "--kind", "infrastructure").exit_code == 0
+    assert mt(cli, root, "episodic", "append", "moved the rack").exit_code == 0
+    dump = tmp_path / "dump.json"
+    assert mt(cli, root, "export", "--output", str(dump)).exit_code == 0
+    fresh = tmp_path / "fresh"
+    assert cli("--now", NOW_TEXT, "init", "--root", str(fresh)).exit_code == 0
+    assert mt(cli, fresh, "import", "memtier", str(dump)).exit_code == 0
+    for entry in json.loads(dump.read_text())["files"]:
+        assert (fresh / entry["path"]).read_bytes() == (root / entry["path"]).read_bytes()
+
+
+# -- §12 import ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", sorted(SOURCES))
+def test_import_report_accounts_for_every_item_and_dry_run_changes_no_byte(
+    cli: CliRunner, root: Path, snapshot: Snapshot, fmt: str
+) -> None:
+    source = str(FIXTURES / SOURCES[fmt])
+    before = snapshot(root)
+    plan = as_json(mt(cli, root, "import", fmt, source, "--dry-run", "--json"))
+    assert snapshot(root) == before
+    assert plan["dry_run"] is True
+    real = as_json(mt(cli, root, "import", fmt, source, "--json"))
+    assert real["imported"] == plan["imported"] > 0
+    assert real["imported"] + real["skipped"] == real["items"] == len(real["outcomes"])
+    for outcome in real["outcomes"]:
+        assert outcome["status"] in {"imported", "skipped"}
+        if outcome["status"] == "skipped":
+            reason = outcome["reason"]
+            assert reason == "duplicate" or reason.startswith("invalid: "), reason
+    settled = snapshot(root)
+    again = as_json(mt(cli, root, "import", fmt, source, "--json"))
+    assert again["imported"] == 0
+    assert snapshot(root) == settled
+    assert mt(cli, root, "health-check").exit_code == 0
+
+
+def test_import_reasons_through_the_cli(cli: CliRunner, root: Path, tmp_path: Path) -> None:
+    lines = [
+        {"id": "a1", "kind": "fact", "text": "qdrant listens on 6334", "createdAt": 1764400000000},
+        "not json at all",
+        {"id": "a2", "kind": "fact", "text": "", "createdAt": 1764400000000},
+        {"id": "a3", "kind": "fact", "text": "qdrant listens on 6334", "createdAt": 1764400000000},
+    ]
+    source = tmp_path / "brain.jsonl"
+    source.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+    data = as_json(mt(cli, root, "import", "brain", str(source), "--json"))
+    reasons = {o["item"]: o["reason"] for o in data["outcomes"]}
+    assert reasons["line 1"] is None
+    assert reasons["line 2"].startswith("invalid: ")
+    assert reasons["line 3"].startswith("invalid: ")
+    assert reasons["line 4"] == "duplicate"
+    assert (data["imported"], data["skipped"]) == (1, 3)
+    human = mt(cli, root, "import", "brain", str(source))
+    assert human.exit_code == 0
+    assert "skipped (duplicate)" in human.stdout and "skipped (invalid: " in human.stdout
+
+
+def test_import_of_an_unknown_format_is_one_error_line(cli: CliRunner, root: Path) -> None:
+    result = mt(cli, root, "import", "bogus", str(FIXTURES / "brain.jsonl"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("memtier: error: ") and result.stderr.count("\n") == 1
+
+
+# -- §12 capture -----------------------------------------------------------------------
+
+LONG_TAIL = " and the rest of a long message about the home lab" * 2
+
+
+@pytest.mark.parametrize(
+    ("message", "rules", "score", "kept"),
+    [
+        ("remember this: nas01 is the backup box", ["explicit"], 0.4, True),
+        ("merke dir: der Router steht im Keller", ["explicit"], 0.4, True),
+        ("we took a decision on the backup box", ["topic"], 0.2, False),
+        ("we took a decision on the backup box" + LONG_TAIL, ["topic", "long"], 0.4, True),
+        ("host: nas01\nport: 22\nuser: admin of it all", ["structured"], 0.2, False),
+        ("notes on the rack:\n- a\n- b" + LONG_TAIL, ["long", "structured"], 0.4, True),
+        ("just saying hello to everyone here today", [], 0.0, False),
+    ],
+)
+def test_capture_scores_and_keeps_at_0_4(
+    cli: CliRunner, root: Path, message: str, rules: list[str], score: float, kept: bool
+) -> None:
+    data = as_json(mt(cli, root, "capture", "--json", message))
+    assert [part["rule"] for part in data["parts"]] == rules
+    assert data["score"] == score
+    assert data["threshold"] == 0.4
+    assert data["kept"] is kept
+    buffer = (root / "memory/working-buffer.md").read_text()
+    assert ("#captured" in buffer) is kept
+
+
+def test_a_kept_message_is_a_buffer_note_without_its_trigger(cli: CliRunner, root: Path) -> None:
+    result = mt(cli, root, "capture", "-", input="Remember this: qdrant moved to host b\n")
+    assert result.exit_code == 0, result.stderr
+    buffer = (root / "memory/working-buffer.md").read_text()
+    assert "- qdrant moved to host b #captured\n" in buffer
+    assert "Remember this" not in buffer
+    dash = mt(cli, root, "capture", "- keep this: the vlan for cameras is 30")
+    assert dash.exit_code == 0, dash.stderr
+    assert (
+        "- the vlan for cameras is 30 #captured\n"
+        in (root / "memory/working-buffer.md").read_text()
+    )
+
+
+def test_capture_exits_0_when_not_kept_and_explain_says_why(cli: CliRunner, root: Path) -> None:
+    result = mt(cli, root, "capture", "--explain", "short")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("not captured: too short")
+
+
+# -- §7 never overwrite ----------------------------------------------------------------
+
+
+def test_archive_counts_past_every_taken_name(cli: CliRunner, root: Path) -> None:
+    folder = root / "memory/archive/2026/10"
+    folder.mkdir(parents=True)
+    (folder / "2026-10-01.md").write_text("first\n")
+    (folder / "2026-10-01.1.md").write_text("second\n")
+    (root / "memory/episodic/2026-10-01.md").write_bytes(b"third\r\nbytes \xc3\xa9\n")
+    data = as_json(mt(cli, root, "archive", "episodic", "--json"))
+    assert data["moved"] == [
+        {"from": "memory/episodic/2026-10-01.md", "to": "memory/archive/2026/10/2026-10-01.2.md"}
+    ]
+    assert (folder / "2026-10-01.md").read_text() == "first\n"
+    assert (folder / "2026-10-01.1.md").read_text() == "second\n"
+    assert (folder / "2026-10-01.2.md").read_bytes() == b"third\r\nbytes \xc3\xa9\n"
+
+
+# -- §1 root discovery: a file MEMORY.md and a folder memory/ ---------------------------
+
+
+@pytest.mark.parametrize("layout", ["hot-is-a-folder", "memory-is-a-file"])
+def test_root_needs_a_file_memory_md_and_a_folder_memory(tmp_path: Path, layout: str) -> None:
+    if layout == "hot-is-a-folder":
+        (tmp_path / "MEMORY.md").mkdir()
+        (tmp_path / "memory").mkdir()
+    else:
+        (tmp_path / "MEMORY.md").write_text("# Agent Memory\n")
+        (tmp_path / "memory").write_text("")
+    proc = run_memtier("stats", cwd=tmp_path, env={"MEMTIER_NOW": NOW_TEXT})
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        "memtier: error: workspace root not found "
+        "(expected MEMORY.md and memory/ in an ancestor directory)\n"
+    )
+
+
+# -- §3 v2 confined and non-blocking reads -----------------------------------------------
+
+
+def test_memory_md_pointing_outside_is_reported_and_never_printed(
+    cli: CliRunner, root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text((root / "MEMORY.md").read_text() + "- OUTSIDE-ONLY line\n")
+    (root / "MEMORY.md").unlink()
+    (root / "MEMORY.md").symlink_to(outside)
+    before = outside.read_bytes()
+    report = json.loads(mt(cli, root, "health-check", "--json").stdout)
+    found = [(c["id"], c["status"], c["message"]) for c in report["checks"]]
+    assert any(s == "fail" and m == "MEMORY.md — points outside the workspace" for _, s, m in found)
+    assert report["ok"] is False
+    for args in (("session-start",), ("search", "OUTSIDE-ONLY"), ("get", "MEMORY.md"), ("stats",)):
+        result = mt(cli, root, *args)
+        assert "OUTSIDE-ONLY line" not in result.stdout + result.stderr, args
+    refused = mt(cli, root, "remember", "a hot fact", "--kind", "hot")
+    assert refused.exit_code == 2
+    assert outside.read_bytes() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_fifo_where_a_memory_file_belongs_never_blocks(root: Path) -> None:
+    projects = root / "memory/semantic/projects.md"
+    projects.unlink()
+    os.mkfifo(projects)
+    env = {"MEMTIER_NOW": NOW_TEXT, "MEMTIER_ROOT": str(root)}
+    health = run_memtier("health-check", env=env, timeout=20)
+    assert health.returncode == 1
+    assert "memory/semantic/projects.md — a FIFO (named pipe), not a regular file" in health.stdout
+    for args in (("search", "anything"), ("get", "memory/semantic/projects.md"), ("export",)):
+        proc = run_memtier(*args, env=env, timeout=20)
+        assert "Traceback" not in proc.stderr, args
+        assert proc.returncode in (0, 2), (args, proc.stderr)
