@@ -101,6 +101,7 @@ def make_hit(
             if number in spans:
                 spans[number] = []  # columns no longer fit the shortened line
         shown.append(content)
+    shown = _without_secrets(shown, first, spans)
     return Hit(
         path=rel,
         tier=tier,
@@ -112,6 +113,29 @@ def make_hit(
         matched_terms=tuple(names),
         match_lines={line: tuple(sorted(s)) for line, s in spans.items()},
     )
+
+
+def _without_secrets(
+    shown: list[str], first: int, spans: dict[int, list[tuple[int, int]]]
+) -> list[str]:
+    """The excerpt with every credential replaced (PROTOCOL §3 v2: search output never
+    prints one, also one a person pasted into a file; health-check fails on that file).
+
+    The window is redacted whole, so a key block across lines is caught; a line that
+    changed loses its highlight spans, whose columns no longer fit it."""
+    from memtier.secrets import redact
+
+    window = "\n".join(shown)
+    cleaned = redact(window).text
+    if cleaned == window:
+        return shown
+    lines = cleaned.split("\n")
+    if len(lines) != len(shown):
+        lines = [redact(line).text for line in shown]
+    for offset, (before, after) in enumerate(zip(shown, lines, strict=True)):
+        if before != after:
+            spans[first + offset] = []
+    return lines
 
 
 def _highlight(line: str, spans: tuple[tuple[int, int], ...], colour: bool) -> str:

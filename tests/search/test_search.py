@@ -444,3 +444,24 @@ def test_a_huge_line_is_cut_to_a_window_around_the_match(
     assert excerpt.startswith("…") and excerpt.endswith("…")
     text = cli("search", "zebra", "--root", str(root)).stdout.splitlines()
     assert text[1].startswith("3:…y")
+
+
+def test_a_credential_standing_in_a_file_is_never_printed(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    """PROTOCOL §3 v2: search output never echoes a secret, also one a person pasted
+    into a file by hand (health-check fails on it; the hit still shows the line)."""
+    token = "ghp_" + "A1b2C3d4" * 5
+    write(
+        root,
+        "memory/semantic/infrastructure.md",
+        "# Infra\n#tags: ssh\n> last_verified: "
+        "2026-11-30\n\n- the deploy bot pushes with " + token + " to gitea\n",
+    )
+    payload = search(cli, root, "deploy bot")
+    hits = results(payload)
+    assert hits and "[REDACTED:GITHUB_TOKEN]" in str(hits[0]["excerpt"])
+    text = cli("search", "deploy bot", "--root", str(root), "--now", NOW_TEXT)
+    assert text.exit_code == 0
+    assert token not in text.stdout + text.stderr
+    assert token not in json.dumps(payload)
