@@ -216,5 +216,5 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
     server.add_tool(
         memory_session_end,
         name="memory_session_end",
-        annotations=writes("End the session", idempotent=True),
+        annotations=writes("End the session"),  # additive, as memory_rotate (§11)
     )

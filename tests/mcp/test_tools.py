@@ -28,7 +28,7 @@ TOOLS = {
     "memory_verify": (False, False, True),
     "memory_close_day": (False, True, False),
     "memory_rotate": (False, False, False),
-    "memory_session_end": (False, False, True),
+    "memory_session_end": (False, False, False),  # §11: additive, like rotate
     "memory_health": (True, False, True),
     "memory_overview": (True, False, True),
     "memory_promote": (False, False, False),
