@@ -188,6 +188,22 @@ def test_lock_and_pending_together_recover_in_order(root: Path, cli: CliRunner) 
     assert data["health"] == {"ok": True, "failed": []}
 
 
+def test_base_context_comes_in_the_protocols_order(root: Path, cli: CliRunner) -> None:
+    # §4 step 7: MEMORY.md, the buffer, today's then yesterday's note, the SCRATCH
+    # files, and the health verdict as the last line.
+    note_path(root, "2026-11-29").write_text("# y\nYESTERDAY\n" + closure("a", "b", "c"))
+    mt(cli, root, "episodic", "append", "TODAYLINE")
+    mt(cli, root, "learn", "learning", "LEARNX")
+    result = mt(cli, root, "session-start")
+    out = result.stdout
+    marks = ["# Agent Memory", "# Working Buffer", "TODAYLINE", "YESTERDAY", "LEARNX"]
+    positions = [out.index(mark) for mark in marks]
+    assert positions == sorted(positions)
+    assert out.splitlines()[-1].startswith("health-check: ✅")
+    data = json.loads(mt(cli, root, "session-start", "--json").stdout)
+    assert list(data["episodic"]) == [TODAY, "2026-11-29"]
+
+
 # -- §4 buffer, session-end, episodic --------------------------------------------------
 
 
@@ -409,6 +425,13 @@ def test_search_bad_options_are_one_line_exit_2(
     result = mt(cli, root, "search", *query, *args)
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.startswith("memtier: error:") and result.stderr.count("\n") == 1
+
+
+def test_all_adds_the_archive_after_the_live_tiers(root: Path, cli: CliRunner) -> None:
+    data = hits(cli, root, "zzzq", "--all")
+    assert data["tiers"] == ["hot", "warm", "buffer", "scratch", "cold", "archive"]
+    text = mt(cli, root, "search", "zzzq", "--all").stdout
+    assert "HOT, WARM, BUFFER, SCRATCH, COLD, ARCHIVE" in text
 
 
 def test_search_limit_and_tag(root: Path, cli: CliRunner) -> None:
