@@ -116,8 +116,9 @@ def test_thirty_seconds_of_an_editor_saving_in_place() -> None:
     print(figures)  # the note of the issue reports these (pytest -s shows them)
     assert figures["tracebacks"] == 0
     assert figures["memtier_other_error_count"] == 0, figures["memtier_other_errors"]
-    # memtier noticed the editor (the race is constant for 30 s) and said so.
-    assert figures["memtier_refused"] > 0
+    # How often memtier meets a save in progress (and refuses) depends on timing: a
+    # CI run kept every line of both sides with no refusal at all. The refusal itself
+    # is pinned by the deterministic tests above; here only what always holds.
     # Every line memtier acknowledged and the editor did not save over is kept:
     # at least one of each side survives a race that lost nearly all of them.
     assert figures["memtier_lines_kept"] > 0
