@@ -263,8 +263,9 @@ def weekly_review(ws: Workspace) -> ReviewResult:
             block = ClosureBlock(
                 ws.today.isoformat(), "weekly review deferred", gate_line, "weekly review"
             )
-            # PROTOCOL §8 steps 2-3: the gate's line exactly as the protocol words it.
-            note = _write_note_line(ws, gate_line, block)
+            # Each deferral says when it happened, so two on one day are two lines.
+            line = f"{ws.now.strftime('%H:%M')} {gate_line}"
+            note = _write_note_line(ws, line, block)
             return ReviewResult(gate, lock_removed, note=note)
         report = run_health_check(ws)
         if not report.ok:

@@ -38,8 +38,9 @@ def test_session_gate_defers_and_notes_it(ws: Workspace) -> None:
     old.write_text("old\n")
     result = weekly_review(ws)  # the buffer's last_active is NOW: a live session
     assert result.status == "deferred-session" and result.exit_code == 0
-    # PROTOCOL §8 step 2: the protocol's line exactly, before the closure block.
-    assert today_note(ws).read_text() == CLOSED.replace("Updated:", SESSION_GATE + "\nUpdated:", 1)
+    # The deferral line carries its time, so two deferrals are two lines.
+    line = "10:00 " + SESSION_GATE
+    assert today_note(ws).read_text() == CLOSED.replace("Updated:", line + "\nUpdated:", 1)
     assert old.exists()  # nothing else happened
 
 
