@@ -8,6 +8,7 @@ those leave open (exact whole lines, merges item by item, edge cases of each for
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -304,7 +305,9 @@ def test_session_gate_line_is_exact_and_before_the_closure_block(
     result = mt(cli, root, "weekly-review", now="2026-11-30T11:00:00+01:00")
     assert result.exit_code == 0
     lines = note_path(root).read_text().splitlines()
-    assert lines[:3] == ["# day", "x", SESSION_GATE]
+    # The protocol's line, after the time it was written (issue 10: each deferral
+    # line carries its time, so two deferrals on one day are told apart).
+    assert lines[:3] == ["# day", "x", f"11:00 {SESSION_GATE}"]
     assert lines[3:] == closure("a", "b", "c").splitlines()
 
 
@@ -312,7 +315,8 @@ def test_size_gate_line_is_exact_in_a_note_it_creates(root: Path, cli: CliRunner
     (root / BUF).write_text(buffer_text("2026-11-30T07:00:00+01:00", *"abcd"))
     assert mt(cli, root, "weekly-review").exit_code == 0
     lines = note_path(root).read_text().splitlines()
-    assert lines[:3] == [f"# {TODAY}", "", SIZE_GATE]
+    assert lines[:2] == [f"# {TODAY}", ""]
+    assert re.fullmatch(r"\d\d:\d\d " + re.escape(SIZE_GATE), lines[2]), lines[2]
     assert failed(cli, root) == []
 
 
