@@ -9,11 +9,19 @@ by `store.confine` as there.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memtier.faults import checkpoint
-from memtier.store import _display, _failed, _fsync_dir, confine, make_dirs
+from memtier.store import (
+    _display,
+    _failed,
+    _fsync_dir,
+    _refuse_secret_name,
+    confine,
+    make_dirs,
+)
 
 __all__ = ["move_batches", "move_files"]
 
@@ -39,18 +47,18 @@ def move_batches(batches: Mapping[Path, Sequence[Path]], *, root: Path) -> dict[
     """
     moved: dict[Path, list[str]] = {}
     changed: set[Path] = set()  # folders whose entries changed, fsynced at the end
-    real_parents: dict[str, str] = {}
+    real_parents: dict[str, str] = {}  # the sources' folders, fsynced at the end
+    real_folders: dict[str, str] = {}  # the destinations' parents (an archive's years)
     try:
         for folder, sources in batches.items():
             moved[folder] = []
             if not sources:
                 continue
-            created = make_dirs(folder, root=root, sync=False)
-            real_folder = confine(root, folder)
+            into, created = _prepare(folder, root, real_folders, changed)
+            real_folder = Path(into)
             if created:
                 changed.add(real_folder.parent)
-            taken = set(os.listdir(real_folder))
-            into = str(real_folder)
+            taken = set(os.listdir(into))
             done = moved[folder]
             for source in sources:
                 # Plain strings in this loop: pathlib costs more than the rename itself.
@@ -77,6 +85,46 @@ def move_batches(batches: Mapping[Path, Sequence[Path]], *, root: Path) -> dict[
     finally:
         _fsync_dirs(changed | {Path(p) for p in real_parents.values()})
     return moved
+
+
+def _prepare(
+    folder: Path, root: Path, real_parents: dict[str, str], changed: set[Path]
+) -> tuple[str, bool]:
+    """`make_dirs` then `confine` for *folder*: its real path, and whether it was made.
+
+    The parent is confined (and made) once for all its children, so an archive
+    pass pays one realpath per year, not per month: a child that `os.mkdir`
+    just made in a confined real folder, or that `lstat` shows to be a plain
+    folder there, is inside the root. Anything else (a symlink, a file in the
+    way) takes the general path, with its checks and messages.
+    """
+    if folder.name in ("", ".", ".."):
+        return _prepare_checked(folder, root)
+    head = os.fspath(folder.parent)
+    parent = real_parents.get(head)
+    if parent is None:
+        made = make_dirs(folder.parent, root=root, sync=False)
+        real_parent = confine(root, folder.parent)
+        if made:
+            changed.add(real_parent.parent)
+        parent = real_parents[head] = str(real_parent)
+    real = os.path.join(parent, folder.name)
+    _refuse_secret_name(Path(real), root)
+    try:
+        os.mkdir(real)
+    except FileExistsError:
+        if stat.S_ISDIR(os.lstat(real).st_mode):
+            return real, False
+    except OSError:
+        pass
+    else:
+        return real, True
+    return _prepare_checked(folder, root)
+
+
+def _prepare_checked(folder: Path, root: Path) -> tuple[str, bool]:
+    created = make_dirs(folder, root=root, sync=False)
+    return str(confine(root, folder)), created
 
 
 def _free_name(name: str, taken: set[str]) -> str:
