@@ -130,7 +130,7 @@ class ArchiveResult:
 
 @dataclass(frozen=True)
 class _Planned:
-    source: Path
+    source: str  # a plain string: pathlib per note cost more than its rename
     folder: Path
     month: str
     shown: str  # the source relative to the root
@@ -182,9 +182,7 @@ def _plan_episodic(ws: Workspace, days: int) -> tuple[list[_Planned], list[str],
         folder = folders.get(month)
         if folder is None:
             folder = folders[month] = ws.archive_dir / month  # once per month, not per note
-        planned.append(
-            _Planned(Path(entry.path), folder, month, shown, shown_archive + "/" + month)
-        )
+        planned.append(_Planned(entry.path, folder, month, shown, shown_archive + "/" + month))
     return planned, skipped, warnings
 
 
@@ -225,7 +223,11 @@ def _plan_learnings(ws: Workspace, days: int) -> tuple[list[_Planned], list[str]
         month = f"{moment.year:04d}/{moment.month:02d}/"
         planned.append(
             _Planned(
-                path, ws.learnings_archive_dir / month, month, shown, shown_archive + "/" + month
+                entry.path,
+                ws.learnings_archive_dir / month,
+                month,
+                shown,
+                shown_archive + "/" + month,
             )
         )
     return planned, skipped, warnings
@@ -238,13 +240,14 @@ def _plan_learnings(ws: Workspace, days: int) -> tuple[list[_Planned], list[str]
 def _run(
     ws: Workspace, kind: str, planned: list[_Planned], dry_run: bool
 ) -> tuple[ArchiveMove, ...]:
-    names: dict[Path, str] = {}
+    names: dict[str, str] = {}
     if dry_run:
         for item in planned:
-            names[item.source] = store.free_destination(item.folder, item.source.name).name
+            name = os.path.basename(item.source)
+            names[item.source] = store.free_destination(item.folder, name).name
     else:
         # One batch per month folder: the folder checks and fsyncs are paid once.
-        batches: dict[Path, list[Path]] = {}
+        batches: dict[Path, list[str]] = {}
         for item in planned:
             batches.setdefault(item.folder, []).append(item.source)
         checkpoint("archive.before-move")

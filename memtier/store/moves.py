@@ -26,14 +26,16 @@ from memtier.store import (
 __all__ = ["move_batches", "move_files"]
 
 
-def move_files(sources: Sequence[Path], folder: Path, *, root: Path) -> list[Path]:
+def move_files(sources: Sequence[str | Path], folder: Path, *, root: Path) -> list[Path]:
     """`move_file` for a batch of files going into one *folder*; same guarantees."""
     names = move_batches({folder: sources}, root=root)[folder]
     real_folder = confine(root, folder)
     return [real_folder / name for name in names]
 
 
-def move_batches(batches: Mapping[Path, Sequence[Path]], *, root: Path) -> dict[Path, list[str]]:
+def move_batches(
+    batches: Mapping[Path, Sequence[str | Path]], *, root: Path
+) -> dict[Path, list[str]]:
     """`move_file` for files going into several folders (an archive pass: one batch
     per month folder); same guarantees, each file one ``rename`` that never overwrites.
     Returns each folder's new file names, in the order of its sources.
@@ -65,7 +67,7 @@ def move_batches(batches: Mapping[Path, Sequence[Path]], *, root: Path) -> dict[
                 text = os.fspath(source)
                 head, name = os.path.split(text)
                 if os.path.islink(text):
-                    src = str(confine(root, source))
+                    src = str(confine(root, Path(text)))
                 else:
                     parent = real_parents.get(head)
                     if parent is None:
