@@ -40,12 +40,15 @@ def move_batches(
     per month folder); same guarantees, each file one ``rename`` that never overwrites.
     Returns each folder's new file names, in the order of its sources.
 
-    Paid once per folder rather than once per file: the confinement checks, the
-    listing of names already taken, and the folder fsyncs, which run together at
-    the end (the renames are already atomic; the fsyncs make them durable, and a
-    journaling filesystem commits concurrent ones together: 10,000 notes into 328
-    month folders went from 984 sequential fsyncs to one wait). A source that is
-    a symlink is confined on its own (its target is what moves).
+    Paid once per folder rather than once per file: the confinement checks (once
+    per parent for the destinations, see `_prepare`), the listing of names
+    already taken, and the folder fsyncs, which run together at the end (the
+    renames are already atomic; the fsyncs make them durable, and a journaling
+    filesystem commits concurrent ones together: 10,000 notes into 328 month
+    folders went from 984 sequential fsyncs to one wait; starting each folder's
+    fsync as soon as it is filled measured slower, 340-420 ms against 270-300 ms
+    for the pass, as each forced its own commit). A source that is a symlink is
+    confined on its own (its target is what moves).
     """
     moved: dict[Path, list[str]] = {}
     changed: set[Path] = set()  # folders whose entries changed, fsynced at the end
