@@ -94,6 +94,51 @@ def health_check(verbose: bool = False) -> int:
     return show(report, terminal=table)
 
 
+def search(
+    query: str,
+    tier: list[str] | None = None,
+    tag: list[str] | None = None,
+    limit: int = 10,
+    regex: bool = False,
+    context: int = 1,
+    all_tiers: bool = False,
+) -> int:
+    import os
+
+    from memtier.cli.invocation import invocation
+    from memtier.formats.text import replace_invalid
+
+    query = replace_invalid(query)  # as the TEXT type does on typer's path
+    from memtier.render import colour_enabled, notice
+    from memtier.search import SearchRequest, find_rg, search
+    from memtier.secrets import redact
+
+    ws = open_workspace()
+    # PROTOCOL §3 v2: the query is echoed (report, --json, log); a credential in it
+    # never is. Memory holds only placeholders, so the redacted query finds them.
+    redaction = redact(query)
+    query = redaction.text
+    for rule, count in sorted(redaction.counts.items()):
+        notice(f"redacted {count} secret(s) in the query: {rule}")
+    override = os.environ.get("MEMTIER_RG")
+    rg = None if override == "none" else find_rg(override or None)
+    warnings: list[str] = []
+    if override and override != "none" and rg is None:
+        warnings.append(f"MEMTIER_RG={override} not found; using the built-in scanner")
+    request = SearchRequest(
+        query=query,
+        tiers=tuple(tier or ()),
+        tags=tuple(tag or ()),
+        limit=limit,
+        regex=regex,
+        context=context,
+        all_tiers=all_tiers,
+        rg=rg,
+    )
+    report = search(ws, request, colour=not invocation().as_json and colour_enabled())
+    return show(report, warnings=warnings)
+
+
 BODIES: dict[str, Callable[..., int]] = {
     "buffer_task": buffer_task,
     "buffer_note": buffer_note,
@@ -104,6 +149,7 @@ BODIES: dict[str, Callable[..., int]] = {
     "learn": learn,
     "session_start": session_start,
     "health_check": health_check,
+    "search": search,
 }
 
 
@@ -161,13 +207,29 @@ _SHAPES: dict[tuple[str, ...], tuple[str, tuple[str, ...], dict[str, str]]] = {
     ("learn",): ("learn", ("kind", "text*"), {"--pin": "pin"}),
     ("session-start",): ("session_start", (), {}),
     ("health-check",): ("health_check", (), {"--verbose": "verbose", "-v": "verbose"}),
+    # --tier and --tag repeat: those shapes go to typer.
+    ("search",): (
+        "search",
+        ("query",),
+        {"--limit": "limit=", "--context": "context=", "--regex": "regex", "--all": "all_tiers"},
+    ),
 }
 _DEFAULTS: dict[str, dict[str, Any]] = {
     "episodic_append": {"date": None},
     "learn": {"pin": False},
     "health_check": {"verbose": False},
     "session_start": {"max_chars": None},
+    "search": {
+        "tier": None,
+        "tag": None,
+        "limit": 10,
+        "regex": False,
+        "context": 1,
+        "all_tiers": False,
+    },
 }
+# Options whose value is a whole number; any other value goes to typer, which says why.
+_INTEGERS = frozenset({"limit", "context"})
 
 
 def parse(rest: list[str]) -> Call | None:
@@ -184,6 +246,11 @@ def parse(rest: list[str]) -> Call | None:
     if parsed is None:
         return None
     found, words = parsed
+    for name in _INTEGERS & found.keys():
+        try:
+            found[name] = int(found[name])  # the conversion click's INT applies
+        except ValueError:
+            return None
     kwargs: dict[str, Any] = {**_DEFAULTS.get(body, {}), **found}
     if names and names[-1].endswith("*"):
         fixed = names[:-1]

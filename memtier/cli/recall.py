@@ -6,14 +6,14 @@ agent that calls memtier many times a session.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from memtier.cli import fast
 from memtier.cli._app import app, command
 from memtier.cli._text import text_argument
-from memtier.cli.invocation import invocation, open_workspace, show
+from memtier.cli.invocation import open_workspace, show
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -59,34 +59,7 @@ def search_command(
     item) with its path, lines, tier and score. $MEMTIER_RG names the ripgrep
     binary to use ("none": the built-in scanner).
     """
-    from memtier.render import colour_enabled, notice
-    from memtier.search import SearchRequest, find_rg, search
-    from memtier.secrets import redact
-
-    ws = open_workspace()
-    # PROTOCOL §3 v2: the query is echoed (report, --json, log); a credential in it
-    # never is. Memory holds only placeholders, so the redacted query finds them.
-    redaction = redact(query)
-    query = redaction.text
-    for rule, count in sorted(redaction.counts.items()):
-        notice(f"redacted {count} secret(s) in the query: {rule}")
-    override = os.environ.get("MEMTIER_RG")
-    rg = None if override == "none" else find_rg(override or None)
-    warnings: list[str] = []
-    if override and override != "none" and rg is None:
-        warnings.append(f"MEMTIER_RG={override} not found; using the built-in scanner")
-    request = SearchRequest(
-        query=query,
-        tiers=tuple(tier or ()),
-        tags=tuple(tag or ()),
-        limit=limit,
-        regex=regex,
-        context=context,
-        all_tiers=all_tiers,
-        rg=rg,
-    )
-    report = search(ws, request, colour=not invocation().as_json and colour_enabled())
-    return show(report, warnings=warnings)
+    return fast.search(query, tier, tag, limit, regex, context, all_tiers)
 
 
 @command(app, "recent-searches")

@@ -48,6 +48,10 @@ ACCEPTED = [
     ["health-check"],
     ["health-check", "-v"],
     ["health-check", "--verbose", "--json", "-v"],
+    ["search", "qdrant"],
+    ["search", "qdrant host", "--limit", "3", "--json"],
+    ["search", "--regex", "qdr.nt", "--context=0", "--all"],
+    ["search", "- a bullet", "--limit=+2"],
 ]
 DECLINED = [
     ["buffer", "note", "-"],
@@ -67,6 +71,11 @@ DECLINED = [
     ["health-check", "--verbose=1"],
     ["health-check", "-h"],
     ["stats"],
+    ["search", "x", "--tier", "warm"],
+    ["search", "x", "--tag", "docker"],
+    ["search", "x", "--limit", "many"],
+    ["search", "x", "--limit"],
+    ["search"],
     [],
 ]
 
