@@ -160,7 +160,7 @@ BODIES: dict[str, Callable[..., int]] = {
 def _words(tokens: list[str], flags: dict[str, str]) -> tuple[dict[str, Any], list[str]] | None:
     """Positional words and recognised options of *tokens*, or None for any shape
     typer must judge. *flags* maps an option to its parameter; a parameter name
-    ending in ``=`` takes a value."""
+    ending in ``=`` takes a value, one ending in ``+`` a value each time it is given."""
     found: dict[str, Any] = {}
     words: list[str] = []
     i = 0
@@ -179,13 +179,16 @@ def _words(tokens: list[str], flags: dict[str, str]) -> tuple[dict[str, Any], li
             param = flags.get(name)
             if param is None:
                 return None
-            if param.endswith("="):
+            if param.endswith(("=", "+")):
                 if not eq:
                     if i + 1 >= len(tokens) or tokens[i + 1].startswith("-"):
                         return None
                     i += 1
                     value = tokens[i]
-                found[param[:-1]] = value
+                if param.endswith("+"):
+                    found.setdefault(param[:-1], []).append(value)
+                else:
+                    found[param[:-1]] = value
             elif eq:
                 return None
             else:
@@ -207,11 +210,17 @@ _SHAPES: dict[tuple[str, ...], tuple[str, tuple[str, ...], dict[str, str]]] = {
     ("learn",): ("learn", ("kind", "text*"), {"--pin": "pin"}),
     ("session-start",): ("session_start", (), {}),
     ("health-check",): ("health_check", (), {"--verbose": "verbose", "-v": "verbose"}),
-    # --tier and --tag repeat: those shapes go to typer.
     ("search",): (
         "search",
         ("query",),
-        {"--limit": "limit=", "--context": "context=", "--regex": "regex", "--all": "all_tiers"},
+        {
+            "--tier": "tier+",
+            "--tag": "tag+",
+            "--limit": "limit=",
+            "--context": "context=",
+            "--regex": "regex",
+            "--all": "all_tiers",
+        },
     ),
 }
 _DEFAULTS: dict[str, dict[str, Any]] = {

@@ -52,6 +52,8 @@ ACCEPTED = [
     ["search", "qdrant host", "--limit", "3", "--json"],
     ["search", "--regex", "qdr.nt", "--context=0", "--all"],
     ["search", "- a bullet", "--limit=+2"],
+    ["search", "x", "--tier", "warm", "--tier=COLD"],
+    ["search", "--tag", "docker", "x", "--tag", "ssh", "--json"],
 ]
 DECLINED = [
     ["buffer", "note", "-"],
@@ -71,8 +73,8 @@ DECLINED = [
     ["health-check", "--verbose=1"],
     ["health-check", "-h"],
     ["stats"],
-    ["search", "x", "--tier", "warm"],
-    ["search", "x", "--tag", "docker"],
+    ["search", "x", "--tier"],
+    ["search", "x", "--tag", "--json"],
     ["search", "x", "--limit", "many"],
     ["search", "x", "--limit"],
     ["search"],
