@@ -58,7 +58,7 @@ prefix-anchored patterns is fast, predictable and easy to audit.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -505,7 +505,20 @@ def redact_folded(text: str) -> Redaction:
     first = redact(text)
     parts = (part.strip() for part in first.text.splitlines())
     second = redact(" ".join(part for part in parts if part))
-    counts = dict(first.counts)
-    for rule, count in second.counts.items():
-        counts[rule] = counts.get(rule, 0) + count
-    return Redaction(second.text, counts)
+    return Redaction(second.text, merge_counts(first.counts, second.counts))
+
+
+def add_counts(total: dict[str, int], more: Mapping[str, int]) -> dict[str, int]:
+    """Add the replacements per rule of *more* into *total*, in place; returns *total*
+    (every writer sums the counts of its redactions for its one notice, PROTOCOL §3)."""
+    for rule, count in more.items():
+        total[rule] = total.get(rule, 0) + count
+    return total
+
+
+def merge_counts(*counts: Mapping[str, int]) -> dict[str, int]:
+    """The replacements per rule of several redactions, summed into a new dict."""
+    merged: dict[str, int] = {}
+    for one in counts:
+        add_counts(merged, one)
+    return merged

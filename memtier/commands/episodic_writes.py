@@ -109,10 +109,9 @@ def episodic_close(
     fields = [clean_text(v, f"--{n}") for v, n in ((decisions, "decisions"), (signal, "signal"))]
     fields.append(clean_text(open_items, "--open"))
     block = ClosureBlock(ws.today.isoformat(), *(f.text for f in fields))
-    redacted: dict[str, int] = {}
-    for f in fields:
-        for rule, count in f.redacted.items():
-            redacted[rule] = redacted.get(rule, 0) + count
+    from memtier.secrets import merge_counts
+
+    redacted = merge_counts(*(f.redacted for f in fields))
     day = day or ws.today
     with store.workspace_lock(ws.lock_file):
         from memtier.commands.rotation import read_note, write_note

@@ -21,7 +21,6 @@ from memtier.commands.fact_files import (
     clean_fact,
     find_duplicate,
     log_retirement,
-    merge_counts,
     one_match,
     read_fact_file,
     refresh_dates,
@@ -30,6 +29,7 @@ from memtier.commands.fact_files import (
 from memtier.errors import InputError
 from memtier.faults import checkpoint
 from memtier.formats.fact_text import HOT_HEADER_LINES
+from memtier.secrets import merge_counts
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:

@@ -25,6 +25,7 @@ from memtier.formats.fact_text import (
     refresh_last_verified,
     word_set,
 )
+from memtier.secrets import merge_counts
 from memtier.workspace import ARCHIVE_DIR, MEMORY_DIR, Workspace, tier_of
 
 RETIRED_LOG = f"{MEMORY_DIR}/{ARCHIVE_DIR}/retired.md"
@@ -35,14 +36,6 @@ RETIRED_TITLE = "# Retired facts"
 class CleanFact:
     text: str
     redacted: dict[str, int] = field(default_factory=dict)
-
-
-def merge_counts(*counts: dict[str, int]) -> dict[str, int]:
-    merged: dict[str, int] = {}
-    for one in counts:
-        for rule, n in one.items():
-            merged[rule] = merged.get(rule, 0) + n
-    return merged
 
 
 def clean_fact(raw: str, what: str, *, block: bool = False) -> CleanFact:

@@ -39,7 +39,6 @@ from memtier.commands.fact_files import (
     check_hot_cap,
     clean_fact,
     find_duplicate,
-    merge_counts,
     read_fact_file,
     refresh_dates,
     resolve_fact_file,
@@ -60,6 +59,7 @@ from memtier.formats.fact_text import (
     warm_header,
 )
 from memtier.formats.tags import is_tag_line
+from memtier.secrets import merge_counts
 from memtier.workspace import HOT_FILE, MEMORY_DIR, PROCEDURAL_DIR, SEMANTIC_DIR, Workspace
 
 __all__ = [

@@ -156,8 +156,8 @@ def capture(
             "" if parts else " (nothing matched)"
         )
         return CaptureResult(kept=False, reason=why, **base)
-    from memtier.commands.fact_files import merge_counts
     from memtier.commands.lifecycle import buffer_note
+    from memtier.secrets import merge_counts
 
     kept = strip_trigger(message, trigger) if trigger else message
     label = f"[{base['channel']}] " if base["channel"] else ""

@@ -92,7 +92,7 @@ def export_memory(
     ws: Workspace, tiers: Iterable[str] = (), output: Path | None = None
 ) -> ExportResult:
     """Build the envelope; write it to *output* (atomically) when given."""
-    from memtier.secrets import redact
+    from memtier.secrets import add_counts, redact
 
     chosen = chosen_tiers(tiers)
     with store.workspace_lock(ws.lock_file):
@@ -101,8 +101,7 @@ def export_memory(
     clean: list[ExportedFile] = []
     for exported in files:
         redaction = redact(exported.text)
-        for rule, count in redaction.counts.items():
-            redacted[rule] = redacted.get(rule, 0) + count
+        add_counts(redacted, redaction.counts)
         clean.append(ExportedFile(exported.path, exported.tier, redaction.text))
     document = dump_envelope(build_envelope(clean, format_timestamp(ws.now)))
     written: str | None = None

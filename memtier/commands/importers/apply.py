@@ -22,13 +22,13 @@ from memtier import store
 from memtier.commands.importers.report import (
     DUPLICATE,
     Outcome,
-    add_counts,
     imported,
     skipped,
 )
 from memtier.errors import InputError, RefusedError
 from memtier.formats.episodic import ClosureBlock, contains_lines, place_before_closure
 from memtier.formats.routing import EVENT, UNROUTED, Parsed, Route, SourceItem, route
+from memtier.secrets import add_counts
 from memtier.workspace import Workspace
 
 Progress = Callable[[int, int], None]

@@ -15,11 +15,12 @@ from collections.abc import Callable
 from functools import cache
 
 from memtier import store
-from memtier.commands.importers.report import DUPLICATE, Outcome, add_counts, imported, skipped
+from memtier.commands.importers.report import DUPLICATE, Outcome, imported, skipped
 from memtier.config import CONFIG_RELPATH
 from memtier.errors import InputError
 from memtier.formats.envelope import ExportedFile
 from memtier.formats.routing import Invalid
+from memtier.secrets import add_counts
 from memtier.workspace import Workspace
 
 CONFIG_TIER = "config"

@@ -44,11 +44,6 @@ def skipped(item: str, reason: str, home: str | None = None, route: str | None =
     return Outcome(item=item, status=SKIPPED, home=home, reason=reason, route=route)
 
 
-def add_counts(total: dict[str, int], more: dict[str, int]) -> None:
-    for rule, count in more.items():
-        total[rule] = total.get(rule, 0) + count
-
-
 @dataclass(frozen=True)
 class ImportResult:
     format: str
