@@ -187,7 +187,12 @@ def _render(part: ContextPart, lines: list[str]) -> list[str]:
 
 
 def _lines_that_fit(part: ContextPart, lines: list[str], room: int) -> int:
-    used = _size(_render(part, []))
+    return lines_within(lines, room, used=_size(_render(part, [])))
+
+
+def lines_within(lines: Iterable[str], room: int, *, used: int = 0) -> int:
+    """How many leading *lines* fit in *room* characters (each with its line break),
+    *used* of them already taken: the one budget rule of the CLI and the tool server."""
     shown = 0
     for line in lines:
         used += len(line) + 1

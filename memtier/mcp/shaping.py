@@ -105,16 +105,12 @@ def bound_lines(
     all_lines = list(lines)
     if sum(len(line) + 1 for line in all_lines) <= max_chars + 1:
         return Bounded("\n".join(all_lines), False, len(all_lines), len(all_lines))
-    kept: list[str] = []
+    from memtier.commands.base_context import lines_within
+
     room = max_chars - 200  # the cut line
-    used = 0
-    for line in all_lines:
-        if used + len(line) + 1 > room:
-            if not kept:
-                kept.append(line[: max(room - 1, 0)] + "…")
-            break
-        kept.append(line)
-        used += len(line) + 1
+    kept = all_lines[: lines_within(all_lines, room)]
+    if not kept:  # a first line longer than the budget is shortened, never dropped
+        kept = [all_lines[0][: max(room - 1, 0)] + "…"]
     shown = len(kept)
     cut = f"[cut at {max_chars} characters: {shown} of {len(all_lines)} lines shown"
     rest = more(shown) if callable(more) else more
