@@ -107,19 +107,11 @@ def search(
 
     from memtier.cli.invocation import invocation
     from memtier.formats.text import replace_invalid
+    from memtier.render import colour_enabled
+    from memtier.search import SearchRequest, find_rg, search
 
     query = replace_invalid(query)  # as the TEXT type does on typer's path
-    from memtier.render import colour_enabled, notice
-    from memtier.search import SearchRequest, find_rg, search
-    from memtier.secrets import redact
-
     ws = open_workspace()
-    # PROTOCOL §3 v2: the query is echoed (report, --json, log); a credential in it
-    # never is. Memory holds only placeholders, so the redacted query finds them.
-    redaction = redact(query)
-    query = redaction.text
-    for rule, count in sorted(redaction.counts.items()):
-        notice(f"redacted {count} secret(s) in the query: {rule}")
     override = os.environ.get("MEMTIER_RG")
     rg = None if override == "none" else find_rg(override or None)
     warnings: list[str] = []

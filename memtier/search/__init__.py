@@ -48,6 +48,7 @@ class SearchReport:
     warnings: tuple[str, ...] = ()
     redacted: dict[str, int] = field(default_factory=dict)
     colour: bool = False
+    notices: tuple[str, ...] = ()
     redacted_in = "search log"  # where the redactions happened, for their notices
 
     def to_json(self) -> dict[str, Any]:
@@ -96,8 +97,21 @@ def resolve_tiers(names: Iterable[str], all_tiers: bool) -> tuple[str, ...]:
 
 def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> SearchReport:
     """Scan, rank, and record the search in the search log."""
+    from dataclasses import replace
+
     from memtier.search.dates import DateHint, parse_dates
     from memtier.search.tokens import Term, query_terms, scan_pattern
+    from memtier.secrets import redact
+
+    # PROTOCOL §3 v2: the query is echoed (report, --json, the log, the tool server);
+    # a credential in it never is. Memory holds only placeholders, so the redacted
+    # query still finds them.
+    query_redaction = redact(request.query)
+    request = replace(request, query=query_redaction.text)
+    notices = tuple(
+        f"redacted {count} secret(s) in the query: {rule}"
+        for rule, count in sorted(query_redaction.counts.items())
+    )
 
     if request.limit < 1:
         raise InputError("--limit must be at least 1")
@@ -141,6 +155,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         warnings=tuple(warnings),
         redacted=redacted,
         colour=colour,
+        notices=notices,
     )
 
 

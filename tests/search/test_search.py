@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memtier.search.scanner import find_rg
+from memtier.workspace import Workspace
 from tests.conftest import NOW_TEXT, CliRunner, run_memtier
 
 HAS_RG = find_rg() is not None
@@ -465,3 +466,16 @@ def test_a_credential_standing_in_a_file_is_never_printed(
     assert text.exit_code == 0
     assert token not in text.stdout + text.stderr
     assert token not in json.dumps(payload)
+
+
+def test_the_core_redacts_the_query_for_every_caller(ws: Workspace) -> None:
+    """PROTOCOL §3 v2: the tool server calls `search` directly, so the query's
+    credential must be replaced there, not only in the CLI's command."""
+    from memtier.search import SearchRequest, search
+
+    token = "ghp_" + "Z9y8X7w6" * 5
+    report = search(ws, SearchRequest(query=f"deploy {token}", rg=None))
+    shown = json.dumps(report.to_json()) + "\n".join(report.text_lines())
+    assert token not in shown
+    assert "[REDACTED:GITHUB_TOKEN]" in report.query
+    assert any("redacted 1 secret(s) in the query: GITHUB_TOKEN" in n for n in report.notices)
