@@ -247,6 +247,24 @@ class Workspace:
     def config_file(self) -> Path:
         return self.memory_dir / "memtier.toml"
 
+    # -- sync (PROTOCOL §14): host-local, never tracked -----------------------
+    @property
+    def sync_dir(self) -> Path:
+        return self.memory_dir / ".sync"
+
+    @property
+    def sync_git_dir(self) -> Path:
+        return self.sync_dir / "git"
+
+    @property
+    def host_id(self) -> str:
+        """This host's id once sync is set up (it salts snapshot ids, §14), else ""."""
+        try:
+            text = (self.sync_dir / "host-id").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+        return text if text.isalnum() and len(text) <= 32 else ""
+
     def episodic_note(self, day: date | None = None) -> Path:
         return self.episodic_dir / f"{(day or self.today).isoformat()}.md"
 

@@ -230,12 +230,12 @@ def _rotation_id(ws: Workspace, doc: store.Document, known: set[str]) -> str:
     ``.pending`` it left holds this very text) takes that rotation's id again,
     so step 4 finds its block and appends nothing.
     """
-    found = snapshot_ids(doc.text, known)
+    found = snapshot_ids(doc.text, known, ws.host_id)
     if found and ws.buffer_pending.is_file():
         with suppress(MemtierError):
             if store.read_document(ws.buffer_pending, root=ws.root).text == doc.text:
                 return found[-1]
-    return next_rotation_id(doc.text, known)
+    return next_rotation_id(doc.text, known, ws.host_id)
 
 
 def _take_back(ws: Workspace, *, pending: bool) -> None:

@@ -269,7 +269,7 @@ def _recover_pending(run: _Run) -> None:
         _discard_pending(run, "its rotation block already stands in an episodic note")
         return
     # The id the rotation took, for the [RECOVERED: STALE] marker below.
-    rid = run.marker_id or next_rotation_id(pending_doc.text, known)
+    rid = run.marker_id or next_rotation_id(pending_doc.text, known, run.ws.host_id)
     if extra:
         # §4 step 4 (v2): the live buffer's own lines join the snapshot first, so
         # the snapshot is the single source for every step below.
@@ -279,7 +279,7 @@ def _recover_pending(run: _Run) -> None:
         run.did(f"kept {len(extra)} line(s) the buffer held beyond working-buffer.md.pending")
         pending_doc = store.read_document(ws.buffer_pending, root=ws.root)
         pending = parse_buffer(pending_doc.text)
-        rid = next_rotation_id(pending_doc.text, known)
+        rid = next_rotation_id(pending_doc.text, known, run.ws.host_id)
     if is_stale(pending, ws.now, ws.config) or not pending.active_task_lines:
         _append_recovered(run, pending, rid)
         run.fresh_buffer(buffer_doc or pending_doc)
@@ -329,8 +329,8 @@ def _recovery_failed(run: _Run, reason: str) -> None:
     buffer_doc, current = _read_current(run)
     if current is not None and buffer_doc is not None:
         # A rerun of this path finds the block it appended and appends nothing.
-        found = snapshot_ids(buffer_doc.text, _known_ids(run))
-        rid = found[-1] if found else next_rotation_id(buffer_doc.text, set())
+        found = snapshot_ids(buffer_doc.text, _known_ids(run), run.ws.host_id)
+        rid = found[-1] if found else next_rotation_id(buffer_doc.text, set(), run.ws.host_id)
         _append_recovered(run, current, rid)
     run.fresh_buffer(buffer_doc)
     _discard_pending(run, "failed recovery")
@@ -380,7 +380,7 @@ def _rotation_found(run: _Run, known: set[str], text: str, pending: Buffer) -> b
     """
     if run.marker_id is not None:
         return run.marker_id in known
-    if snapshot_ids(text, known):
+    if snapshot_ids(text, known, run.ws.host_id):
         return True
     if not run.legacy_marker:
         return False
@@ -432,7 +432,7 @@ def _recover_stale(run: _Run) -> None:
     # between is recovered by step 4, which finds the marker's id and keeps a
     # line a person adds meanwhile exactly once (v2).
     note = read_note(ws, ws.today)
-    rid = next_rotation_id(doc.text, line_ids(note.text) if note is not None else set())
+    rid = next_rotation_id(doc.text, line_ids(note.text) if note is not None else set(), ws.host_id)
     marked = store.create_exclusive(ws.buffer_lock, f"{rid} {ws.now.isoformat()}\n", root=ws.root)
     store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
     checkpoint("session_start.stale-snapshot")

@@ -253,7 +253,7 @@ ROTATION_HEADING = "working buffer"
 _ID_RE = re.compile(r"\((r-[0-9a-f]{8})\)\s*$")
 
 
-def rotation_id(snapshot: str, occurrence: int = 1) -> str:
+def rotation_id(snapshot: str, occurrence: int = 1, host: str = "") -> str:
     """The id of a buffer snapshot, header included: ``r-`` and 8 hex digits.
 
     Two buffers with the same body differ in their header (``created``,
@@ -263,24 +263,26 @@ def rotation_id(snapshot: str, occurrence: int = 1) -> str:
     *occurrence*: the second one rotated into the same notes gets id 2.
     """
     salt = "" if occurrence == 1 else f"\0{occurrence}"
+    if host:  # PROTOCOL §14: with sync on, identical snapshots of two hosts differ
+        salt += f"\0host:{host}"
     digest = hashlib.sha256((snapshot + salt).encode("utf-8", "surrogatepass")).hexdigest()
     return f"r-{digest[:8]}"
 
 
-def snapshot_ids(snapshot: str, known: set[str]) -> list[str]:
+def snapshot_ids(snapshot: str, known: set[str], host: str = "") -> list[str]:
     """The ids of *snapshot*'s occurrences that stand among *known*, oldest first."""
     found: list[str] = []
     for occurrence in range(1, len(known) + 2):
-        rid = rotation_id(snapshot, occurrence)
+        rid = rotation_id(snapshot, occurrence, host)
         if rid not in known:
             break
         found.append(rid)
     return found
 
 
-def next_rotation_id(snapshot: str, known: set[str]) -> str:
+def next_rotation_id(snapshot: str, known: set[str], host: str = "") -> str:
     """The id a new rotation of *snapshot* takes: the first occurrence not in *known*."""
-    return rotation_id(snapshot, len(snapshot_ids(snapshot, known)) + 1)
+    return rotation_id(snapshot, len(snapshot_ids(snapshot, known, host)) + 1, host)
 
 
 def rotation_heading(now: datetime, rid: str) -> str:

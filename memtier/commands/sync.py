@@ -1,0 +1,239 @@
+"""`memtier sync`: one round of PROTOCOL §14 through git.
+
+The steps, in order: take the sync lock without waiting (busy: refused); refuse
+while a rotation's ``.pending``/``.lock`` stands, a merge driver is missing from
+the repository's config, or the ``secrets`` check fails; fetch *without* the
+workspace lock; then under it commit this host's changes (trailer
+``Memtier-Host: <id>``), fast-forward or merge (never rebase, never force), write
+each conflict the drivers reported as a block of today's note, check for
+markers, and push. A push that is not a fast-forward starts again from the fetch,
+at most `MAX_ROUNDS` times. Before anything moves the branch the old head is kept
+as ``refs/memtier/backup/<time>``.
+
+The merge is computed by ``git merge-tree --write-tree``, which never touches the
+work tree or the index: a crash (kill -9) during it changes nothing. The work tree
+then moves to the merged commit as a fast-forward of a clean tree; a crash in the
+middle of that leaves files of the merged commit under the old head, which the
+next sync commits as local changes and merges again (the drivers are unions, so
+nothing is lost or repeated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from memtier import store
+from memtier.commands.sync_git import (
+    RemoteUnreachable,
+    SyncConflict,
+    commit_all,
+    head_of,
+    merge_remote,
+    sync_lock,
+)
+from memtier.errors import MemtierError, RefusedError
+from memtier.gitrun import REMOTE_TIMEOUT, Git
+from memtier.workspace import Workspace
+
+MAX_ROUNDS = 5
+MARKERS = ("<<<<<<< ", ">>>>>>> ", "||||||| ")
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    state: str  # "in-sync", "pushed", "committed-locally", "conflict", "dry-run"
+    merged: tuple[str, ...] = ()  # how each round brought the remote in
+    committed: int = 0
+    rounds: int = 0
+    conflicts: tuple[str, ...] = ()  # the s- ids recorded in today's note
+    message: str = ""
+    notices: tuple[str, ...] = field(default=())
+    failure: MemtierError | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.failure is None,
+            "state": self.state,
+            "merged": list(self.merged),
+            "committed": self.committed,
+            "rounds": self.rounds,
+            "conflicts": list(self.conflicts),
+            "text": self.message,
+        }
+
+    def text_lines(self) -> list[str]:
+        return [self.message] if self.message else []
+
+
+def _refusals(ws: Workspace, git: Git) -> None:
+    from memtier.commands.sync_setup import missing_drivers
+
+    for marker in (ws.buffer_pending, ws.buffer_lock):
+        if marker.exists():
+            raise RefusedError(
+                f"{ws.relative(marker)} present: a rotation is running or crashed; "
+                "run memtier session-start, then sync"
+            )
+    missing = missing_drivers(git)
+    if missing:
+        raise RefusedError(
+            "merge driver(s) missing from the sync repository's config: "
+            f"{', '.join(missing)} (git would fall back to a text merge); run memtier sync init"
+        )
+    from memtier.health.secrets_scan import SecretsScan
+
+    with SecretsScan(ws) as scan:
+        found = [
+            c for c in scan.finish() if c.status == "fail" and c.path != "memory/working-buffer.md"
+        ]
+    if found:
+        raise RefusedError(
+            f"a credential stands in {found[0].path}; nothing is shared until it goes"
+        )
+
+
+def _clear_stale_locks(ws: Workspace) -> None:
+    # Under the sync lock no git of ours runs here: an index.lock is a crash's residue.
+    stale = ws.sync_git_dir / "index.lock"
+    if stale.exists():
+        stale.unlink()
+
+
+def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
+    """Tracked files changed since *since* that hold a conflict marker (``file:line``)."""
+    if since is None:
+        return []
+    names = git.run("diff", "--name-only", since, "HEAD").out.splitlines()
+    found: list[str] = []
+    for name in names:
+        path = ws.root / name
+        text = store.read_text_or_none(path, root=ws.root) if path.is_file() else None
+        for number, line in enumerate((text or "").split("\n"), start=1):
+            if line.startswith(MARKERS) or line == "=======":
+                found.append(f"{name}:{number}")
+    return found
+
+
+def run_sync(
+    ws: Workspace, env: Mapping[str, str], *, push: bool = True, dry_run: bool = False
+) -> SyncReport:
+    """One sync of PROTOCOL §14 (see the module's docstring for the steps)."""
+    from memtier.commands.sync_conflicts import record_conflicts
+    from memtier.commands.sync_setup import REMOTE_NAME, is_set_up, repository
+
+    if not is_set_up(ws):
+        raise RefusedError("sync is not set up in this workspace; run memtier sync init REMOTE")
+    git = repository(ws, env)
+    git.version()
+    branch = git.run("symbolic-ref", "--short", "HEAD").out.strip()
+    remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
+    with sync_lock(ws):
+        _clear_stale_locks(ws)
+        _refusals(ws, git)
+        if dry_run:
+            return _dry_run(git, remote_ref)
+        merged: list[str] = []
+        committed = 0
+        conflicts: list[str] = []
+        for rounds in range(1, MAX_ROUNDS + 1):
+            fetched = git.run(
+                "fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False
+            )
+            with store.workspace_lock(ws.lock_file):
+                committed += commit_all(ws, git, f"memtier sync: {ws.host_id or 'host'}")
+                if not fetched.ok:
+                    return _unreachable(committed, rounds, fetched.err)
+                before = head_of(git)
+                if git.run("rev-parse", "-q", "--verify", remote_ref, check=False).ok:
+                    merged.append(merge_remote(ws, git, remote_ref))
+                recorded = record_conflicts(ws)
+                if recorded:
+                    conflicts.extend(recorded)
+                    commit_all(ws, git, "memtier sync: conflicts recorded")
+                left = _markers(ws, git, before)
+            if left:
+                failure = SyncConflict(f"conflict marker in {left[0]}; not pushed")
+                return SyncReport(
+                    "conflict",
+                    tuple(merged),
+                    committed,
+                    rounds,
+                    tuple(conflicts),
+                    failure.message,
+                    failure=failure,
+                )
+            _stamp(ws)
+            if not push:
+                return SyncReport(
+                    "committed-locally",
+                    tuple(merged),
+                    committed,
+                    rounds,
+                    tuple(conflicts),
+                    "synced locally (not pushed)",
+                )
+            pushed = git.run(
+                "push",
+                "-q",
+                "--porcelain",
+                REMOTE_NAME,
+                f"HEAD:refs/heads/{branch}",
+                timeout=REMOTE_TIMEOUT,
+                check=False,
+            )
+            if pushed.ok:
+                git.run("fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False)
+                return _done(merged, committed, rounds, conflicts)
+            if "rejected" not in pushed.out + pushed.err and "fetch first" not in pushed.err:
+                return _unreachable(committed, rounds, pushed.err)
+        moving = RefusedError(f"the remote kept moving: {MAX_ROUNDS} rounds, not pushed")
+        return SyncReport(
+            "conflict",
+            tuple(merged),
+            committed,
+            MAX_ROUNDS,
+            tuple(conflicts),
+            moving.message,
+            failure=moving,
+        )
+
+
+def _done(merged: list[str], committed: int, rounds: int, conflicts: list[str]) -> SyncReport:
+    how = ", ".join(dict.fromkeys(m for m in merged if m != "up-to-date")) or "nothing to merge"
+    text = f"in sync ({how}; {committed} local commit(s), {rounds} round(s))"
+    if conflicts:
+        failure = SyncConflict(
+            f"{len(conflicts)} conflict(s) recorded in today's note ({', '.join(conflicts)}); "
+            "settle them, then drop the Open: item"
+        )
+        return SyncReport(
+            "conflict", tuple(merged), committed, rounds, tuple(conflicts), text, failure=failure
+        )
+    return SyncReport("in-sync", tuple(merged), committed, rounds, (), text)
+
+
+def _unreachable(committed: int, rounds: int, err: str) -> SyncReport:
+    why = [line for line in err.strip().splitlines() if line.strip()]
+    failure = RemoteUnreachable(
+        f"the remote could not be reached ({why[-1] if why else 'no answer'}); "
+        "the work stays committed locally"
+    )
+    return SyncReport(
+        "committed-locally", (), committed, rounds, (), failure.message, failure=failure
+    )
+
+
+def _stamp(ws: Workspace) -> None:
+    store.write_text(ws.sync_dir / "last-sync", ws.now.isoformat() + "\n", root=ws.root)
+
+
+def _dry_run(git: Git, remote_ref: str) -> SyncReport:
+    changed = [line for line in git.run("status", "--porcelain").out.splitlines() if line]
+    behind = ahead = 0
+    if git.run("rev-parse", "-q", "--verify", remote_ref, check=False).ok:
+        counts = git.run("rev-list", "--left-right", "--count", f"HEAD...{remote_ref}").out.split()
+        ahead, behind = int(counts[0]), int(counts[1])
+    text = f"would commit {len(changed)} file(s); {ahead} commit(s) to push, {behind} to merge"
+    return SyncReport("dry-run", message=text)

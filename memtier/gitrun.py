@@ -1,0 +1,150 @@
+"""Running the `git` executable for sync (PROTOCOL §14): git is the only transport.
+
+memtier never reimplements fetch, push or merge and never handles a credential:
+ssh keys and credential helpers stay git's. Every call here
+
+- has a time limit (a remote that hangs ends as "could not be reached");
+- is non-interactive: ``GIT_TERMINAL_PROMPT=0``, ssh in batch mode, no editor,
+  standard input closed, so a missing credential fails instead of waiting;
+- names the memory's own repository (``GIT_DIR``) and work tree (``GIT_WORK_TREE``)
+  explicitly, so a workspace inside another repository is never touched.
+
+The environment comes from the caller (the face): this module never reads
+``os.environ``.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtier.errors import RefusedError
+
+# `git merge-tree --write-tree` (a merge that never touches the work tree) is 2.38.
+MIN_VERSION = (2, 38)
+LOCAL_TIMEOUT = 120.0
+REMOTE_TIMEOUT = 120.0
+_DROPPED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_PREFIX")
+
+
+class GitMissing(RefusedError):
+    """No usable git executable (missing, too old, or it would not run)."""
+
+
+class GitTimeout(RefusedError):
+    """A git call ran past its time limit and was stopped."""
+
+
+@dataclass(frozen=True)
+class GitResult:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0
+
+
+def parse_version(text: str) -> tuple[int, int] | None:
+    """``git version 2.39.5`` → (2, 39)."""
+    match = re.search(r"(\d+)\.(\d+)", text)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _environment(
+    env: Mapping[str, str], git_dir: Path | None, work_tree: Path | None
+) -> dict[str, str]:
+    out = {k: v for k, v in env.items() if k not in _DROPPED}
+    out.update(
+        GIT_TERMINAL_PROMPT="0",
+        GIT_EDITOR="true",
+        GIT_MERGE_AUTOEDIT="no",
+        GIT_PAGER="cat",
+        LC_ALL="C",
+        LANGUAGE="C",
+    )
+    out.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o ConnectTimeout=20")
+    if git_dir is not None:
+        out["GIT_DIR"] = str(git_dir)
+    if work_tree is not None:
+        out["GIT_WORK_TREE"] = str(work_tree)
+    return out
+
+
+@dataclass(frozen=True)
+class Git:
+    """The memory's repository: *git_dir*, work tree *work_tree*, run with *env*."""
+
+    git_dir: Path
+    work_tree: Path
+    env: Mapping[str, str]
+    executable: str = "git"
+
+    def run(
+        self,
+        *args: str,
+        timeout: float = LOCAL_TIMEOUT,
+        extra_env: Mapping[str, str] | None = None,
+        stdin: str | None = None,
+        check: bool = True,
+    ) -> GitResult:
+        """Run ``git ARGS`` in the work tree; a failure raises unless not *check*."""
+        env = _environment(self.env, self.git_dir, self.work_tree)
+        if extra_env:
+            env.update(extra_env)
+        result = _call([self.executable, *args], env, self.work_tree, timeout, stdin)
+        if check and not result.ok:
+            detail = result.err.strip().splitlines()
+            why = detail[-1] if detail else f"exit {result.code}"
+            raise RefusedError(f"git {args[0]} failed: {why}")
+        return result
+
+    def version(self) -> tuple[int, int]:
+        """The git version, checked against `MIN_VERSION` (a clear error otherwise)."""
+        return check_version(self.env, self.executable)
+
+
+def _call(
+    argv: list[str], env: Mapping[str, str], cwd: Path, timeout: float, stdin: str | None
+) -> GitResult:
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=dict(env),
+            input=stdin if stdin is not None else None,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+            timeout=timeout,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise GitMissing(
+            f"git not found ({argv[0]}); memtier sync needs git "
+            f"{MIN_VERSION[0]}.{MIN_VERSION[1]} or newer"
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise GitTimeout(
+            f"git {argv[1]} took longer than {timeout:.0f} s and was stopped"
+        ) from None
+    return GitResult(done.returncode, done.stdout, done.stderr)
+
+
+def check_version(env: Mapping[str, str], executable: str = "git") -> tuple[int, int]:
+    result = _call([executable, "--version"], _environment(env, None, None), Path("/"), 30, None)
+    found = parse_version(result.out)
+    if not result.ok or found is None:
+        raise GitMissing(f"{executable} --version did not run; memtier sync needs git")
+    if found < MIN_VERSION:
+        raise GitMissing(
+            f"git {found[0]}.{found[1]} is too old: memtier sync needs git "
+            f"{MIN_VERSION[0]}.{MIN_VERSION[1]} or newer (for merge-tree --write-tree)"
+        )
+    return found

@@ -1,0 +1,149 @@
+"""`memtier sync` end to end with a bare repository and real git (PROTOCOL §14)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.sync_support import git, hosts, memtier, ok, settle, tracked
+
+pytestmark = pytest.mark.skipif(
+    __import__("shutil").which("git") is None, reason="sync needs the git executable"
+)
+
+
+def _every_line_once(text: str) -> None:
+    lines = [line for line in text.split("\n") if line.startswith(("- ", "### "))]
+    assert len(lines) == len(set(lines)), text
+
+
+def test_three_hosts_writing_the_same_day_converge(tmp_path: Path) -> None:
+    _remote, (a, b, c) = hosts(tmp_path, 3)
+    old = "2026-10-01"
+    ok(a, "episodic", "append", "the old day", "--date", old)
+    assert settle([a, b, c]) == [0, 0, 0]
+    # The same day, at once: rotations, facts, learnings on each host; C's review
+    # moves the old note into the archive while A edits it.
+    for n, ws in enumerate((a, b, c)):
+        ok(ws, "buffer", "task", f"task {n}")
+        ok(ws, "buffer", "note", f"note {n}")
+        ok(ws, "session-end")
+        ok(ws, "remember", f"host {n} runs service number {n * 7}", "--kind", "infrastructure")
+        ok(ws, "learn", "error", f"error seen on host {n}")
+    ok(a, "episodic", "append", "a late line for the old day", "--date", old)
+    ok(c, "archive", "episodic")
+    assert not (c / f"memory/episodic/{old}.md").exists()
+    assert settle([a, b, c]) == [0, 0, 0]
+
+    trees = [tracked(ws) for ws in (a, b, c)]
+    assert trees[0] == trees[1] == trees[2]
+    today = trees[0]["memory/episodic/2026-12-01.md"].decode()
+    for n in range(3):
+        assert today.count(f"- note {n}\n") == 1
+    assert today.count("Updated:") == 1
+    assert re.search(r"\nUpdated: 2026-12-01\nDecisions: .+\nSignal: .+\nOpen: .+\n$", today)
+    assert set(re.findall(r"task \d", today.rsplit("Open:", 1)[1])) == {
+        "task 0",
+        "task 1",
+        "task 2",
+    }
+    _every_line_once(today)
+    archived = trees[0]["memory/archive/2026/10/2026-10-01.md"].decode()
+    assert "the old day" in archived and "a late line for the old day" in archived
+    assert f"memory/episodic/{old}.md" not in trees[0]
+    infra = trees[0]["memory/semantic/infrastructure.md"].decode()
+    errors = trees[0][".learnings/ERRORS.md"].decode()
+    for n in range(3):
+        assert infra.count(f"host {n} runs service number {n * 7}") == 1
+        assert errors.count(f"error seen on host {n}") == 1
+    assert ok(a, "health-check").endswith("✅ All required checks passed\n")
+
+
+def test_one_fact_replaced_differently_is_a_conflict_block_never_a_marker(tmp_path: Path) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "remember", "nas01 address is 10.0.0.4", "--kind", "infrastructure")
+    assert settle([a, b]) == [0, 0]
+    ok(
+        a,
+        "replace",
+        "10.0.0.4",
+        "nas01 address is 10.0.0.5",
+        "--in",
+        "memory/semantic/infrastructure.md",
+    )
+    ok(
+        b,
+        "replace",
+        "10.0.0.4",
+        "nas01 address is 10.0.0.7",
+        "--in",
+        "memory/semantic/infrastructure.md",
+    )
+    assert memtier(a, "sync").returncode == 0
+    done = memtier(b, "sync")
+    assert done.returncode == 1, done.stderr
+    assert "conflict" in done.stderr
+    note = (b / "memory/episodic/2026-12-01.md").read_text()
+    block = re.search(r"### \d\d:\d\d sync conflict \((s-[0-9a-f]{8})\)\n((?:.+\n)+?)Updated", note)
+    assert block is not None, note
+    assert "ours (kept): - nas01 address is 10.0.0.7" in block.group(2)
+    assert "theirs: - nas01 address is 10.0.0.5" in block.group(2)
+    assert "base: - nas01 address is 10.0.0.4" in block.group(2)
+    assert f"settle sync conflict {block.group(1)}" in note.rsplit("Open:", 1)[1]
+    settle([a, b])
+    for ws in (a, b):
+        for name, data in tracked(ws).items():
+            assert b"<<<<<<<" not in data and b">>>>>>>" not in data, name
+    assert tracked(a) == tracked(b)
+
+
+def test_the_working_buffer_and_host_files_are_never_tracked(tmp_path: Path) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "session-start")
+    ok(a, "buffer", "note", "only here")
+    ok(a, "search", "anything")
+    ok(a, "sync")
+    names = git(a, "ls-files").split("\n")
+    assert "memory/working-buffer.md" not in names
+    assert not [n for n in names if n.startswith("memory/.sync") or n.endswith(".lock")]
+    assert "memory/.searches.jsonl" not in names
+    assert (
+        not (b / "memory/working-buffer.md").exists()
+        or "only here" not in (b / "memory/working-buffer.md").read_text()
+    )
+
+
+def test_an_unreachable_remote_exits_3_with_the_work_committed(tmp_path: Path) -> None:
+    remote, (a,) = hosts(tmp_path, 1)
+    remote.rename(tmp_path / "gone.git")
+    ok(a, "remember", "the laptop is offline today", "--kind", "infrastructure")
+    done = memtier(a, "sync")
+    assert done.returncode == 3, done.stderr
+    assert "committed locally" in done.stderr
+    assert git(a, "status", "--porcelain") == ""
+    assert "the laptop is offline today" in git(a, "show", "HEAD:memory/semantic/infrastructure.md")
+
+
+def test_a_missing_driver_refuses_the_sync(tmp_path: Path) -> None:
+    _remote, (a,) = hosts(tmp_path, 1)
+    git(a, "config", "--unset", "merge.memtier-note.driver")
+    done = memtier(a, "sync")
+    assert done.returncode == 1
+    assert "memtier-note" in done.stderr and "text merge" in done.stderr
+
+
+def test_identical_snapshots_on_two_hosts_stay_two_blocks(tmp_path: Path) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    buffer = (
+        "# Working Buffer\ncreated: 2026-12-01T09:00:00+01:00\n"
+        "last_active: 2026-12-01T09:00:00+01:00\n\n## Active Task:\n- the routine\n"
+    )
+    for ws in (a, b):
+        (ws / "memory/working-buffer.md").write_text(buffer)
+        ok(ws, "rotate")
+    settle([a, b])
+    note = (a / "memory/episodic/2026-12-01.md").read_text()
+    assert len(set(re.findall(r"\((r-[0-9a-f]{8})\)", note))) == 2
+    assert note.count("- the routine") == 2
