@@ -60,6 +60,9 @@ class Config:
     capture_min_chars: int = 20
     capture_long_chars: int = 80
     capture_keep_score: float = 0.4
+    # PROTOCOL §14 (v3): sync through git.
+    sync_warn_hours: float = 48
+    sync_auto: bool = False
     _vocabulary_set: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -87,6 +90,8 @@ _KEY_TYPES: dict[str, tuple[str, type | tuple[type, ...]]] = {
     "capture_min_chars": ("a positive integer", int),
     "capture_long_chars": ("a positive integer", int),
     "capture_keep_score": ("a number between 0 and 1", (int, float)),
+    "sync_warn_hours": ("a positive number", (int, float)),
+    "sync_auto": ("true or false", bool),
 }
 _PHRASE_LISTS = ("capture_triggers", "capture_topics")
 _MINIMUM: dict[str, float] = {
@@ -104,13 +109,14 @@ _MINIMUM: dict[str, float] = {
 }
 
 # Strict lower bounds: a buffer stale after 0 hours would always be stale.
-_ABOVE: dict[str, float] = {"stale_hours": 0}
+_ABOVE: dict[str, float] = {"stale_hours": 0, "sync_warn_hours": 0}
 _CENTURY_DAYS = 36_500
 _MAXIMUM: dict[str, float] = {
     "hot_max_lines": 1_000_000,
     "buffer_max_lines": 1_000_000,
     "buffer_max_active": 1_000_000,
     "stale_hours": _CENTURY_DAYS * 24,
+    "sync_warn_hours": _CENTURY_DAYS * 24,
     "warm_max_age_days": _CENTURY_DAYS,
     "episodic_ttl_days": _CENTURY_DAYS,
     "learnings_ttl_days": _CENTURY_DAYS,

@@ -22,6 +22,8 @@ from memtier.cli.invocation import OPTION_SHAPE, guarded, open_workspace, show, 
 if TYPE_CHECKING:
     from typing import TextIO
 
+    from memtier.workspace import Workspace
+
 Call = tuple[str, dict[str, Any]]
 
 
@@ -78,7 +80,21 @@ def session_start(max_chars: int | None = None) -> int:
 
     from memtier.commands.session_start import session_start as start
 
-    return show(replace(start(open_workspace()), max_chars=max_chars))
+    ws = open_workspace()
+    if ws.config.sync_auto:  # PROTOCOL §14: sync first, never failing the session
+        auto_sync_line(ws)
+    return show(replace(start(ws), max_chars=max_chars))
+
+
+def auto_sync_line(ws: Workspace) -> None:
+    import os
+
+    from memtier.commands.sync import auto_sync
+    from memtier.render import notice
+
+    line = auto_sync(ws, dict(os.environ))
+    if line:
+        notice(line)
 
 
 def health_check(verbose: bool = False) -> int:

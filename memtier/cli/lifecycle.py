@@ -69,7 +69,11 @@ def session_end_command() -> int:
     """
     from memtier.commands.rotation import session_end
 
-    return show(session_end(open_workspace()))
+    ws = open_workspace()
+    code = show(session_end(ws))
+    if ws.config.sync_auto:  # PROTOCOL §14: after rotating, never failing the session
+        fast.auto_sync_line(ws)
+    return code
 
 
 @command(app, "rotate")

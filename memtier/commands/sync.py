@@ -237,3 +237,19 @@ def _dry_run(git: Git, remote_ref: str) -> SyncReport:
         ahead, behind = int(counts[0]), int(counts[1])
     text = f"would commit {len(changed)} file(s); {ahead} commit(s) to push, {behind} to merge"
     return SyncReport("dry-run", message=text)
+
+
+def auto_sync(ws: Workspace, env: Mapping[str, str]) -> str | None:
+    """``sync_auto`` (PROTOCOL §14): one line saying how the sync went, or None when
+    it is off. Never raises: a failed sync never fails the session."""
+    from memtier.commands.sync_setup import is_set_up
+
+    if not ws.config.sync_auto or not is_set_up(ws):
+        return None
+    try:
+        report = run_sync(ws, env)
+    except (MemtierError, OSError) as exc:
+        return f"sync: {getattr(exc, 'message', None) or exc}"
+    if report.failure is not None:
+        return f"sync: {report.failure.message}"
+    return f"sync: {report.message}"

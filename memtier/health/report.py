@@ -40,6 +40,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("secrets", "Secrets: HOT, WARM, BUFFER, SCRATCH, COLD"),
     ("residue", "Leftover files"),
     ("shims", "Shims: memory/scripts/"),
+    ("sync", "Sync: memory/.sync/git (PROTOCOL §14)"),
 )
 _MARKS = {PASS: "✅ ", FAIL: "❌ ", WARN: "⚠️  "}
 _STYLES = {PASS: "green", FAIL: "red", WARN: "yellow"}
@@ -126,6 +127,7 @@ def run_health_check(ws: Workspace) -> HealthReport:
     with SecretsScan(ws) as scan:
         from memtier.health import checks as hc
         from memtier.health.confinement import confinement_checks
+        from memtier.health.sync import closure_unique_checks, sync_checks
 
         before = [
             *confinement_checks(ws),
@@ -133,8 +135,9 @@ def run_health_check(ws: Workspace) -> HealthReport:
             *hc.warm_checks(ws),
             *hc.buffer_checks(ws),
             *hc.episodic_checks(ws),
+            *closure_unique_checks(ws),
             *hc.scratch_checks(ws),
         ]
-        after = [*hc.residue_checks(ws), *hc.shim_checks(ws)]
+        after = [*hc.residue_checks(ws), *hc.shim_checks(ws), *sync_checks(ws)]
         secrets = scan.finish()
     return HealthReport(checks=(*before, *secrets, *after), checked_at=ws.now)

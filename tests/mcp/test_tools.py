@@ -32,6 +32,7 @@ TOOLS = {
     "memory_health": (True, False, True),
     "memory_overview": (True, False, True),
     "memory_promote": (False, False, False),
+    "memory_sync": (False, False, False),  # §14
 }
 
 

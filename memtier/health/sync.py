@@ -1,0 +1,173 @@
+"""The sync checks of PROTOCOL §14, and ``episodic.closure.unique``. Read-only.
+
+``episodic.closure.unique`` runs on every live note, sync or not: an ``Updated:``
+line outside the final closure block is what a ``merge=union`` (or a person's
+hand merge) leaves, and the four-line ``episodic.closure`` check passes on it.
+The ``sync.*`` checks run once ``memtier sync init`` has set up
+``memory/.sync/git``. None of them runs git: they read the repository's files
+(``MERGE_HEAD``, ``config``, the index's path names), so health-check stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from contextlib import suppress
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.workspace import Workspace
+
+_MARKER = re.compile(rb"^(<{7} |>{7} |\|{7} |={7}$)", re.MULTILINE)
+_DRIVER_NAMED = re.compile(r"\bmerge=([\w.-]+)")
+_HOST_LOCAL = (
+    "memory/working-buffer.md",
+    "memory/working-buffer.md.pending",
+    "memory/working-buffer.md.lock",
+    "memory/.memtier.lock",
+    "memory/.searches.jsonl",
+)
+_CONFLICT_ITEM = "settle sync conflict "
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
+    except OSError:
+        return None
+
+
+def closure_unique_checks(ws: Workspace) -> list[Check]:
+    """Fail on a note with an ``Updated:`` line before its last four lines."""
+    checks: list[Check] = []
+    folder = ws.episodic_dir
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".md"))
+    except OSError:
+        return []
+    for name in names:
+        data = _read(folder / name)
+        if data is None or data.count(b"Updated:") < 2:  # the common case, cheap
+            continue
+        lines = data.decode("utf-8", "replace").rstrip("\n").split("\n")
+        stray = [n for n, line in enumerate(lines[:-4], start=1) if line.startswith("Updated:")]
+        if stray:
+            rel = ws.relative(folder / name)
+            message = f"{name} — Updated: line outside the final closure block (line {stray[0]})"
+            hint = "fix: move its items into the last block with memtier episodic close"
+            checks.append(
+                Check("episodic.closure.unique", FAIL, rel, message, tuple(map(str, stray)), hint)
+            )
+    return checks or [Check("episodic.closure.unique", PASS, None, "one closure block per note")]
+
+
+def _tracked_files(ws: Workspace) -> list[Path]:
+    found = [ws.hot, *ws.warm_files(), *ws.scratch_files]
+    with suppress(OSError):
+        names = sorted(os.listdir(ws.episodic_dir))
+        found.extend(ws.episodic_dir / n for n in names if n.endswith(".md"))
+    return found
+
+
+def _markers(ws: Workspace) -> list[Check]:
+    checks = []
+    for path in _tracked_files(ws):
+        data = _read(path)
+        if data is None or (b"<<<<<<< " not in data and b">>>>>>> " not in data):
+            continue
+        match = _MARKER.search(data)
+        if match:
+            line = data[: match.start()].count(b"\n") + 1
+            rel = ws.relative(path)
+            message = f"{rel}:{line} — conflict marker"
+            hint = "fix: keep the right lines, delete the markers, then memtier sync"
+            checks.append(Check("sync.markers", FAIL, rel, message, (), hint))
+    return checks or [Check("sync.markers", PASS, None, "no conflict marker in memory files")]
+
+
+def _drivers(ws: Workspace) -> list[Check]:
+    attributes = (_read(ws.root / ".gitattributes") or b"").decode("utf-8", "replace")
+    named = set(_DRIVER_NAMED.findall(attributes))
+    config = (_read(ws.sync_git_dir / "config") or b"").decode("utf-8", "replace")
+    defined = set()
+    for section in re.split(r"(?m)^\s*\[", config):
+        head = re.match(r'merge\s+"([^"]+)"\]', section)
+        if head and re.search(r"(?m)^\s*driver\s*=", section):
+            defined.add(head.group(1))
+    missing = sorted(named - defined - {"text", "binary", "union"})
+    if missing:
+        message = (
+            f"merge driver(s) named in .gitattributes but not configured: {', '.join(missing)}"
+        )
+        hint = "fix: memtier sync init REMOTE (sets the drivers again)"
+        return [Check("sync.driver", FAIL, ".gitattributes", message, (), hint)]
+    return [Check("sync.driver", PASS, ".gitattributes", "merge drivers configured")]
+
+
+def _local(ws: Workspace) -> list[Check]:
+    index = _read(ws.sync_git_dir / "index") or b""
+    found = [n for n in _HOST_LOCAL if bytes([len(n)]) + n.encode() + b"\0" in index]
+    if b"memory/.sync/" in index:
+        found.append("memory/.sync/")
+    hint = "fix: git rm --cached the file in the memory's repository (memory/.sync/git)"
+    checks = [
+        Check("sync.local", FAIL, name, f"{name} — host-local file is tracked", (), hint)
+        for name in found
+    ]
+    return checks or [Check("sync.local", PASS, None, "no host-local file tracked")]
+
+
+def _state(ws: Workspace) -> list[Check]:
+    busy = [
+        n for n in ("MERGE_HEAD", "rebase-merge", "rebase-apply") if (ws.sync_git_dir / n).exists()
+    ]
+    if busy:
+        message = f"a git {'merge' if busy[0] == 'MERGE_HEAD' else 'rebase'} is in progress"
+        hint = "fix: finish or abort it in memory/.sync/git, then memtier sync"
+        return [Check("sync.state", FAIL, None, message, (), hint)]
+    return [Check("sync.state", PASS, None, "no merge in progress")]
+
+
+def _conflicts(ws: Workspace) -> list[Check]:
+    log = (_read(ws.sync_dir / "conflict-log") or b"").decode("utf-8", "replace")
+    standing: list[str] = []
+    for line in dict.fromkeys(log.splitlines()):
+        day, _, sid = line.partition(" ")
+        note = _read(ws.episodic_dir / f"{day}.md")
+        if note is None or not sid:
+            continue
+        last = note.decode("utf-8", "replace").rstrip("\n").rsplit("\n", 1)[-1]
+        if last.startswith("Open:") and f"{_CONFLICT_ITEM}{sid}" in last:
+            standing.append(f"{day}.md: {sid}")
+    return [
+        Check(
+            "sync.conflicts",
+            WARN,
+            None,
+            f"sync conflict still open ({item})",
+            (),
+            "settle it, then drop its Open: item (memtier episodic close --replace)",
+        )
+        for item in standing
+    ]
+
+
+def _stale(ws: Workspace) -> list[Check]:
+    text = (_read(ws.sync_dir / "last-sync") or b"").decode("utf-8", "replace").strip()
+    try:
+        last = datetime.fromisoformat(text)
+        age = ws.now - last
+    except (ValueError, TypeError):
+        return [Check("sync.stale", WARN, None, "never synced; run memtier sync")]
+    if age > timedelta(hours=ws.config.sync_warn_hours):
+        hours = int(age.total_seconds() // 3600)
+        return [Check("sync.stale", WARN, None, f"last sync {hours} hours ago; run memtier sync")]
+    return [Check("sync.stale", PASS, None, f"last sync {last.isoformat()}")]
+
+
+def sync_checks(ws: Workspace) -> list[Check]:
+    """The ``sync.*`` checks, when sync is set up (else none)."""
+    if not (ws.sync_git_dir / "HEAD").is_file():
+        return []
+    return [*_state(ws), *_markers(ws), *_drivers(ws), *_local(ws), *_conflicts(ws), *_stale(ws)]
