@@ -34,6 +34,7 @@ from memtier.commands.sync_git import (
     sync_lock,
 )
 from memtier.errors import MemtierError, RefusedError
+from memtier.faults import checkpoint
 from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.workspace import Workspace
 
@@ -174,6 +175,7 @@ def run_sync(
                     tuple(conflicts),
                     "synced locally (not pushed)",
                 )
+            checkpoint("sync.before-push")
             pushed = git.run(
                 "push",
                 "-q",

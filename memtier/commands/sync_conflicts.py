@@ -26,6 +26,7 @@ from pathlib import Path
 
 from memtier import store
 from memtier.errors import InputError
+from memtier.faults import checkpoint
 from memtier.formats.episodic import (
     NONE,
     ClosureBlock,
@@ -55,6 +56,7 @@ def run_merge_driver(
     if merge is None:
         raise InputError(f"unknown merge driver {kind!r} (expected note, fact or lines)")
     result: Merged = merge(_read(base), _read(ours), _read(theirs))
+    checkpoint("sync.driver-merged")
     data = result.text.encode("utf-8", "surrogateescape")
     store.write_bytes(ours, data, root=ours.parent)
     if result.conflicts and conflicts_dir is not None and conflicts_dir.is_dir():

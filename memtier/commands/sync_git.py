@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 from memtier import store
 from memtier.errors import LockTimeout, MemtierError, RefusedError
+from memtier.faults import checkpoint
 from memtier.gitrun import Git
 from memtier.workspace import Workspace
 
@@ -53,6 +54,7 @@ def commit_all(ws: Workspace, git: Git, subject: str) -> bool:
     if clean and git.run("rev-parse", "-q", "--verify", "HEAD", check=False).ok:
         return False
     git.run("commit", "-q", "--no-verify", "--allow-empty", "-F", "-", stdin=subject + _trailer(ws))
+    checkpoint("sync.committed")
     return True
 
 
@@ -111,7 +113,10 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
             "settle it in one workspace with git, then run memtier sync)"
         )
     tree = lines[0].strip()
+    checkpoint("sync.merge-tree")
     message = "memtier sync: merge" + _trailer(ws)
     commit = git.run("commit-tree", tree, "-p", head, "-p", theirs, "-F", "-", stdin=message)
+    checkpoint("sync.merge-committed")
     git.run("merge", "-q", "--ff-only", commit.out.strip())
+    checkpoint("sync.merged")
     return "merged"

@@ -1,0 +1,106 @@
+"""kill -9 during a sync's merge and push loses nothing (PROTOCOL §14, §5 crash rule).
+
+Real processes: each sync is a memtier process killed by SIGKILL at a named
+point (``$MEMTIER_FAULT``), inside a merge driver git runs, or from outside while
+``git push`` waits on the remote. Afterwards plain sync rounds must bring every
+host to the same tracked files, with every line written on any host there once.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import memtier_command
+from tests.sync_support import NOW, hosts, memtier, ok, settle, tracked
+
+pytestmark = pytest.mark.skipif(
+    __import__("shutil").which("git") is None, reason="sync needs the git executable"
+)
+POINTS = (
+    "sync.committed",
+    "sync.merge-tree",
+    "sync.merge-committed",
+    "sync.merged",
+    "sync.before-push",
+    "sync.driver-merged",  # inside the merge driver git runs
+)
+
+
+def _write_both(a: Path, b: Path) -> list[str]:
+    """Lines on both hosts into the same files (so git must run the drivers)."""
+    written = []
+    for name, ws in (("a", a), ("b", b)):
+        fact = f"service {name} listens on port 80{ord(name)}"
+        ok(ws, "remember", fact, "--kind", "infrastructure")
+        ok(ws, "episodic", "append", f"worked on {name}")
+        ok(ws, "learn", "error", f"error on {name}")
+        written += [fact, f"worked on {name}", f"error on {name}"]
+    return written
+
+
+def _assert_converged(spaces: list[Path], written: list[str]) -> None:
+    assert settle(spaces) == [0] * len(spaces)
+    trees = [tracked(ws) for ws in spaces]
+    assert all(tree == trees[0] for tree in trees)
+    text = b"".join(trees[0].values()).decode()
+    for line in written:
+        assert text.count(line) == 1, line
+    assert "<<<<<<<" not in text
+    note = trees[0]["memory/episodic/2026-12-01.md"].decode()
+    assert note.count("Updated:") == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", POINTS)
+def test_kill_at_each_step_of_a_merging_sync_loses_nothing(tmp_path: Path, point: str) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    written = _write_both(a, b)
+    ok(a, "sync")
+    trace = tmp_path / "trace"
+    done = subprocess.run(
+        [*memtier_command(), "--root", str(b), "--now", NOW, "sync"],
+        env={**os.environ, "MEMTIER_FAULT": point, "MEMTIER_FAULT_TRACE": str(trace)},
+        capture_output=True,
+        timeout=120,
+    )
+    assert set(trace.read_text().split()) == {point}  # the process (or a driver) died there
+    if point != "sync.driver-merged":
+        assert done.returncode == -signal.SIGKILL
+    _assert_converged([a, b], written)
+
+
+def test_kill_during_git_push_loses_nothing(tmp_path: Path) -> None:
+    remote, (a, b) = hosts(tmp_path, 2)
+    written = _write_both(a, b)
+    ok(a, "sync")
+    started = tmp_path / "push-started"
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\ntouch {started}\nsleep 60\n")
+    hook.chmod(0o755)
+    proc = subprocess.Popen(
+        [*memtier_command(), "--root", str(b), "--now", NOW, "sync"],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert started.exists()
+    os.killpg(proc.pid, signal.SIGKILL)  # memtier and the git push it runs
+    proc.wait(timeout=30)
+    hook.unlink()
+    _assert_converged([a, b], written)
+
+
+def test_a_stale_index_lock_left_by_a_crash_does_not_block_sync(tmp_path: Path) -> None:
+    _remote, (a,) = hosts(tmp_path, 1)
+    (a / "memory/.sync/git/index.lock").write_text("")
+    ok(a, "remember", "the nas has four disks now", "--kind", "infrastructure")
+    assert memtier(a, "sync").returncode == 0
