@@ -133,8 +133,11 @@ def run_sync(
     with sync_lock(ws):
         _clear_stale_locks(ws)
         _refusals(ws, git)
-        if dry_run:
-            return _dry_run(git, remote_ref)
+        if dry_run:  # fetching moves only the remote-tracking ref, never the memory
+            fetched = git.run(
+                "fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False
+            )
+            return _dry_run(git, remote_ref, reached=fetched.ok)
         merged: list[str] = []
         committed = 0
         conflicts: list[str] = []
@@ -231,13 +234,15 @@ def _stamp(ws: Workspace) -> None:
     store.write_text(ws.sync_dir / "last-sync", ws.now.isoformat() + "\n", root=ws.root)
 
 
-def _dry_run(git: Git, remote_ref: str) -> SyncReport:
+def _dry_run(git: Git, remote_ref: str, *, reached: bool) -> SyncReport:
     changed = [line for line in git.run("status", "--porcelain").out.splitlines() if line]
     behind = ahead = 0
     if git.run("rev-parse", "-q", "--verify", remote_ref, check=False).ok:
         counts = git.run("rev-list", "--left-right", "--count", f"HEAD...{remote_ref}").out.split()
         ahead, behind = int(counts[0]), int(counts[1])
     text = f"would commit {len(changed)} file(s); {ahead} commit(s) to push, {behind} to merge"
+    if not reached:
+        text += " (the remote could not be reached: as of the last fetch)"
     return SyncReport("dry-run", message=text)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,69 @@ def test_identical_snapshots_on_two_hosts_stay_two_blocks(tmp_path: Path) -> Non
     note = (a / "memory/episodic/2026-12-01.md").read_text()
     assert len(set(re.findall(r"\((r-[0-9a-f]{8})\)", note))) == 2
     assert note.count("- the routine") == 2
+
+
+def test_a_second_existing_workspace_merges_the_remote_memory_in(tmp_path: Path) -> None:
+    from tests.conftest import new_workspace
+
+    _remote, (a,) = hosts(tmp_path, 1)
+    ok(a, "remember", "the router is gw01 in the hallway", "--kind", "infrastructure")
+    ok(a, "sync")
+    b = new_workspace(tmp_path / "b")
+    ok(b, "remember", "the printer is pr02 upstairs", "--kind", "infrastructure")
+    ok(b, "learn", "error", "the printer jammed")
+    ok(b, "sync", "init", str(tmp_path / "remote.git"))
+    ok(a, "sync")
+    assert tracked(a) == tracked(b)
+    infra = (a / "memory/semantic/infrastructure.md").read_text()
+    assert "gw01" in infra and "pr02" in infra
+    assert infra.count("#tags:") == 1 and infra.count("last_verified") == 1
+
+
+def test_dry_run_changes_nothing_and_says_what_would_happen(tmp_path: Path) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(b, "remember", "the fridge runs a tiny linux", "--kind", "infrastructure")
+    ok(b, "sync")
+    ok(a, "learn", "error", "a dry run happened")
+    head = git(a, "rev-parse", "HEAD")
+    out = ok(a, "sync", "--dry-run")
+    assert "would commit 1 file(s)" in out and "1 to merge" in out
+    assert git(a, "rev-parse", "HEAD") == head
+    assert git(a, "status", "--porcelain").strip() == "M .learnings/ERRORS.md"
+
+
+def test_the_old_head_is_kept_as_a_backup_ref_before_a_merge(tmp_path: Path) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "learn", "error", "one on a")
+    ok(b, "learn", "error", "one on b")
+    ok(a, "sync")
+    ok(b, "sync")
+    backups = git(b, "for-each-ref", "--format=%(refname) %(objectname)", "refs/memtier/backup/")
+    assert backups.strip(), "no backup ref"
+    kept = {line.split()[1] for line in backups.splitlines()}
+    merge_parents = git(b, "rev-list", "--parents", "-n", "1", "HEAD").split()[1:]
+    assert kept & set(merge_parents)
+
+
+def test_a_credential_in_memory_refuses_the_sync_and_shares_nothing(tmp_path: Path) -> None:
+    remote, (a,) = hosts(tmp_path, 1)
+    before = subprocess.run(
+        ["git", "--git-dir", str(remote), "rev-parse", "main"], capture_output=True, text=True
+    ).stdout
+    infra = a / "memory/semantic/infrastructure.md"
+    infra.write_text(infra.read_text() + "- token ghp_" + "a1B2" * 9 + "\n")
+    done = memtier(a, "sync")
+    assert done.returncode == 1 and "credential" in done.stderr
+    after = subprocess.run(
+        ["git", "--git-dir", str(remote), "rev-parse", "main"], capture_output=True, text=True
+    ).stdout
+    assert before == after
+
+
+def test_a_second_sync_while_one_runs_is_refused(tmp_path: Path) -> None:
+    from memtier import store
+
+    _remote, (a,) = hosts(tmp_path, 1)
+    with store.workspace_lock(a / "memory/.sync/sync.lock", timeout=0):
+        done = memtier(a, "sync")
+    assert done.returncode == 1 and "another sync is running" in done.stderr
