@@ -39,7 +39,8 @@ from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.workspace import Workspace
 
 MAX_ROUNDS = 5
-MARKERS = ("<<<<<<< ", ">>>>>>> ", "||||||| ")
+# The opening and closing markers only: a line of seven `=` is also a markdown heading rule.
+MARKERS = ("<<<<<<< ", ">>>>>>> ")
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
         path = ws.root / name
         text = store.read_text_or_none(path, root=ws.root) if path.is_file() else None
         for number, line in enumerate((text or "").split("\n"), start=1):
-            if line.startswith(MARKERS) or line == "=======":
+            if line.startswith(MARKERS):
                 found.append(f"{name}:{number}")
     return found
 
@@ -188,8 +189,7 @@ def run_sync(
                 timeout=REMOTE_TIMEOUT,
                 check=False,
             )
-            if pushed.ok:
-                git.run("fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False)
+            if pushed.ok:  # git moved the remote-tracking ref too
                 return _done(merged, committed, rounds, conflicts)
             if "rejected" not in pushed.out + pushed.err and "fetch first" not in pushed.err:
                 return _unreachable(committed, rounds, pushed.err)

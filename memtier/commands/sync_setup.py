@@ -141,7 +141,9 @@ def configure(ws: Workspace, git: Git, prefix: str, host: str) -> None:
     git.run("config", "--unset-all", "core.worktree", check=False)
     git.run("config", "core.autocrlf", "false")
     git.run("config", "core.quotePath", "false")
-    git.run("config", "gc.auto", "0")
+    # git's own housekeeping stays on, in the foreground: no background gc holds
+    # the repository while the next sync starts.
+    git.run("config", "gc.autoDetach", "false")
     git.run("config", "user.name", f"memtier {host}")
     git.run("config", "user.email", f"memtier-{host}@localhost")
     store.make_dirs(ws.sync_git_dir / "info", root=ws.root)

@@ -19,7 +19,8 @@ from pathlib import Path
 from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
 
-_MARKER = re.compile(rb"^(<{7} |>{7} |\|{7} |={7}$)", re.MULTILINE)
+# Opening and closing markers only: seven `=` alone is also a markdown heading rule.
+_MARKER = re.compile(rb"^(<{7} |>{7} )", re.MULTILINE)
 _DRIVER_NAMED = re.compile(r"\bmerge=([\w.-]+)")
 _HOST_LOCAL = (
     "memory/working-buffer.md",

@@ -214,3 +214,32 @@ def test_a_second_sync_while_one_runs_is_refused(tmp_path: Path) -> None:
     with store.workspace_lock(a / "memory/.sync/sync.lock", timeout=0):
         done = memtier(a, "sync")
     assert done.returncode == 1 and "another sync is running" in done.stderr
+
+
+def test_a_conflict_warns_until_settled_the_way_the_readme_says(tmp_path: Path) -> None:
+    import json
+
+    _remote, (a, b) = hosts(tmp_path, 2)
+    infra = "memory/semantic/infrastructure.md"
+    ok(a, "remember", "nas01 is 10.0.0.4", "--kind", "infrastructure")
+    settle([a, b])
+    ok(a, "replace", "10.0.0.4", "nas01 is 10.0.0.5", "--in", infra)
+    ok(b, "replace", "10.0.0.4", "nas01 is 10.0.0.7", "--in", infra)
+    ok(a, "sync")
+    assert memtier(b, "sync").returncode == 1
+
+    def conflicts() -> list[dict[str, str]]:
+        report = json.loads(memtier(b, "health-check", "--json").stdout)
+        return [c for c in report["checks"] if c["id"] == "sync.conflicts"]
+
+    (warning,) = conflicts()
+    assert warning["status"] == "warn"
+    ok(b, "replace", "nas01 is 10.0.0.7", "nas01 is 10.0.0.5", "--in", infra)
+    close = ["episodic", "close", "--decisions", "settled nas01", "--signal", "none"]
+    # §4 v3: `--replace` writes the block as given; before v3 every close replaced.
+    replace = ["--replace"] if "--replace" in ok(b, "episodic", "close", "--help") else []
+    ok(b, *close, "--open", "none", *replace)
+    assert conflicts() == []
+    assert settle([a, b]) == [0, 0]
+    assert tracked(a) == tracked(b)
+    assert "nas01 is 10.0.0.5" in (a / infra).read_text()
