@@ -256,6 +256,8 @@ def temp_files(root: Path) -> list[Path]:
     found: list[str] = []
     pending = [str(root)]
     suffix = store.TEMP_SUFFIX
+    # The sync repository (PROTOCOL §14) holds git's objects, none of them ours.
+    skipped = os.path.join(root, "memory", ".sync")
     while pending:
         folder = pending.pop()
         try:
@@ -268,6 +270,7 @@ def temp_files(root: Path) -> list[Path]:
                             found.append(entry.path)
                     elif (
                         name not in SKIP_DIRS
+                        and entry.path != skipped
                         and entry.is_dir(follow_symlinks=False)
                         # A nested workspace keeps its own temporary files: its
                         # own session-start judges them, not ours.

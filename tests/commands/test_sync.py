@@ -243,3 +243,24 @@ def test_a_conflict_warns_until_settled_the_way_the_readme_says(tmp_path: Path) 
     assert settle([a, b]) == [0, 0]
     assert tracked(a) == tracked(b)
     assert "nas01 is 10.0.0.5" in (a / infra).read_text()
+
+
+def test_sync_auto_syncs_at_session_start_and_end_and_never_fails_them(tmp_path: Path) -> None:
+    remote, (a, b) = hosts(tmp_path, 2)
+    for ws in (a, b):
+        config = ws / "memory/memtier.toml"
+        config.write_text(config.read_text() + "sync_auto = true\n")
+    ok(a, "buffer", "task", "wire the sensors")
+    end = memtier(a, "session-end")
+    assert end.returncode == 0 and "memtier: sync: in sync" in end.stderr
+    start = memtier(b, "session-start")
+    assert start.returncode == 0 and "memtier: sync: in sync" in start.stderr
+    assert "wire the sensors" in start.stdout  # synced before the context was printed
+    remote.rename(tmp_path / "away.git")
+    ok(b, "buffer", "note", "offline now")
+    end = memtier(b, "session-end")
+    assert end.returncode == 0
+    assert [line for line in end.stderr.splitlines() if "sync:" in line] == [
+        line for line in end.stderr.splitlines() if "could not be reached" in line
+    ]
+    assert "offline now" in git(b, "show", "HEAD:memory/episodic/2026-12-01.md")
