@@ -93,6 +93,7 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
         return "fast-forward"
     conflicts_dir = ws.sync_dir / "conflicts"
     store.make_dirs(conflicts_dir, root=ws.root)
+    earlier = set(conflicts_dir.glob("s-*.json"))
     args = ["merge-tree", "--write-tree", "--name-only", "--no-messages"]
     if unrelated:
         args.append("--allow-unrelated-histories")
@@ -107,6 +108,9 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
         raise RefusedError(f"git merge-tree failed: {result.err.strip()[-200:]}")
     lines = result.out.splitlines()
     if result.code == 1:
+        # Nothing was merged: the records this attempt's drivers wrote go with it.
+        for record in set(conflicts_dir.glob("s-*.json")) - earlier:
+            record.unlink()
         names = [line for line in lines[1:] if line.strip()]
         raise SyncConflict(
             "git could not merge " + ", ".join(sorted(set(names))[:5]) + " (nothing was changed; "

@@ -264,3 +264,20 @@ def test_sync_auto_syncs_at_session_start_and_end_and_never_fails_them(tmp_path:
         line for line in end.stderr.splitlines() if "could not be reached" in line
     ]
     assert "offline now" in git(b, "show", "HEAD:memory/episodic/2026-12-01.md")
+
+
+def test_a_conflict_git_cannot_settle_changes_nothing_and_leaves_no_marker(tmp_path: Path) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    for ws, hours in ((a, 3), (b, 5)):  # memtier.toml has no driver: git's text merge
+        config = ws / "memory/memtier.toml"
+        config.write_text(config.read_text() + f"stale_hours = {hours}\n")
+    ok(a, "sync")
+    before = {name: data for name, data in tracked(b).items()}
+    head = git(b, "rev-parse", "HEAD")
+    done = memtier(b, "sync")
+    assert done.returncode == 1 and "memory/memtier.toml" in done.stderr
+    assert tracked(b) == before
+    assert git(b, "rev-parse", "HEAD") != head  # the local work is committed, not merged
+    assert git(b, "status", "--porcelain") == ""
+    assert not list((b / "memory/.sync/conflicts").glob("*.json"))
+    assert b"<<<<<<<" not in (b / "memory/memtier.toml").read_bytes()
