@@ -69,7 +69,11 @@ class SyncReport:
         return [self.message] if self.message else []
 
 
-def _refusals(ws: Workspace, git: Git) -> None:
+_BUFFER = "memory/working-buffer.md"
+_ARCHIVE = "memory/archive/"
+
+
+def _refusals(ws: Workspace, git: Git, remote_ref: str) -> None:
     from memtier.commands.sync_setup import missing_drivers
 
     for marker in (ws.buffer_pending, ws.buffer_lock):
@@ -84,16 +88,32 @@ def _refusals(ws: Workspace, git: Git) -> None:
             "merge driver(s) missing from the sync repository's config: "
             f"{', '.join(missing)} (git would fall back to a text merge); run memtier sync init"
         )
-    from memtier.health.secrets_scan import SecretsScan
-
-    with SecretsScan(ws) as scan:
-        found = [
-            c for c in scan.finish() if c.status == "fail" and c.path != "memory/working-buffer.md"
-        ]
+    found = _credential_in_outgoing(ws, git, remote_ref)
     if found:
-        raise RefusedError(
-            f"a credential stands in {found[0].path}; nothing is shared until it goes"
-        )
+        raise RefusedError(f"a credential stands in {found}; nothing is shared until it goes")
+
+
+def _credential_in_outgoing(ws: Workspace, git: Git, remote_ref: str) -> str | None:
+    """The first file about to be shared that holds a credential (the ``secrets``
+    check of §6 on what leaves this host: files changed since the remote's head,
+    or every file before the first push). The archive is left alone, as there."""
+    from memtier.health.secrets_scan import SecretsScan
+    from memtier.secrets import detect
+
+    if not git.run("rev-parse", "-q", "--verify", remote_ref, check=False).ok:
+        with SecretsScan(ws) as scan:
+            failed = [c for c in scan.finish() if c.status == "fail" and c.path != _BUFFER]
+        return failed[0].path if failed else None
+    changed = git.run("diff", "--name-only", "-z", remote_ref, "--").out.split("\0")
+    new = git.run("ls-files", "--others", "--exclude-standard", "-z").out.split("\0")
+    for name in sorted({n for n in (*changed, *new) if n and not n.startswith(_ARCHIVE)}):
+        path = ws.root / name
+        if not path.is_file() or path.is_symlink():
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        if detect(text):
+            return name
+    return None
 
 
 def _clear_stale_locks(ws: Workspace) -> None:
@@ -133,7 +153,7 @@ def run_sync(
     remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
     with sync_lock(ws):
         _clear_stale_locks(ws)
-        _refusals(ws, git)
+        _refusals(ws, git, remote_ref)
         if dry_run:  # fetching moves only the remote-tracking ref, never the memory
             fetched = git.run(
                 "fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False
