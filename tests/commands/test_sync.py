@@ -281,3 +281,39 @@ def test_a_conflict_git_cannot_settle_changes_nothing_and_leaves_no_marker(tmp_p
     assert git(b, "status", "--porcelain") == ""
     assert not list((b / "memory/.sync/conflicts").glob("*.json"))
     assert b"<<<<<<<" not in (b / "memory/memtier.toml").read_bytes()
+
+
+def test_a_workspace_inside_another_repository_leaves_that_repository_alone(
+    tmp_path: Path,
+) -> None:
+    from tests.conftest import new_workspace
+
+    outer = tmp_path / "project"
+    ws = new_workspace(outer / "agent")
+
+    def plain(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(outer), *args], capture_output=True, text=True, check=True
+        ).stdout
+
+    plain("init", "-q", "-b", "trunk")
+    plain(
+        "-c",
+        "user.email=p@example.org",
+        "-c",
+        "user.name=p",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "outer",
+    )
+    head, branches = plain("rev-parse", "HEAD"), plain("branch", "--list")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    ok(ws, "sync", "init", str(remote))
+    ok(ws, "learn", "error", "inside a project")
+    ok(ws, "sync")
+    assert plain("rev-parse", "HEAD") == head and plain("branch", "--list") == branches
+    assert plain("ls-files") == ""
+    assert not (ws / ".git").exists()
