@@ -127,7 +127,9 @@ def run_health_check(ws: Workspace) -> HealthReport:
     with SecretsScan(ws) as scan:
         from memtier.health import checks as hc
         from memtier.health.confinement import confinement_checks
-        from memtier.health.sync import closure_unique_checks, sync_checks
+        from memtier.health.sync import note_checks
+
+        unique, synced = note_checks(ws)  # PROTOCOL §14: one reading of every note
 
         before = [
             *confinement_checks(ws),
@@ -135,9 +137,9 @@ def run_health_check(ws: Workspace) -> HealthReport:
             *hc.warm_checks(ws),
             *hc.buffer_checks(ws),
             *hc.episodic_checks(ws),
-            *closure_unique_checks(ws),
+            *unique,
             *hc.scratch_checks(ws),
         ]
-        after = [*hc.residue_checks(ws), *hc.shim_checks(ws), *sync_checks(ws)]
+        after = [*hc.residue_checks(ws), *hc.shim_checks(ws), *synced]
         secrets = scan.finish()
     return HealthReport(checks=(*before, *secrets, *after), checked_at=ws.now)

@@ -39,52 +39,56 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def closure_unique_checks(ws: Workspace) -> list[Check]:
-    """Fail on a note with an ``Updated:`` line before its last four lines."""
-    checks: list[Check] = []
-    folder = ws.episodic_dir
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".md"))
-    except OSError:
-        return []
-    for name in names:
-        data = _read(folder / name)
-        if data is None or data.count(b"Updated:") < 2:  # the common case, cheap
-            continue
-        lines = data.decode("utf-8", "replace").rstrip("\n").split("\n")
-        stray = [n for n, line in enumerate(lines[:-4], start=1) if line.startswith("Updated:")]
-        if stray:
-            rel = ws.relative(folder / name)
-            message = f"{name} — Updated: line outside the final closure block (line {stray[0]})"
-            hint = "fix: move its items into the last block with memtier episodic close"
-            checks.append(
-                Check("episodic.closure.unique", FAIL, rel, message, tuple(map(str, stray)), hint)
-            )
-    return checks or [Check("episodic.closure.unique", PASS, None, "one closure block per note")]
+def _unique(ws: Workspace, path: Path, data: bytes) -> Check | None:
+    if data.count(b"Updated:") < 2:  # the common case, cheap
+        return None
+    lines = data.decode("utf-8", "replace").rstrip("\n").split("\n")
+    stray = [n for n, line in enumerate(lines[:-4], start=1) if line.startswith("Updated:")]
+    if not stray:
+        return None
+    message = f"{path.name} — Updated: line outside the final closure block (line {stray[0]})"
+    hint = "fix: move its items into the last block with memtier episodic close"
+    return Check(
+        "episodic.closure.unique", FAIL, ws.relative(path), message, tuple(map(str, stray)), hint
+    )
 
 
-def _tracked_files(ws: Workspace) -> list[Path]:
-    found = [ws.hot, *ws.warm_files(), *ws.scratch_files]
+def _marker(ws: Workspace, path: Path, data: bytes) -> Check | None:
+    if b"<<<<<<< " not in data and b">>>>>>> " not in data:
+        return None
+    match = _MARKER.search(data)
+    if match is None:
+        return None
+    line = data[: match.start()].count(b"\n") + 1
+    rel = ws.relative(path)
+    hint = "fix: keep the right lines, delete the markers, then memtier sync"
+    return Check("sync.markers", FAIL, rel, f"{rel}:{line} — conflict marker", (), hint)
+
+
+def note_checks(ws: Workspace) -> tuple[list[Check], list[Check]]:
+    """``episodic.closure.unique`` and ``sync.markers`` in one reading of each file:
+    (the closure checks, the sync checks — none when sync is not set up)."""
+    synced = (ws.sync_git_dir / "HEAD").is_file()
+    notes: list[Path] = []
     with suppress(OSError):
         names = sorted(os.listdir(ws.episodic_dir))
-        found.extend(ws.episodic_dir / n for n in names if n.endswith(".md"))
-    return found
-
-
-def _markers(ws: Workspace) -> list[Check]:
-    checks = []
-    for path in _tracked_files(ws):
+        notes = [ws.episodic_dir / n for n in names if n.endswith(".md")]
+    unique: list[Check] = []
+    markers: list[Check] = []
+    others = [ws.hot, *ws.warm_files(), *ws.scratch_files] if synced else []
+    for path in (*others, *notes):
         data = _read(path)
-        if data is None or (b"<<<<<<< " not in data and b">>>>>>> " not in data):
+        if data is None:
             continue
-        match = _MARKER.search(data)
-        if match:
-            line = data[: match.start()].count(b"\n") + 1
-            rel = ws.relative(path)
-            message = f"{rel}:{line} — conflict marker"
-            hint = "fix: keep the right lines, delete the markers, then memtier sync"
-            checks.append(Check("sync.markers", FAIL, rel, message, (), hint))
-    return checks or [Check("sync.markers", PASS, None, "no conflict marker in memory files")]
+        if synced and (found := _marker(ws, path, data)) is not None:
+            markers.append(found)
+        if path.parent == ws.episodic_dir and (found := _unique(ws, path, data)) is not None:
+            unique.append(found)
+    unique = unique or [Check("episodic.closure.unique", PASS, None, "one closure block per note")]
+    if not synced:
+        return unique, []
+    markers = markers or [Check("sync.markers", PASS, None, "no conflict marker in memory files")]
+    return unique, [*_state(ws), *markers, *_drivers(ws), *_local(ws), *_conflicts(ws), *_stale(ws)]
 
 
 def _drivers(ws: Workspace) -> list[Check]:
@@ -165,10 +169,3 @@ def _stale(ws: Workspace) -> list[Check]:
         hours = int(age.total_seconds() // 3600)
         return [Check("sync.stale", WARN, None, f"last sync {hours} hours ago; run memtier sync")]
     return [Check("sync.stale", PASS, None, f"last sync {last.isoformat()}")]
-
-
-def sync_checks(ws: Workspace) -> list[Check]:
-    """The ``sync.*`` checks, when sync is set up (else none)."""
-    if not (ws.sync_git_dir / "HEAD").is_file():
-        return []
-    return [*_state(ws), *_markers(ws), *_drivers(ws), *_local(ws), *_conflicts(ws), *_stale(ws)]
