@@ -199,6 +199,9 @@ def run_sync(
                     tuple(conflicts),
                     "synced locally (not pushed)",
                 )
+            theirs = git.run("rev-parse", "-q", "--verify", remote_ref, check=False).out.strip()
+            if theirs and theirs == head_of(git):  # nothing to share: no round trip
+                return _done(merged, committed, rounds, conflicts)
             checkpoint("sync.before-push")
             pushed = git.run(
                 "push",
