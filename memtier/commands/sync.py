@@ -45,7 +45,7 @@ MARKERS = ("<<<<<<< ", ">>>>>>> ")
 
 @dataclass(frozen=True)
 class SyncReport:
-    state: str  # "in-sync", "pushed", "committed-locally", "conflict", "dry-run"
+    state: str  # "in-sync", "committed-locally", "conflict", "dry-run"
     merged: tuple[str, ...] = ()  # how each round brought the remote in
     committed: int = 0
     rounds: int = 0
@@ -127,12 +127,14 @@ def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
     """Tracked files changed since *since* that hold a conflict marker (``file:line``)."""
     if since is None:
         return []
-    names = git.run("diff", "--name-only", since, "HEAD").out.splitlines()
+    names = git.run("diff", "--name-only", "-z", since, "HEAD").out.split("\0")
     found: list[str] = []
-    for name in names:
+    for name in filter(None, names):
         path = ws.root / name
-        text = store.read_text_or_none(path, root=ws.root) if path.is_file() else None
-        for number, line in enumerate((text or "").split("\n"), start=1):
+        if not path.is_file() or path.is_symlink():
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        for number, line in enumerate(text.split("\n"), start=1):
             if line.startswith(MARKERS):
                 found.append(f"{name}:{number}")
     return found

@@ -184,6 +184,11 @@ def init_sync(
             raise RefusedError(f"the remote could not be reached: {_last(fetched.err)}")
         remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
         remote_has = git.run("rev-parse", "-q", "--verify", remote_ref, check=False).ok
+        if not remote_has and not was_workspace:
+            raise RefusedError(
+                f"{remote} holds no memory yet and this folder is not a workspace: "
+                "run memtier init here first (or sync init on the host that has the memory)"
+            )
         adopted = merged = False
         if remote_has and not was_workspace:
             git.run("checkout", "-q", "-f", "-B", branch, remote_ref)

@@ -317,3 +317,13 @@ def test_a_workspace_inside_another_repository_leaves_that_repository_alone(
     assert plain("rev-parse", "HEAD") == head and plain("branch", "--list") == branches
     assert plain("ls-files") == ""
     assert not (ws / ".git").exists()
+
+
+def test_sync_init_in_an_empty_folder_with_an_empty_remote_is_refused(tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    done = memtier(folder, "sync", "init", str(remote))
+    assert done.returncode == 1 and "memtier init" in done.stderr
+    assert not (folder / "MEMORY.md").exists()
