@@ -38,7 +38,6 @@ from memtier.formats.merge import Merged, merge_fact, merge_lines, merge_note
 from memtier.workspace import Workspace
 
 KINDS = {"note": merge_note, "fact": merge_fact, "lines": merge_lines}
-CONFLICT_LOG = "conflict-log"
 
 
 def _read(path: Path) -> str:
@@ -126,10 +125,6 @@ def record_conflicts(ws: Workspace) -> list[str]:
         ids.append(sid)
     if text is not None:
         store.write_text(path, text, root=ws.root, like=doc)
-        log = ws.sync_dir / CONFLICT_LOG
-        old = store.read_text_or_none(log, root=ws.root) or ""
-        lines = "".join(f"{ws.today.isoformat()} {sid}\n" for sid in ids)
-        store.write_text(log, old + lines, root=ws.root)
     for file in files:
         os.unlink(file)  # sync's own residue under memory/.sync, not a memory file
     return ids

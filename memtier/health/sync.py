@@ -75,6 +75,7 @@ def note_checks(ws: Workspace) -> tuple[list[Check], list[Check]]:
         notes = [ws.episodic_dir / n for n in names if n.endswith(".md")]
     unique: list[Check] = []
     markers: list[Check] = []
+    standing: list[str] = []
     others = [ws.hot, *ws.warm_files(), *ws.scratch_files] if synced else []
     for path in (*others, *notes):
         data = _read(path)
@@ -82,13 +83,24 @@ def note_checks(ws: Workspace) -> tuple[list[Check], list[Check]]:
             continue
         if synced and (found := _marker(ws, path, data)) is not None:
             markers.append(found)
-        if path.parent == ws.episodic_dir and (found := _unique(ws, path, data)) is not None:
+        if path.parent != ws.episodic_dir:
+            continue
+        if (found := _unique(ws, path, data)) is not None:
             unique.append(found)
+        if synced:
+            standing.extend(_open_conflicts(path, data))
     unique = unique or [Check("episodic.closure.unique", PASS, None, "one closure block per note")]
     if not synced:
         return unique, []
     markers = markers or [Check("sync.markers", PASS, None, "no conflict marker in memory files")]
-    return unique, [*_state(ws), *markers, *_drivers(ws), *_local(ws), *_conflicts(ws), *_stale(ws)]
+    return unique, [
+        *_state(ws),
+        *markers,
+        *_drivers(ws),
+        *_local(ws),
+        *_conflicts(standing),
+        *_stale(ws),
+    ]
 
 
 def _drivers(ws: Workspace) -> list[Check]:
@@ -134,26 +146,20 @@ def _state(ws: Workspace) -> list[Check]:
     return [Check("sync.state", PASS, None, "no merge in progress")]
 
 
-def _conflicts(ws: Workspace) -> list[Check]:
-    log = (_read(ws.sync_dir / "conflict-log") or b"").decode("utf-8", "replace")
-    standing: list[str] = []
-    for line in dict.fromkeys(log.splitlines()):
-        day, _, sid = line.partition(" ")
-        note = _read(ws.episodic_dir / f"{day}.md")
-        if note is None or not sid:
-            continue
-        last = note.decode("utf-8", "replace").rstrip("\n").rsplit("\n", 1)[-1]
-        if last.startswith("Open:") and f"{_CONFLICT_ITEM}{sid}" in last:
-            standing.append(f"{day}.md: {sid}")
+def _open_conflicts(path: Path, data: bytes) -> list[str]:
+    """The conflict ids still listed in the ``Open:`` line that ends the note."""
+    if _CONFLICT_ITEM.encode() not in data:
+        return []
+    last = data.decode("utf-8", "replace").rstrip("\n").rsplit("\n", 1)[-1]
+    if not last.startswith("Open:"):
+        return []
+    return [f"{path.name}: {sid}" for sid in re.findall(_CONFLICT_ITEM + r"(s-[0-9a-f]{8})", last)]
+
+
+def _conflicts(standing: list[str]) -> list[Check]:
+    hint = "settle it, then drop its Open: item (memtier episodic close --replace)"
     return [
-        Check(
-            "sync.conflicts",
-            WARN,
-            None,
-            f"sync conflict still open ({item})",
-            (),
-            "settle it, then drop its Open: item (memtier episodic close --replace)",
-        )
+        Check("sync.conflicts", WARN, None, f"sync conflict still open ({item})", (), hint)
         for item in standing
     ]
 

@@ -228,12 +228,14 @@ def test_a_conflict_warns_until_settled_the_way_the_readme_says(tmp_path: Path) 
     ok(a, "sync")
     assert memtier(b, "sync").returncode == 1
 
-    def conflicts() -> list[dict[str, str]]:
-        report = json.loads(memtier(b, "health-check", "--json").stdout)
+    def conflicts(ws: Path = b) -> list[dict[str, str]]:
+        report = json.loads(memtier(ws, "health-check", "--json").stdout)
         return [c for c in report["checks"] if c["id"] == "sync.conflicts"]
 
     (warning,) = conflicts()
     assert warning["status"] == "warn"
+    ok(a, "sync")  # the block travels: the other host is told too
+    assert [c["status"] for c in conflicts(a)] == ["warn"]
     ok(b, "replace", "nas01 is 10.0.0.7", "nas01 is 10.0.0.5", "--in", infra)
     close = ["episodic", "close", "--decisions", "settled nas01", "--signal", "none"]
     # §4 v3: `--replace` writes the block as given; before v3 every close replaced.
