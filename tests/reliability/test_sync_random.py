@@ -18,9 +18,7 @@ pytestmark = [
 ]
 WORDS = ("amber", "birch", "cobalt", "delta", "ember", "fjord", "garnet", "harbor", "indigo")
 ACTIONS = ("remember", "append", "learn", "rotate", "sync")
-steps = st.lists(
-    st.tuples(st.integers(0, 2), st.sampled_from(ACTIONS)), min_size=1, max_size=10
-)
+steps = st.lists(st.tuples(st.integers(0, 2), st.sampled_from(ACTIONS)), min_size=1, max_size=10)
 
 
 def _act(ws: Path, action: str, n: int) -> str | None:
