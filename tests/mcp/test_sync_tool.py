@@ -11,7 +11,10 @@ from tests.mcp.conftest import call_tool, text_of
 from tests.sync_support import hosts, ok
 
 pytest.importorskip("mcp")
-pytestmark = pytest.mark.anyio
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git"),
+]
 
 
 async def test_sync_before_set_up_is_a_tool_error_in_tool_terms(server: Any) -> None:
