@@ -94,9 +94,9 @@ def clean_message(message: str) -> str:
     # A message may quote what was typed (an unknown option, a task to match):
     # it never repeats a credential, even one split across lines, and it stays one
     # line (PROTOCOL §3 v2). Loaded only when there is an error.
-    from memtier.secrets import redact_folded
+    from memtier.surface import error_line
 
-    return redact_folded(message).text
+    return error_line(message)
 
 
 def redaction_notices(counts: Mapping[str, int], where: str = "") -> tuple[str, ...]:

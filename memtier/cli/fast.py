@@ -104,20 +104,15 @@ def search(
     context: int = 1,
     all_tiers: bool = False,
 ) -> int:
-    import os
-
-    from memtier.cli.invocation import invocation
+    from memtier.cli.invocation import invocation, surface
     from memtier.formats.text import replace_invalid
     from memtier.render import colour_enabled
-    from memtier.search import SearchRequest, find_rg, search
+    from memtier.search import SearchRequest, search
 
     query = replace_invalid(query)  # as the TEXT type does on typer's path
-    ws = open_workspace()
-    override = os.environ.get("MEMTIER_RG")
-    rg = None if override == "none" else find_rg(override or None)
-    warnings: list[str] = []
-    if override and override != "none" and rg is None:
-        warnings.append(f"MEMTIER_RG={override} not found; using the built-in scanner")
+    face = surface()
+    ws = face.workspace()
+    scanner = face.scanner()
     request = SearchRequest(
         query=query,
         tiers=tuple(tier or ()),
@@ -126,10 +121,10 @@ def search(
         regex=regex,
         context=context,
         all_tiers=all_tiers,
-        rg=rg,
+        rg=scanner.rg,
     )
     report = search(ws, request, colour=not invocation().as_json and colour_enabled())
-    return show(report, warnings=warnings)
+    return show(report, warnings=scanner.warnings)
 
 
 BODIES: dict[str, Callable[..., int]] = {

@@ -20,6 +20,7 @@ from memtier.cli.argv import Argv, MissingValue, read_argv, wants_json
 
 if TYPE_CHECKING:
     from memtier.render import Report
+    from memtier.surface import Surface
     from memtier.workspace import Workspace
 
 BUG_ENV_VAR = "MEMTIER_TRACEBACK"
@@ -115,40 +116,31 @@ def _bug(exc: Exception, as_json: bool) -> int:
     return fail(error, as_json=as_json)
 
 
-def resolve_moment() -> Any:
-    from memtier.clock import resolve_now
+def surface() -> Surface:
+    """The adapter for the command being run: its --root and --now, this process's
+    working folder and environment (`memtier.surface`)."""
+    from memtier.surface import Surface
 
-    return resolve_now(_current.now, os.environ.get("MEMTIER_NOW"))
+    return Surface.of_process(_current.root, _current.now)
+
+
+def resolve_moment() -> Any:
+    return surface().moment()
 
 
 def explicit_root() -> str | None:
     """The root a person named: --root, else $MEMTIER_ROOT (None: discover it)."""
-    return _current.root or os.environ.get("MEMTIER_ROOT") or None
+    return surface().explicit_root()
 
 
 def open_workspace() -> Workspace:
     """The workspace a command works on: root discovery, clock and configuration."""
-    from memtier.workspace import Workspace, resolve_root
-
-    moment = resolve_moment()
-    return Workspace.open(resolve_root(explicit_root(), Path.cwd()), moment)
+    return surface().workspace()
 
 
 def user_path(ws_root: Path, given: Path) -> Path:
-    """A path a person typed: as is if absolute; a relative one from the working folder
-    when that lies inside the workspace, else from the workspace root (so
-    ``memtier --root R atomic-write memory/x.md`` means ``R/memory/x.md`` from anywhere)."""
-    if "\0" in str(given):
-        from memtier.errors import InputError
-
-        raise InputError("a path cannot hold a NUL byte")
-    given = given.expanduser()
-    if given.is_absolute():
-        return given
-    from memtier.workspace import inside_root
-
-    cwd = Path.cwd()
-    return (cwd if inside_root(ws_root, cwd) else ws_root) / given
+    """A path a person typed (see `memtier.surface.Surface.user_path`)."""
+    return surface().user_path(ws_root, given)
 
 
 def show(
