@@ -46,7 +46,6 @@ from memtier.formats.buffer import (
 from memtier.render import NO_REDACTIONS
 from memtier.workspace import Workspace
 
-NOTES_HEADING = "## Notes"
 DONE_PREFIX = "- [done] "
 _OPEN_BOX = re.compile(r"\[ \]\s+")
 
