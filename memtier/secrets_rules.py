@@ -322,7 +322,7 @@ _TOKENS: tuple[Rule, ...] = (
         "SENTRY_TOKEN",
         r"\bhttps?://([a-f0-9]{32}(?::[a-f0-9]{32})?)@[A-Za-z0-9.-]+(?::[0-9]{1,5})?/"
         r"(?:[A-Za-z0-9_-]+/)*[0-9]+\b|\bsntry[us]_[A-Za-z0-9+/=_]{40,}",
-        ("://", "sntry"),
+        ("@", "sntry"),  # "@" is rarer in notes than "://"
     ),
     Rule("MAILGUN_KEY", r"\b(?:pub)?key-[a-f0-9]{32}\b", ("key-",)),
     Rule(
@@ -395,7 +395,7 @@ _SYNTAX: tuple[Rule, ...] = (
         # Any other scheme with a password in its user part (https, ftp, amqp, smtp, ...).
         "URL_PASSWORD",
         r"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^:/?#@\s\[\]]*:([^/?#@\s\[\]]+)@",
-        ("://",),
+        ("@",),
     ),
     Rule(
         # Crypt hashes of passwords (/etc/shadow, htpasswd): bcrypt, md5-apr1, sha-crypt,
