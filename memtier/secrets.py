@@ -2,12 +2,13 @@
 
 How it works
 ------------
-Detection is driven by one ordered table of named rules, kept in
-`memtier.secrets_rules` (``_RULES`` here): regular expressions valid for
-Python's ``re`` and ripgrep alike, each with the literal anchors that find its
-candidate lines. When a rule has capturing groups, the first group that took
-part is the secret (the ``password=`` key, the ``Bearer`` word and the
-user/host of a database URL stay readable); otherwise the whole match is.
+Detection is driven by one ordered table of named rules (``_RULES``), kept in
+`memtier.secrets_tokens` (provider tokens) and `memtier.secrets_rules` (syntax):
+regular expressions valid for Python's ``re`` and ripgrep alike, each with the
+literal anchors that find its candidate lines. When a rule has capturing
+groups, the first group that took part is the secret (the ``password=`` key,
+the ``Bearer`` word and the user/host of a database URL stay readable);
+otherwise the whole match is.
 
 All rules apply to a single line, except ``PRIVATE_KEY``, which starts on a
 ``-----BEGIN ... PRIVATE KEY-----`` line and runs through the matching END
@@ -59,7 +60,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from memtier.secrets_rules import RULES, Rule, secret_group
+from memtier.secrets_rules import PRIVATE_KEY, SYNTAX, Rule, secret_group
+from memtier.secrets_tokens import TOKENS
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,8 @@ class Redaction:
         return bool(self.counts)
 
 
-_RULES: tuple[Rule, ...] = RULES
+# The whole table: a provider rule wins over a generic one where spans overlap.
+_RULES: tuple[Rule, ...] = (PRIVATE_KEY, *TOKENS, *SYNTAX)
 
 RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in _RULES)
 

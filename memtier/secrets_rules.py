@@ -1,4 +1,10 @@
-"""The table of secret shapes that `memtier.secrets` detects and redacts (PROTOCOL §3).
+"""The rows of secret shapes that `memtier.secrets` detects and redacts (PROTOCOL §3).
+
+This module holds the row type, the checks in Python on top of a regex, and the
+rows that are syntax (file formats, URLs, command-line flags, key assignments);
+`memtier.secrets_tokens` holds the provider tokens with a fixed prefix. The
+table is ``(PRIVATE_KEY, *TOKENS, *SYNTAX)``: a provider rule always wins over
+a generic one where spans overlap.
 
 Each row is a named regular expression in the subset of syntax that both
 Python's ``re`` and Rust's ``regex`` crate (ripgrep's engine) accept: no
@@ -28,7 +34,7 @@ import re
 from collections.abc import Callable
 
 
-def _ci(snippet: str) -> str:
+def ci(snippet: str) -> str:
     """Spell a backslash-free regex snippet case-insensitively, letter by letter.
 
     ``[Pp][Aa]...`` means exactly the same to Python and to Rust, unlike
@@ -45,7 +51,7 @@ _VALUE = r"""([^\s"'`$<{(*/\[;&][^\s"'`;&]{5,})"""
 # ``DB_PASSWORD="correct horse battery staple"``, ``password="hunter2;rest"``.
 _QUOTED = r""""([^"\n]{3,256})"|'([^'\n]{3,256})'|`([^`\n]{3,256})`"""
 _KEY_END = r"[*\"'`]{0,2}[ \t]*[:=\uff1a][*]{0,2}[ \t]*"
-_ASSIGN = _KEY_END + r"""["'`]?"""
+ASSIGN = _KEY_END + r"""["'`]?"""
 # A command-line value: quoted (whole) or bare, never an option itself.
 _ARG = r"""(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'-][^\s"']*))"""
 PEM_BEGIN = r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
@@ -168,7 +174,7 @@ def _basic_credentials(match: re.Match[str]) -> bool:
     return not (value.isalpha() and value.islower())
 
 
-def _random_token(match: re.Match[str]) -> bool:
+def random_token(match: re.Match[str]) -> bool:
     """A generated token holds a digit and a letter (``s.`` + 24 letters is prose)."""
     value = match.group(0)
     return any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value[2:])
@@ -195,197 +201,7 @@ _PASSWORD_ANCHORS = (
     "adgangskode", "hasło", "heslo", "salasana", "jelszó", "parola", "şifre", "sifre",
 )  # fmt: skip
 
-_TOKENS: tuple[Rule, ...] = (
-    Rule("ANTHROPIC_KEY", r"\bsk-ant-[A-Za-z0-9_-]{32,}", ("sk-ant-",)),
-    Rule(
-        "OPENAI_KEY",
-        r"\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}\b)",
-        ("sk-",),
-    ),
-    Rule(
-        "STRIPE_KEY",
-        r"\b(?:[rs]k_(?:live|test|prod)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{32,})\b",
-        ("k_live_", "k_test_", "k_prod_", "whsec_"),
-    ),
-    Rule(
-        "GITHUB_TOKEN",
-        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b",
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    ),
-    Rule("GOOGLE_API_KEY", r"\bAIza[A-Za-z0-9_-]{35}", ("AIza",)),
-    Rule(
-        "GOOGLE_OAUTH",
-        r"\b(?:GOCSPX-[A-Za-z0-9_-]{28}|ya29\.[A-Za-z0-9_-]{30,}(?:\.[A-Za-z0-9_-]{4,})*"
-        r"|1//0[A-Za-z0-9_-]{40,})",
-        ("GOCSPX-", "ya29.", "1//0"),
-    ),
-    Rule("AWS_ACCESS_KEY_ID", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", ("AKIA", "ASIA")),
-    Rule(
-        "AWS_SECRET_ACCESS_KEY",
-        "(?:"
-        + _ci("aws_?secret_?(?:access_?)?key|secret_?access_?key")
-        + ")"
-        + _ASSIGN
-        + r"([A-Za-z0-9/+]{40,})",
-        ("secret",),
-        folded=True,
-    ),
-    Rule(
-        "AZURE_STORAGE_KEY",
-        _ci("accountkey")
-        + r"[ \t]*=[ \t]*([A-Za-z0-9+/]{84,86}==)|"
-        + _ci("sharedaccesskey")
-        + r"[ \t]*=[ \t]*([A-Za-z0-9+/]{42,44}=)",
-        ("accountkey", "sharedaccesskey"),
-        folded=True,
-    ),
-    Rule("AZURE_SAS", r"[?&;]sig=([A-Za-z0-9%+/]{30,}(?:=|%3[Dd]){0,2})", ("sig=",)),
-    Rule(
-        "AZURE_AD_SECRET",
-        r"(?:(?m:^)|[\s'\"`=:(,>])([A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34})\b",
-        ("Q~",),
-    ),
-    Rule(
-        "SLACK_TOKEN",
-        r"\b(?:xox[abprs]-[0-9]+-[A-Za-z0-9-]{8,}|xoxe(?:\.xox[bp])?-[0-9]-[A-Za-z0-9]{100,}"
-        r"|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]{16,})",
-        ("xox", "xapp-"),
-    ),
-    Rule(
-        "SLACK_WEBHOOK",
-        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/"
-        r"([A-Za-z0-9_]{6,}/[A-Za-z0-9_]{6,}/[A-Za-z0-9_]{16,})",
-        ("hooks.slack.com",),
-    ),
-    Rule(
-        "DISCORD_WEBHOOK",
-        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
-        r"([A-Za-z0-9_-]{60,68})",
-        ("discord",),
-    ),
-    Rule(
-        # The base64 of a numeric user id, a timestamp, an HMAC.
-        "DISCORD_BOT_TOKEN",
-        r"\b(?:M[Tjz]|N[DTjz]|O[DT])[A-Za-z0-9_-]{21,25}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}\b",
-        ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"),
-    ),
-    Rule(
-        "TEAMS_WEBHOOK",
-        r"https://[A-Za-z0-9-]+\.webhook\.office\.com/webhookb2/([^\s\"'<>]{40,})",
-        ("webhook.office.com",),
-    ),
-    Rule(
-        "GITLAB_TOKEN",
-        r"\b(?:gl(?:pat|ptt|rt|dt|ft|cbt|ffct|imt|oas|soat|agent)-[A-Za-z0-9_-]{20,}"
-        r"|GR1348941[A-Za-z0-9_-]{20,})",
-        (
-            "glpat-",
-            "glptt-",
-            "glrt-",
-            "gldt-",
-            "glft-",
-            "glcbt-",
-            "glffct-",
-            "glimt-",
-            "gloas-",
-            "glsoat-",
-            "glagent-",
-            "GR1348941",
-        ),
-    ),
-    Rule("PYPI_TOKEN", r"\bpypi-AgE[A-Za-z0-9_-]{50,}", ("pypi-AgE",)),
-    Rule("TAILSCALE_KEY", r"\btskey-(?:[a-z]+-)?[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}", ("tskey-",)),
-    Rule("DIGITALOCEAN_TOKEN", r"\bdo[opr]_v1_[a-f0-9]{64}\b", ("doo_v1_", "dop_v1_", "dor_v1_")),
-    Rule(
-        "SHOPIFY_TOKEN",
-        r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
-        ("shpat_", "shpca_", "shppa_", "shpss_"),
-    ),
-    Rule("SENDGRID_KEY", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", ("SG.",)),
-    Rule("SENDINBLUE_KEY", r"\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b", ("xkeysib-",)),
-    Rule("TWILIO_API_KEY", r"\bSK[0-9a-f]{32}\b", ("SK",)),
-    Rule("NPM_TOKEN", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",)),
-    Rule(
-        "VAULT_TOKEN",
-        r"\b(?:hv[bs]\.[A-Za-z0-9_-]{24,}|s\.[A-Za-z0-9]{24}\b)",
-        ("hvb.", "hvs.", "s."),
-        plausible=_random_token,
-    ),
-    Rule("TERRAFORM_TOKEN", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}", ("atlasv1",)),
-    Rule(
-        "HUGGINGFACE_TOKEN",
-        r"\b(?:hf_[A-Za-z0-9]{30,}|api_org_[A-Za-z]{34})\b",
-        ("hf_", "api_org_"),
-    ),
-    Rule("AGE_SECRET_KEY", r"\bAGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}\b", ("AGE-SECRET-KEY-1",)),
-    Rule(
-        "SENTRY_TOKEN",
-        r"\bhttps?://([a-f0-9]{32}(?::[a-f0-9]{32})?)@[A-Za-z0-9.-]+(?::[0-9]{1,5})?/"
-        r"(?:[A-Za-z0-9_-]+/)*[0-9]+\b|\bsntry[us]_[A-Za-z0-9+/=_]{40,}",
-        ("@", "sntry"),  # "@" is rarer in notes than "://"
-    ),
-    Rule("MAILGUN_KEY", r"\b(?:pub)?key-[a-f0-9]{32}\b", ("key-",)),
-    Rule(
-        "SQUARE_TOKEN",
-        r"\b(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{60,})",
-        ("sq0atp-", "sq0csp-", "EAAA"),
-    ),
-    Rule("ATLASSIAN_TOKEN", r"\bAT(?:ATT|CTT)3[A-Za-z0-9_=-]{100,}", ("ATATT3", "ATCTT3")),
-    Rule(
-        "GRAFANA_TOKEN",
-        r"\b(?:glc_[A-Za-z0-9+/]{32,}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b"
-        r"|eyJrIjoi[A-Za-z0-9+/]{40,}={0,3})",
-        ("glc_", "glsa_", "eyJrIjoi"),
-    ),
-    Rule("POSTMAN_KEY", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b", ("PMAK-",)),
-    Rule("DATABRICKS_TOKEN", r"\bdapi[a-f0-9]{32}(?:-[0-9])?\b", ("dapi",)),
-    Rule("LINEAR_KEY", r"\blin_(?:api|oauth)_[A-Za-z0-9]{40,64}\b", ("lin_api_", "lin_oauth_")),
-    Rule(
-        "NOTION_TOKEN",
-        r"\b(?:ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})\b",
-        ("ntn_", "secret_"),
-    ),
-    Rule(
-        "DOPPLER_TOKEN",
-        r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.(?:[A-Za-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}\b",
-        ("dp.",),
-    ),
-    Rule(
-        "ONEPASSWORD_TOKEN",
-        r"\b(?:ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}"
-        r"|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b)",
-        ("ops_eyJ", "A3-"),
-    ),
-    Rule("DOCKERHUB_TOKEN", r"\bdckr_pat_[A-Za-z0-9_-]{27,}", ("dckr_pat_",)),
-    Rule("SUPABASE_TOKEN", r"\bsbp_[a-f0-9]{40}\b", ("sbp_",)),
-    Rule(
-        "PLANETSCALE_TOKEN",
-        r"\bpscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}",
-        ("pscale_tkn_", "pscale_oauth_", "pscale_pw_"),
-    ),
-    Rule("PULUMI_TOKEN", r"\bpul-[a-f0-9]{40}\b", ("pul-",)),
-    Rule("RUBYGEMS_KEY", r"\brubygems_[a-f0-9]{48}\b", ("rubygems_",)),
-    Rule(
-        "NEWRELIC_KEY",
-        r"\bNR(?:AK-[A-Za-z0-9]{27}|II-[A-Za-z0-9_-]{32}|JS-[a-f0-9]{19})\b",
-        ("NRAK-", "NRII-", "NRJS-"),
-    ),
-    Rule("HEROKU_KEY", r"\bHRKU-AA[A-Za-z0-9_-]{58}", ("HRKU-AA",)),
-    Rule("OPENSHIFT_TOKEN", r"\bsha256~[A-Za-z0-9_-]{43}", ("sha256~",)),
-    Rule("PERPLEXITY_KEY", r"\bpplx-[A-Za-z0-9]{48}\b", ("pplx-",)),
-    Rule(
-        "TELEGRAM_BOT_TOKEN",
-        r"\b[0-9]{8,10}:[A-Za-z0-9_-]{35}",
-        tuple(f"{digit}:" for digit in range(10)),
-    ),
-    Rule(
-        "JWT",
-        r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
-        ("eyJ",),
-    ),
-)
-
-_SYNTAX: tuple[Rule, ...] = (
+SYNTAX: tuple[Rule, ...] = (
     Rule(
         "DATABASE_URL",
         r"\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?)://[^:/?#@\s]*:([^/?#@\s]+)@",
@@ -439,7 +255,7 @@ _SYNTAX: tuple[Rule, ...] = (
     Rule(
         "ETH_PRIVATE_KEY",
         "(?:"
-        + _ci("priv(?:ate)?[ _.-]?key|wallet[ _.-]?(?:private[ _.-]?)?key")
+        + ci("priv(?:ate)?[ _.-]?key|wallet[ _.-]?(?:private[ _.-]?)?key")
         + ")"
         + r"[*\"'`]{0,2}[ \t]*[:=\uff1a]?[ \t]*[\"'`]?((?:0x)?[a-fA-F0-9]{64})\b",
         ("priv", "wallet"),
@@ -447,7 +263,7 @@ _SYNTAX: tuple[Rule, ...] = (
     ),
     Rule(
         "BASIC_AUTH",
-        r"\b" + _ci("basic") + r"[ \t]+([A-Za-z0-9+/]{8,}={0,2})",
+        r"\b" + ci("basic") + r"[ \t]+([A-Za-z0-9+/]{8,}={0,2})",
         ("basic",),
         folded=True,
         plausible=_basic_credentials,
@@ -479,13 +295,13 @@ _SYNTAX: tuple[Rule, ...] = (
         # Authorization: Bearer/Token/Bot <credential>.
         "BEARER_TOKEN",
         r"(?:\b"
-        + _ci("bearer")
+        + ci("bearer")
         + "|"
-        + _ci("authorization")
+        + ci("authorization")
         + r":[ \t]*(?:"
-        + _ci("token")
+        + ci("token")
         + "|"
-        + _ci("bot")
+        + ci("bot")
         + r"))[ \t]+([A-Za-z0-9._~+/-]{16,}=*)",
         ("bearer", "authorization"),
         folded=True,
@@ -494,12 +310,12 @@ _SYNTAX: tuple[Rule, ...] = (
     Rule(
         "PASSWORD_ASSIGNMENT",
         "(?:"
-        + _ci(_PASSWORD_WORDS)
+        + ci(_PASSWORD_WORDS)
         # DB_PASS, PASS, PSK: a word of its own, not the end of "bypass" or "compass"
         # (checked in Python: an assertion first would cost the regex its quick scan
         # for the first letter).
         + r"|_?(?:"
-        + _ci("pass|psk")
+        + ci("pass|psk")
         + r")\b)"
         + _KEY_END
         + "(?:"
@@ -520,5 +336,3 @@ PRIVATE_KEY = Rule(
     ("-----BEGIN",),
     block=(PEM_BEGIN, PEM_END, PEM_BODY),
 )
-
-RULES: tuple[Rule, ...] = (PRIVATE_KEY, *_TOKENS, *_SYNTAX)

@@ -184,6 +184,17 @@ SHAPES: list[Shape] = [
     Shape("Sendinblue key", "xkey" + "sib-" + _r(64, _HEX) + "-" + _r(16), ""),
     Shape("GitLab deploy token", "gl" + "dt-" + _r(20, _URLSAFE), ""),
     Shape("psk in wpa_supplicant", "  ps" + 'k="' + "correct horse battery" + '"', "horse"),
+    Shape("Adobe client secret", "adobe p8" + "e-" + _r(32), ""),
+    Shape("Alibaba access key", "aliyun LT" + "AI" + _r(20), ""),
+    Shape("Artifactory API key", "jfrog AK" + "Cp" + _r(69), ""),
+    Shape("Dynatrace token", "dt0c" + "01." + _r(24) + "." + _r(64), ""),
+    Shape("Fly.io token", "fly fo" + "1_" + _r(43, _URLSAFE), ""),
+    Shape("Prefect key", "prefect pn" + "u_" + _r(36), ""),
+    Shape("ReadMe key", "readme rd" + "me_" + _r(70, _HEX + "ghijklmnopqrstuvwxyz"), ""),
+    Shape("Shippo token", "shippo_" + "live_" + _r(40, _HEX), ""),
+    Shape("Typeform token", "typeform tf" + "p_" + _r(59, _URLSAFE), ""),
+    Shape("Mapbox secret token", "mapbox sk" + ".eyJ1Ijoi" + _r(40, _URLSAFE) + "." + _r(22), ""),
+    Shape("MaxMind license key", "maxmind " + _r(6) + "_" + _r(29) + "_m" + "mk", ""),
     Shape(
         "Teams webhook",
         "https://acme.webhook.office.com/webhook"
@@ -262,5 +273,8 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("private key prose", "the private key: stored in the vault, never here"),
     ("psk word", "psk: none on the guest network"),
     ("hyphenated hex words", "deadbeef-cafe is not a key"),
+    ("provider prefixes", "LTAI, AKCp, dt0c01., pnu_, rdme_ and tfp_ are token prefixes"),
+    ("mapbox public token", "mapbox pk.eyJ1IjoiZXhhbXBsZSJ9.short is public"),
+    ("version numbers", "v1.0-rc1 and v1.0-beta shipped; ico-2024 is a conference"),
     ("code of conduct", "Decisions: pass the baton; the key is consistency"),
 ]
