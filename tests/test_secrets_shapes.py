@@ -85,3 +85,89 @@ def test_line_anchored_rules_fire_on_any_line() -> None:
     # Python's "^" ignores the start offset of a search: "(?m:^)" does not.
     assert detect("intro\n-u deploy:" + "Hunt3rPw https://x") == [Finding("CLI_USER_PASSWORD", 2)]
     assert [f.line for f in detect("a\nb\ndb:5432:app:me:Zx9Qw8Er7T\n")] == [3]
+
+
+# One near-miss per rule: the rule's prefix or syntax in text that is not a secret
+# (too short, prose, a template); every rule of the table has one here.
+RULE_NEAR_MISSES: dict[str, str] = {
+    "PRIVATE_KEY": "the file starts with a BEGIN PRIVATE KEY line, keep it out of notes",
+    "ANTHROPIC_KEY": "keys start with sk-ant- and are long",
+    "OPENAI_KEY": "we use sk-learn; sk-short is a stub",
+    "STRIPE_KEY": "sk_live_ keys and whsec_short are Stripe's",
+    "GITHUB_TOKEN": "ghp_ tokens; github_pat_ is the fine-grained kind",
+    "GOOGLE_API_KEY": "AIza starts a Google API key",
+    "GOOGLE_OAUTH": "GOCSPX-short and ya29.a0 and 1//0short",
+    "AWS_ACCESS_KEY_ID": "AKIA is the prefix; AKIAshort",
+    "AWS_SECRET_ACCESS_KEY": "aws_secret_access_key = <from the vault>",
+    "AZURE_STORAGE_KEY": "AccountKey= goes last in the connection string",
+    "AZURE_SAS": "a SAS URL ends with &sig=abc",
+    "AZURE_AD_SECRET": "Q~ marks Azure client secrets",
+    "SLACK_TOKEN": "xoxb- tokens and xapp- tokens",
+    "SLACK_WEBHOOK": "https://hooks.slack.com/services/ needs three parts",
+    "DISCORD_WEBHOOK": "https://discord.com/api/webhooks/ needs an id and a token",
+    "DISCORD_BOT_TOKEN": "version MTIz.abc.def of the build",
+    "TEAMS_WEBHOOK": "https://acme.webhook.office.com/webhookb2/short",
+    "GITLAB_TOKEN": "glpat-short and gldt- and GR1348941 are GitLab's",
+    "PYPI_TOKEN": "pypi-AgE starts an upload token",
+    "TAILSCALE_KEY": "tskey-auth keys expire after 90 days",
+    "DIGITALOCEAN_TOKEN": "dop_v1_abc is too short",
+    "SHOPIFY_TOKEN": "shpat_xyz is too short",
+    "SENDGRID_KEY": "SG.abc.def is too short",
+    "SENDINBLUE_KEY": "xkeysib- starts a Brevo key",
+    "TWILIO_API_KEY": "SKU12345 is not a key",
+    "NPM_TOKEN": "npm_ tokens are 36 characters",
+    "VAULT_TOKEN": "s.t. the vault is sealed; hvs.short",
+    "TERRAFORM_TOKEN": "Terraform Cloud tokens hold .atlasv1. in the middle",
+    "HUGGINGFACE_TOKEN": "hf_short and api_org_ are Hugging Face prefixes",
+    "AGE_SECRET_KEY": "AGE-SECRET-KEY-1 starts an age identity",
+    "SENTRY_TOKEN": "https://sentry.io/organizations/acme/issues/123/ and sntryu_",
+    "MAILGUN_KEY": "a key-value store with key-based auth",
+    "SQUARE_TOKEN": "the EAAA prefix and sq0csp- are Square's",
+    "ATLASSIAN_TOKEN": "ATATT3 tokens are long",
+    "GRAFANA_TOKEN": "glsa_ and glc_ are Grafana prefixes",
+    "POSTMAN_KEY": "PMAK- keys belong to Postman",
+    "DATABRICKS_TOKEN": "dapi123 is too short",
+    "LINEAR_KEY": "lin_api_ is Linear's prefix",
+    "NOTION_TOKEN": "secret_sauce and ntn_ are words here",
+    "DOPPLER_TOKEN": "dp.pt. and dp.st. are Doppler prefixes",
+    "ONEPASSWORD_TOKEN": "ops_eyJ starts a service account token; A3-XYZ is short",
+    "DOCKERHUB_TOKEN": "dckr_pat_ starts a Docker Hub token",
+    "SUPABASE_TOKEN": "sbp_ tokens are 40 hex digits",
+    "PLANETSCALE_TOKEN": "pscale_tkn_ is the prefix",
+    "PULUMI_TOKEN": "pul-abc is short",
+    "RUBYGEMS_KEY": "rubygems_ starts a key",
+    "NEWRELIC_KEY": "NRAK- starts a New Relic key",
+    "HEROKU_KEY": "HRKU-AA starts a Heroku key",
+    "OPENSHIFT_TOKEN": "sha256~ starts an OpenShift token",
+    "PERPLEXITY_KEY": "pplx- starts a Perplexity key",
+    "PROVIDER_TOKEN": "LTAI, AKCp and dt0c01. are prefixes; v1.0-rc1 shipped",
+    "TELEGRAM_BOT_TOKEN": "meeting at 12:30, deadline 2024-01-01T10:20:30",
+    "JWT": "eyJhbGciOiJIUzI1NiJ9 alone is only a header",
+    "DATABASE_URL": "connect to postgres://user@host/db",
+    "URL_PASSWORD": "see http://example.com/a:b@c for the syntax",
+    "PASSWORD_HASH": "bcrypt hashes start with $2b$ and a cost",
+    "NETRC_PASSWORD": "machine nas01 login works; pass" + "word prompt hangs",
+    "PGPASS_LINE": "12:30:45:10:05 was the lap split",
+    "DOCKER_AUTH": '"au' + 'th": "required"',
+    "KUBECONFIG_KEY": "client-key-data is the base64 of the client key",
+    "ETH_PRIVATE_KEY": "the private key: stored in the vault, never here",
+    "BASIC_AUTH": "Basic authentication is off",
+    "CLI_USER_PASSWORD": "curl -u deploy https://x.example.com asks for the password",
+    "MYSQL_PASSWORD": "mysql -P 3306 -p app prompts for it",
+    "CLI_PASSWORD": "sshpass -f ~/.pw ssh -p 2222 deploy@nas01",
+    "PASSWORD_OPTION": "--password-file /etc/app/pw",
+    "BEARER_TOKEN": "Authorization: Token required for the admin API",
+    "PASSWORD_ASSIGNMENT": "All 3 test cases pass: 57.00, 46.00",
+}
+
+
+def test_every_rule_has_a_near_miss() -> None:
+    from memtier.secrets import RULE_NAMES
+
+    assert set(RULE_NEAR_MISSES) == set(RULE_NAMES)
+
+
+@pytest.mark.parametrize(("rule", "text"), list(RULE_NEAR_MISSES.items()))
+def test_the_near_miss_of_each_rule_is_kept(rule: str, text: str) -> None:
+    assert redact(text).text == text, rule
+    assert detect(text) == [], rule
