@@ -49,10 +49,20 @@ def test_every_near_miss_is_kept(label: str, text: str) -> None:
     assert detect(text) == [], label
 
 
-def test_health_check_fails_on_every_shape(tmp_path: Path) -> None:
-    """The ``secrets`` check of health-check uses the very same rules (PROTOCOL §6)."""
+@pytest.mark.parametrize("engine", ["python", "ripgrep"])
+def test_health_check_fails_on_every_shape(
+    tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ``secrets`` check of health-check uses the very same rules (PROTOCOL §6),
+    whether Python scans every note or ripgrep's prefilter picks them first."""
+    from memtier.health import secrets_scan
     from memtier.health.secrets_scan import secrets_checks
     from memtier.workspace import Workspace
+
+    if engine == "ripgrep":
+        if secrets_scan._ripgrep() is None:
+            pytest.skip("ripgrep not installed")
+        monkeypatch.setattr(secrets_scan, "RG_MIN_NOTES", 1)
 
     note = tmp_path / "memory" / "episodic" / "2026-11-30.md"
     note.parent.mkdir(parents=True)
