@@ -81,7 +81,8 @@ class FactTable:
 
     def has_all(self, lines: list[str]) -> bool:
         """True when every content line of a block already stands (a block duplicate)."""
-        wanted = [core(b) for b in lines if b.strip() and not is_fence(b)]
+        # The lines `fact_lines` keeps (no heading, no fence), as the table holds them.
+        wanted = [core(b) for b in lines if b.strip() and not b.startswith("#") and not is_fence(b)]
         wanted = [w for w in wanted if w]
         return bool(wanted) and all(w in self.exact for w in wanted)
 

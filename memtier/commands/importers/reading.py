@@ -50,8 +50,11 @@ LAYOUTS: dict[str, str] = {
 
 
 def too_big(size: int, what: str) -> InputError:
-    limit = MAX_SOURCE_BYTES // (1024 * 1024)
-    return InputError(f"{what}: {size} bytes, larger than the import limit of {limit} MiB")
+    mib = 1024 * 1024
+    limit = (
+        f"{MAX_SOURCE_BYTES // mib} MiB" if mib <= MAX_SOURCE_BYTES else f"{MAX_SOURCE_BYTES} bytes"
+    )
+    return InputError(f"{what}: {size} bytes, larger than the import limit of {limit}")
 
 
 def _decode(data: bytes, name: str, path: Path | None) -> str:
