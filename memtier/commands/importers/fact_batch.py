@@ -15,7 +15,6 @@ from memtier import store
 from memtier.commands.importers.facts_table import FactTable
 from memtier.commands.importers.report import DUPLICATE, Outcome, imported, skipped
 from memtier.errors import InputError, RefusedError
-from memtier.secrets import add_counts
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -56,89 +55,88 @@ class FactBatch:
         self.redacted, self.dry_run = redacted, dry_run
 
     def apply(self, chunk: list[Planned]) -> list[Outcome]:
-        if self.dry_run:
-            return self._apply(chunk)
-        with store.workspace_lock(self.ws.lock_file):
-            return self._apply(chunk)
+        """Judge *chunk* outside the lock against the file as last seen; under the lock,
+        judge again only when the file changed meanwhile, then write it once."""
+        from memtier.commands.fact_files import resolve_fact_file
 
-    def _open(self) -> tuple[FactFile, store.Document, bool]:
-        from memtier.commands.fact_files import read_fact_file, resolve_fact_file
+        try:
+            target = resolve_fact_file(self.ws, self.rel, option="--kind")
+            seen = self.table.texts.get(self.rel)
+            if self.dry_run:
+                text = seen if seen is not None else self._read(target).text
+                return self._decide(target, chunk, text)[0]
+            if seen is not None:
+                outcomes, new_text = self._decide(target, chunk, seen)
+            with store.workspace_lock(self.ws.lock_file):
+                doc = self._read(target)
+                if seen is None or doc.text != seen:
+                    outcomes, new_text = self._decide(target, chunk, doc.text)
+                if new_text is not None:
+                    store.write_text(target.path, new_text, root=self.ws.root, like=doc)
+        except (InputError, RefusedError) as exc:
+            why = f"refused: {exc.message}"
+            return [skipped(e.ref, why, None, e.label) for e in chunk]
+        return outcomes
+
+    def _read(self, target: FactFile) -> store.Document:
+        """The file as it stands (header checked), or a new procedural file's header."""
+        from memtier.commands.fact_files import read_fact_file
         from memtier.formats.fact_text import default_topic_tags, topic_title, warm_header
 
-        target = resolve_fact_file(self.ws, self.rel, option="--kind")
         if target.exists:
-            return target, read_fact_file(self.ws, target), False
+            return read_fact_file(self.ws, target)
         if target.tier == "hot" or not self.rel.startswith("memory/procedural/"):
             raise InputError(f"{self.rel}: no such file (memtier init creates it)")
         stem = target.path.stem
         tags = default_topic_tags(stem, self.ws.config.vocabulary)
-        pending = self.table.texts.get(self.rel)
-        text = pending or warm_header(topic_title(stem), tags, self.ws.today.isoformat())
-        return target, store.Document(text=text), True
+        return store.Document(text=warm_header(topic_title(stem), tags, self.ws.today.isoformat()))
 
-    def _apply(self, chunk: list[Planned]) -> list[Outcome]:
+    def _decide(
+        self, target: FactFile, chunk: list[Planned], text: str
+    ) -> tuple[list[Outcome], str | None]:
+        """Outcomes of *chunk* added to *text*, and the new text (None: nothing added)."""
         from memtier.commands.fact_files import check_hot_cap, refresh_dates
         from memtier.formats.fact_text import end_insert_index
 
-        try:
-            target, doc, _created = self._open()
-        except (InputError, RefusedError) as exc:
-            why = f"refused: {exc.message}"
-            return [skipped(e.ref, why, None, e.label) for e in chunk]
-        text = doc.text
-        if self.dry_run and self.rel in self.table.texts:
-            text = self.table.texts[self.rel]  # what the earlier chunks would have written
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
         header = target.header_lines
         if self.table.texts.get(self.rel) != text:
             self.table.load(self.rel, lines, header)  # changed meanwhile: read it again
+            self.table.texts[self.rel] = text
         outcomes: list[Outcome] = []
         added = 0
         for entry in chunk:
-            try:
-                new = self._clean(entry)
-            except InputError as exc:
-                outcomes.append(skipped(entry.ref, f"invalid: {exc.message}", None, entry.label))
+            if entry.clean is None:
+                outcomes.append(skipped(entry.ref, entry.problem or "invalid", None, entry.label))
                 continue
+            new = entry.clean.split("\n") if entry.item.block else [f"- {entry.clean}"]
             if self._duplicate(new, entry):
                 outcomes.append(skipped(entry.ref, DUPLICATE, None, entry.label))
                 continue
             at = end_insert_index(lines, header)
-            del lines[at:]
             if entry.item.block and at > 0 and lines[at - 1].strip():
                 new = ["", *new]
-            candidate = [*lines, *new]
             if target.tier == "hot":
                 try:
-                    check_hot_cap(self.ws, target, "\n".join(candidate) + "\n")
+                    check_hot_cap(self.ws, target, "\n".join([*lines[:at], *new]) + "\n")
                 except RefusedError as exc:
-                    outcomes.append(
-                        skipped(entry.ref, f"refused: {exc.message}", None, entry.label)
-                    )
+                    why = f"refused: {exc.message}"
+                    outcomes.append(skipped(entry.ref, why, None, entry.label))
                     continue
-            lines = candidate
+            del lines[at:]
+            lines.extend(new)
             for offset, line in enumerate(new):
                 self.table.add(self.rel, at + offset + 1, line)
             added += 1
             outcomes.append(imported(entry.ref, self.rel, entry.label))
         if not added:
-            return outcomes
+            return outcomes, None
         refresh_dates(target, lines, self.ws.today.isoformat(), verified=True)
         new_text = "\n".join(lines) + "\n"
         self.table.texts[self.rel] = new_text
-        if not self.dry_run:
-            store.write_text(target.path, new_text, root=self.ws.root, like=doc)
-        return outcomes
-
-    def _clean(self, entry: Planned) -> list[str]:
-        from memtier.commands.facts import clean_fact
-
-        block = entry.item.block
-        clean = clean_fact("\n".join(entry.lines), "imported item", block=block)
-        add_counts(self.redacted, clean.redacted)
-        return clean.text.split("\n") if block else [f"- {clean.text}"]
+        return outcomes, new_text
 
     def _duplicate(self, new: list[str], entry: Planned) -> bool:
         if entry.item.block:

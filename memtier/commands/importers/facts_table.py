@@ -23,7 +23,6 @@ from memtier.formats.fact_text import (
     NEAR_DUPLICATE_THRESHOLD,
     fact_lines,
     is_fence,
-    jaccard,
     normalise_fact,
     word_set,
 )
@@ -104,7 +103,8 @@ class FactTable:
                     continue
                 seen.add(index)
                 other, _key, match = self.entries[index]
-                score = jaccard(words, other)
+                shared = len(words & other)
+                score = shared / (len(words) + len(other) - shared)
                 if score >= NEAR_DUPLICATE_THRESHOLD and (best is None or score > best.score):
                     best = Match(score, match.file, match.line, match.text)
         return best

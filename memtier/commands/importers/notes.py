@@ -13,10 +13,8 @@ from typing import TYPE_CHECKING
 
 from memtier import store
 from memtier.commands.importers.report import DUPLICATE, Outcome, imported, skipped
-from memtier.errors import InputError
 from memtier.formats.episodic import ClosureBlock, contains_lines, place_before_closure
 from memtier.formats.routing import UNROUTED
-from memtier.secrets import add_counts
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -71,10 +69,10 @@ class DayNotes:
         home = self.ws.relative(self.ws.episodic_note(day))
         outcomes = []
         for entry in chunk:
-            try:
-                outcomes.append(self._add(entry, home, seen, lines, added))
-            except InputError as exc:
-                outcomes.append(skipped(entry.ref, f"invalid: {exc.message}", None, entry.label))
+            if entry.clean is None:
+                outcomes.append(skipped(entry.ref, entry.problem or "invalid", None, entry.label))
+            else:
+                outcomes.append(self._add(entry, entry.clean, home, seen, lines, added))
         if not added:
             return outcomes
         addition = "".join(added)
@@ -91,21 +89,15 @@ class DayNotes:
         return outcomes
 
     def _add(
-        self, entry: Planned, home: str, seen: str, lines: set[str], added: list[str]
+        self, entry: Planned, clean: str, home: str, seen: str, lines: set[str], added: list[str]
     ) -> Outcome:
-        from memtier.commands.facts import clean_fact
-
         if entry.item.block:
-            clean = clean_fact("\n".join(entry.lines), "imported item", block=True)
-            add_counts(self.redacted, clean.redacted)
-            block = clean.text.rstrip("\n") + "\n"
+            block = clean.rstrip("\n") + "\n"
             if contains_lines(seen + "".join(added), block):
                 return skipped(entry.ref, DUPLICATE, home, entry.label)
             added.append(block)
             return imported(entry.ref, home, entry.label)
-        clean = clean_fact(entry.lines[0], "imported item")
-        add_counts(self.redacted, clean.redacted)
-        line = _bullet(clean.text)
+        line = _bullet(clean)
         if line.strip() in lines:
             return skipped(entry.ref, DUPLICATE, home, entry.label)
         new = [line]
