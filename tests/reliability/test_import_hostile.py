@@ -37,7 +37,7 @@ def _envelope(tmp_path: Path, files: list[ExportedFile]) -> Path:
     return path
 
 
-@pytest.mark.parametrize("fmt", ["brain", "memtier"])
+@pytest.mark.parametrize("fmt", ["brain", "mcp-memory", "memtier"])
 def test_a_deep_json_document_is_an_input_error(
     fmt: str, root: Path, tmp_path: Path, snapshot: Snapshot
 ) -> None:

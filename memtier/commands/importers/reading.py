@@ -168,6 +168,15 @@ def read_items(
             parsed = parse_brain(data, now) if fmt == "brain" else parse_mcp_memory(data)
         except JSONBoundError as exc:
             raise InputError(f"{shown}: not JSON within bounds ({exc})") from None
+        if (
+            not parsed.items
+            and parsed.invalid
+            and all(i.why.startswith("not JSON") for i in parsed.invalid)
+        ):
+            # Not one line is JSON: this is no JSONL source at all (a bad line among good
+            # ones is that line's invalid outcome).
+            first = parsed.invalid[0]
+            raise InputError(f"{shown}: no line is JSON ({first.ref}: {first.why})")
         return _nothing(fmt, shown, parsed)
     if text is not None:
         raise InputError(f"the '{fmt}' format reads a folder, not standard input")
