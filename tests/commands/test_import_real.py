@@ -182,7 +182,13 @@ def test_openclaw_other_files_are_listed_with_a_reason(ws: Workspace, tmp_path: 
     source = tmp_path / "oc"
     shutil.copytree(SOURCES["openclaw"], source)
     (source / "memory" / "brain-memory.jsonl").write_text("{}\n")
+    shutil.copytree(SOURCES["indexed"] / "memory" / "indexed", source / "memory" / "indexed")
     result = import_source(ws, "openclaw", source)
+    indexed = [o for o in result.outcomes if o.item.startswith("memory/indexed/")]
+    assert len(indexed) == 3
+    assert {o.reason for o in indexed} == {
+        "unrecognised: an indexed-memory folder: import it with the 'indexed' format"
+    }
     assert _outcome(result, "memory/brain-memory.jsonl")[2] == (
         "unrecognised: not markdown (a JSONL store: import it with the 'brain' or "
         "'mcp-memory' format)"

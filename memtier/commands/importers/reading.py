@@ -246,6 +246,8 @@ def _openclaw(folder: Path) -> Parsed:
                 walk.skip(path, "a symbolic link (not followed)")
             elif path.is_dir():
                 continue
+            elif rel.parts[0] == "indexed":
+                walk.skip(path, "an indexed-memory folder: import it with the 'indexed' format")
             elif path.suffix != ".md":
                 why = "not markdown"
                 if path.suffix == ".jsonl":
