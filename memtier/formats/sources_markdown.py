@@ -233,7 +233,7 @@ def daily_note(name: str, text: str) -> SourceItem | Invalid:
     if title:
         # memtier writes its own `# YYYY-MM-DD`; what the title says besides the date
         # stays, as a heading inside the day (PROTOCOL §12 v3).
-        rest = title.group(1).replace(day.isoformat(), "").strip(" —–-:|")
+        rest = " ".join(title.group(1).replace(day.isoformat(), "").split()).strip(" —–-:|")
         lines = ([f"## {rest}"] if rest else []) + lines[1:]
     lines = [line.rstrip() for line in lines]
     while lines and not lines[0].strip():
