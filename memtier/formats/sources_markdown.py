@@ -288,14 +288,18 @@ def parse_claude(index: str | None, topics: Files) -> Parsed:
     a missing file as invalid (PROTOCOL §12 v3).
     """
     parsed = Parsed()
-    names = {name for name, _text in topics}
+    read = {name: _topic(name, text) for name, text in topics}
+    names = {name for name, item in read.items() if not isinstance(item, Invalid)}
     if index is not None:
         for item in memory_bullets("MEMORY.md", index):
             links = _LINK.findall(item.facts[0])
-            targets = [t for _label, t in links if t.endswith(".md") and "://" not in t]
-            if not targets:
+            targets = [t.removeprefix("./") for _label, t in links]
+            targets = [t for t in targets if t.endswith(".md") and "://" not in t]
+            if not targets or any(t in read and t not in names for t in targets):
+                # no link, or a link to a topic file that cannot be read: the line's own
+                # words are the only copy of what it says
                 parsed.items.append(item)
-            elif any(t.removeprefix("./") in names for t in targets):
+            elif any(t in names for t in targets):
                 continue
             elif not all(_inside(t) for t in targets):
                 outside = next(t for t in targets if not _inside(t))
@@ -304,8 +308,8 @@ def parse_claude(index: str | None, topics: Files) -> Parsed:
                 )
             else:
                 parsed.invalid.append(Invalid(item.ref, "index entry links to a missing file"))
-    for name, text in topics:
-        parsed.add(_topic(name, text))
+    for item in read.values():
+        parsed.add(item)
     return parsed
 
 

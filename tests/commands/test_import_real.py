@@ -246,3 +246,16 @@ def test_source_larger_than_the_bound_is_refused(
     big.write_text(json.dumps({"text": "x" * 2000}) + "\n")
     with pytest.raises(InputError, match="larger than the import limit of 1000 bytes"):
         import_source(ws, "brain", big)
+
+
+def test_an_index_line_whose_topic_cannot_be_read_is_kept(ws: Workspace, tmp_path: Path) -> None:
+    import shutil
+
+    source = tmp_path / "memory"
+    shutil.copytree(SOURCES["claude"] / "memory", source)
+    (source / "user_role.md").write_text("---\nname: x\nthis front matter never ends\n")
+    result = import_source(ws, "claude", source)
+    assert _outcome(result, "user_role.md")[2] == (
+        "invalid: front matter is not closed by a '---' line"
+    )
+    assert _outcome(result, "MEMORY.md:1")[0] == "imported"  # its words are the only copy
