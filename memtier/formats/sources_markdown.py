@@ -308,8 +308,8 @@ def parse_claude(index: str | None, topics: Files) -> Parsed:
                 )
             else:
                 parsed.invalid.append(Invalid(item.ref, "index entry links to a missing file"))
-    for item in read.values():
-        parsed.add(item)
+    for topic in read.values():
+        parsed.add(topic)
     return parsed
 
 
