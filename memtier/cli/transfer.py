@@ -19,9 +19,14 @@ PROGRESS_MIN_ITEMS = 300
 
 
 def _stdin_text() -> str:
+    """Standard input, bounded like a source file (PROTOCOL §12 v3)."""
     from memtier import store
+    from memtier.commands.importers.reading import MAX_SOURCE_BYTES, too_big
 
-    return store.decode_document(sys.stdin.buffer.read(), "standard input").text
+    data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise too_big(len(data), "standard input")
+    return store.decode_document(data, "standard input").text
 
 
 @command(app, "export")
