@@ -222,9 +222,10 @@ def _find_source(ws: Workspace, ref: str) -> LessonLine:
     """The lesson *ref* names: a candidate's number as `candidates` lists it, the
     lesson's text (normalised), or a prefix of exactly one lesson's text."""
     from memtier.commands.fact_files import MatchError
+    from memtier.formats.numbers import is_number, parse_int
 
-    if ref.strip().isdigit():
-        number = int(ref.strip())
+    if is_number(ref):
+        number = parse_int(ref, "promote: candidate number")
         candidates = find_candidates(ws).candidates
         if not 1 <= number <= len(candidates):
             raise InputError(

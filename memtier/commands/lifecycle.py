@@ -93,8 +93,10 @@ def remove_task(body: str, ref: str) -> tuple[str, str]:
     indexes = active_indexes(lines, start, end)
     if not indexes:
         raise InputError("buffer done: the buffer has no active task")
-    if ref.isascii() and ref.isdigit():
-        number = int(ref)
+    from memtier.formats.numbers import is_number, parse_int
+
+    if is_number(ref):
+        number = parse_int(ref, "buffer done: task number")
         if not 1 <= number <= len(indexes):
             raise InputError(f"buffer done: no active task number {number} (1–{len(indexes)})")
         chosen = indexes[number - 1]

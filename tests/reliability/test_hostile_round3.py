@@ -1,0 +1,219 @@
+"""The hostile tester's third round, as real processes (PROTOCOL §3, §10, §12 v3).
+
+A memory file, a FIFO, a device or a folder as ``export --output``; an export
+killed after its temporary file was written; ``get`` on a file that is not
+memory; 5,000-digit numbers wherever a number is typed or configured. Each
+must end with exit 2 and no byte changed, never exit 3, never a hang.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import NOW_TEXT, run_memtier
+
+Snapshot = Callable[[Path], dict[str, bytes]]
+HUGE = "9" * 5000
+
+
+def mt(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # From inside the workspace: a relative path never lands in the checkout.
+    return run_memtier("--root", str(root), "--now", NOW_TEXT, *args, cwd=root, timeout=30)
+
+
+def _everything(root: Path) -> dict[str, tuple[int, bytes]]:
+    """Every entry under *root* with its kind: a FIFO replaced by a file shows."""
+    found: dict[str, tuple[int, bytes]] = {}
+    for path in sorted(root.rglob("*")):
+        info = path.lstat()
+        data = path.read_bytes() if stat.S_ISREG(info.st_mode) else b""
+        if path.name != ".memtier.lock":
+            found[path.relative_to(root).as_posix()] = (stat.S_IFMT(info.st_mode), data)
+    return found
+
+
+# -- export --output (PROTOCOL §12 v3) ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "MEMORY.md",
+        "memory/semantic/infrastructure.md",
+        "memory/working-buffer.md",
+        "memory/episodic/2026-11-30.md",
+        ".learnings/ERRORS.md",
+        "memory/memtier.toml",
+        "memory/archive/retired.md",
+        "memory/INDEX.md",
+        "memory/consolidated/blog.md",
+        "memory/new-file.json",
+        "memory",
+    ],
+)
+def test_export_never_replaces_a_memory_file(root: Path, target: str) -> None:
+    (root / "memory/consolidated").mkdir(exist_ok=True)
+    (root / "memory/INDEX.md").write_text("# Memory Index\n")
+    before = _everything(root)
+    done = mt(root, "export", "--output", target)
+    assert done.returncode == 2, done.stderr
+    assert "memory" in done.stderr and "Traceback" not in done.stderr
+    assert _everything(root) == before
+
+
+def test_export_through_a_link_into_the_memory_is_refused(root: Path, tmp_path: Path) -> None:
+    (root / "backup.json").symlink_to(root / "MEMORY.md")
+    before = _everything(root)
+    done = mt(root, "export", "--output", "backup.json")
+    assert done.returncode == 2
+    assert _everything(root) == before
+
+
+def test_export_onto_a_fifo_is_refused_without_blocking(root: Path) -> None:
+    fifo = root / "backup.json"
+    os.mkfifo(fifo)
+    before = _everything(root)
+    done = mt(root, "export", "--output", str(fifo))
+    assert done.returncode == 2, done.stderr
+    assert "FIFO" in done.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert _everything(root) == before
+
+
+def test_export_onto_a_folder_is_refused(root: Path) -> None:
+    (root / "exports").mkdir()
+    done = mt(root, "export", "--output", "exports")
+    assert done.returncode == 2 and "directory" in done.stderr
+    assert list((root / "exports").iterdir()) == []
+
+
+def test_export_onto_a_device_is_refused(root: Path) -> None:
+    device = root / "full"
+    try:
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 7))  # what /dev/full is
+    except (PermissionError, OSError):
+        device.symlink_to("/dev/full")  # a link out: refused as well
+    done = mt(root, "export", "--output", "full")
+    assert done.returncode == 2, done.stderr
+    assert not device.resolve().is_file()
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    direct = mt(root, "export", "--output", "/dev/full")
+    assert direct.returncode == 2
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_export_outside_the_workspace_is_refused_and_stdout_is_the_way(
+    root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.json"
+    done = mt(root, "export", "--output", str(outside))
+    assert done.returncode == 2 and "standard output" in done.stderr
+    assert not outside.exists()
+
+
+def test_export_to_a_file_beside_the_memory_is_written(root: Path) -> None:
+    done = mt(root, "export", "--output", "backup.json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads((root / "backup.json").read_text())
+    assert "MEMORY.md" in [f["path"] for f in document["files"]]
+
+
+def test_a_killed_export_leaves_no_temporary_file_after_session_start(root: Path) -> None:
+    killed = run_memtier(
+        "--root", str(root), "--now", NOW_TEXT, "export", "--output", "backup.json",
+        env={"MEMTIER_FAULT": "store.temp-written"}, cwd=root,
+    )  # fmt: skip
+    assert killed.returncode == -9
+    assert not (root / "backup.json").exists()
+    left = [p.name for p in root.iterdir() if p.name.endswith(".memtier-tmp")]
+    assert len(left) == 1 and left[0].startswith(".backup.json.")
+    health = mt(root, "health-check", "--json")
+    assert "leftover" in health.stdout.lower() or "temporary" in health.stdout.lower()
+    assert mt(root, "session-start").returncode == 0
+    assert [p for p in root.rglob("*") if p.name.endswith(".memtier-tmp")] == []
+
+
+# -- get reads memory files only (PROTOCOL §10, §3) -------------------------------
+
+
+NOT_MEMORY = [".netrc", ".docker/config.json", "memory/scripts/x.sh", "notes.md"]
+
+
+@pytest.mark.parametrize("name", NOT_MEMORY)
+def test_get_reads_memory_files_only(root: Path, name: str) -> None:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("machine example.org login me password hunter2\n")
+    done = mt(root, "get", name)
+    assert done.returncode == 2, done.stdout
+    assert "not a memory file" in done.stderr and "hunter2" not in done.stdout
+
+
+def test_get_still_reads_every_kind_of_memory_file(root: Path) -> None:
+    (root / "memory/archive").mkdir(exist_ok=True)
+    (root / "memory/archive/retired.md").write_text("# Retired\n- old fact\n")
+    (root / "memory/INDEX.md").write_text("# Memory Index\n")
+    kinds = ("MEMORY.md", "memory/memtier.toml", "memory/archive/retired.md", "memory/INDEX.md")
+    for name in kinds:
+        done = mt(root, "get", name)
+        assert done.returncode == 0, (name, done.stderr)
+
+
+# -- 5,000-digit numbers (PROTOCOL §3 bad input) -----------------------------------
+
+
+def test_huge_task_number_is_exit_2(root: Path, snapshot: Snapshot) -> None:
+    assert mt(root, "buffer", "task", "rack the nas").returncode == 0
+    before = snapshot(root)
+    done = mt(root, "buffer", "done", HUGE)
+    assert done.returncode == 2 and "too large" in done.stderr, done.stderr
+    assert HUGE not in done.stderr
+    assert snapshot(root) == before
+
+
+def test_huge_line_number_is_exit_2(root: Path) -> None:
+    done = mt(root, "get", f"MEMORY.md:{HUGE}")
+    assert done.returncode == 2 and "too large" in done.stderr, done.stderr
+    done = mt(root, "get", f"MEMORY.md:1-{HUGE}")
+    assert done.returncode == 2 and "too large" in done.stderr, done.stderr
+
+
+def test_huge_candidate_number_is_exit_2(root: Path, snapshot: Snapshot) -> None:
+    before = snapshot(root)
+    done = mt(root, "promote", HUGE, "--to", "memory/procedural/lessons-learned.md", "--yes")
+    assert done.returncode == 2 and "too large" in done.stderr, done.stderr
+    assert snapshot(root) == before
+
+
+def test_huge_number_in_the_configuration_is_exit_2_for_every_command(root: Path) -> None:
+    (root / "memory/memtier.toml").write_text(f"hot_max_lines = {HUGE}\n")
+    for args in (("stats",), ("health-check",), ("search", "nas")):
+        done = mt(root, *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert "too many digits" in done.stderr
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_memory_get_reads_memory_files_only(root: Path, anyio_backend: str) -> None:
+    pytest.importorskip("mcp")
+    from mcp import Client
+
+    from memtier.mcp.runtime import ToolRuntime
+    from memtier.mcp.server import build_server
+
+    (root / ".docker").mkdir()
+    (root / ".docker/config.json").write_text('{"auths": {"x": {"auth": "aHVudGVyMg=="}}}\n')
+    server = build_server(ToolRuntime(root=str(root), now=NOW_TEXT))
+    async with Client(server, raise_exceptions=True) as client:
+        result = await client.call_tool("memory_get", {"path": ".docker/config.json"})
+    text = "\n".join(block.text for block in result.content if block.type == "text")
+    assert result.is_error and "not a memory file" in text
+    assert "aHVudGVyMg" not in text
