@@ -217,3 +217,62 @@ async def test_memory_get_reads_memory_files_only(root: Path, anyio_backend: str
     text = "\n".join(block.text for block in result.content if block.type == "text")
     assert result.is_error and "not a memory file" in text
     assert "aHVudGVyMg" not in text
+
+
+# -- agent-level fixes (issue Build 7) ---------------------------------------------
+
+
+def test_capture_explain_changes_no_byte_and_a_hook_keeps_it_once(
+    root: Path, snapshot: Snapshot
+) -> None:
+    message = "remember this: the NAS backup runs at 02:00"
+    before = snapshot(root)
+    explained = mt(root, "capture", "--explain", message)
+    assert explained.returncode == 0 and "would be captured" in explained.stdout
+    assert "+0.4 explicit" in explained.stdout
+    assert snapshot(root) == before
+    assert mt(root, "capture", message).returncode == 0
+    buffer = (root / "memory/working-buffer.md").read_text()
+    assert buffer.count("the NAS backup runs at 02:00") == 1
+
+
+def test_init_honours_memtier_root(tmp_path: Path) -> None:
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    done = run_memtier("init", cwd=here, env={"MEMTIER_ROOT": str(there)})
+    assert done.returncode == 0, done.stderr
+    assert (there / "MEMORY.md").is_file() and (there / "memory").is_dir()
+    assert list(here.iterdir()) == []
+
+
+@pytest.mark.parametrize("form", [("--root=",), ("--root", ""), ("--now=",)])
+def test_an_empty_root_or_now_is_a_usage_error(root: Path, form: tuple[str, ...]) -> None:
+    done = run_memtier(*form, "stats", cwd=root)
+    assert done.returncode == 2 and "non-empty" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("advice", [None, "use the second apt mirror when the first times out"])
+def test_a_promoted_lesson_is_never_flagged_again(tmp_path: Path, advice: str | None) -> None:
+    root = tmp_path / "ws"
+    made = run_memtier("--now", "2026-11-23T10:00:00+01:00", "init", "--root", str(root))
+    assert made.returncode == 0
+    errors = root / ".learnings/ERRORS.md"
+    errors.write_text(errors.read_text() + "".join(
+        f"- 2026-11-2{d} apt mirror timed out\n" for d in (1, 2, 3)
+    ))  # fmt: skip
+    week = ["2026-12-07", "2026-12-14", "2026-12-21"]
+
+    def at(day: str, *args: str) -> subprocess.CompletedProcess[str]:
+        return run_memtier("--root", str(root), "--now", f"{day}T10:00:00+01:00", *args, cwd=root)
+
+    assert "flagged 1" in at(week[0], "weekly-review").stdout
+    extra = ("--as", advice) if advice else ()
+    to = ("--to", "memory/procedural/lessons-learned.md")
+    promoted = at(week[0], "promote", "1", *to, *extra, "--yes")
+    assert promoted.returncode == 0, promoted.stderr
+    errors.write_text(errors.read_text() + "- 2026-12-08 apt mirror timed out\n")
+    for day in week[1:]:
+        at(day, "weekly-review")
+        listed = at(day, "candidates", "--json")
+        assert json.loads(listed.stdout)["candidates"] == [], listed.stdout
+    assert "[PROMOTE-CANDIDATE]" not in errors.read_text()
