@@ -25,7 +25,7 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from memtier import store
-from memtier.clock import format_timestamp, parse_day
+from memtier.clock import format_timestamp, parse_day, require_in_range
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
@@ -79,7 +79,7 @@ def parse_date_option(value: str | None, ws: Workspace) -> date:
     day = parse_day(value.strip())
     if day is None:
         raise InputError(f"--date: not a calendar date: {value!r} (expected YYYY-MM-DD)")
-    return day
+    return require_in_range(day)
 
 
 # ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NOW_TEXT, run_memtier
+from tests.conftest import NOW_TEXT, REPO, run_memtier
 
 Snapshot = Callable[[Path], dict[str, bytes]]
 HUGE = "9" * 5000
@@ -276,3 +276,121 @@ def test_a_promoted_lesson_is_never_flagged_again(tmp_path: Path, advice: str | 
         listed = at(day, "candidates", "--json")
         assert json.loads(listed.stdout)["candidates"] == [], listed.stdout
     assert "[PROMOTE-CANDIDATE]" not in errors.read_text()
+
+
+def test_a_hanging_ripgrep_gives_way_to_the_built_in_scanner(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program that never answers, as $MEMTIER_RG: after the time limit (made short
+    here) it is killed, with what it started, and the built-in scanner answers."""
+    from memtier.search import scanner
+    from memtier.search.scanner import scan
+
+    started = tmp_path / "started"
+    hang = tmp_path / "rg-that-hangs"
+    hang.write_text(f"#!/bin/sh\necho $$ > {started}\nsleep 600 &\necho $! >> {started}\nwait\n")
+    hang.chmod(0o755)
+    (root / "memory/semantic/infrastructure.md").write_text(
+        "# Infrastructure\n#tags: networking\n> last_verified: 2026-11-30\n\n- nas01 is 10.0.0.5\n"
+    )
+    monkeypatch.setattr(scanner, "RG_TIME_LIMIT_SECONDS", 0.5)
+    result = scan(root, ("warm",), "nas01", ignore_case=True, rg=str(hang), literals=["nas01"])
+    assert result.scanner == "python" and result.files_searched > 0
+    assert any("no answer within 0.5 s" in w and "built-in scanner" in w for w in result.warnings)
+    for pid in (int(p) for p in started.read_text().split()):
+        assert _gone(pid), pid
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or only its exit status left (a zombie nobody reaped yet)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    state = next(line for line in status.splitlines() if line.startswith("State:"))
+    return "Z" in state.split()[1]
+
+
+def test_the_fault_trace_file_is_confined_to_the_temporary_folder(
+    root: Path, tmp_path: Path
+) -> None:
+    inside = tmp_path / "trace.txt"
+    done = run_memtier(
+        "--root", str(root), "buffer", "note", "x", env={"MEMTIER_FAULT_TRACE_ALL": str(inside)}
+    )
+    assert done.returncode == 0 and "buffer.written" in inside.read_text()
+    outside = REPO / "trace-that-must-not-be-written.txt"
+    for target in (outside, Path("/etc/memtier-trace")):
+        refused = run_memtier(
+            "--root", str(root), "stats", env={"MEMTIER_FAULT_TRACE_ALL": str(target)}
+        )
+        assert refused.returncode == 2 and "MEMTIER_FAULT_TRACE_ALL" in refused.stderr
+        assert not target.exists()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    refused = run_memtier("--root", str(root), "stats", env={"MEMTIER_FAULT_TRACE": str(fifo)})
+    assert refused.returncode == 2 and "not a regular file" in refused.stderr
+
+
+@pytest.mark.parametrize("day", ["9999-12-31", "1899-12-31", "0001-01-01"])
+def test_a_date_the_clock_refuses_is_refused_for_notes(root: Path, day: str) -> None:
+    for args in (("episodic", "append", "far away", "--date", day),
+                 ("episodic", "close", "--decisions", "d", "--signal", "s", "--open", "o",
+                  "--date", day),
+                 ("get", "--date", day)):  # fmt: skip
+        done = mt(root, *args)
+        assert done.returncode == 2 and "out of range" in done.stderr, (args, done.stderr)
+    assert not list((root / "memory/episodic").glob(f"{day}*"))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_tool_server_refuses_a_note_dated_9999(root: Path, anyio_backend: str) -> None:
+    pytest.importorskip("mcp")
+    from mcp import Client
+
+    from memtier.mcp.runtime import ToolRuntime
+    from memtier.mcp.server import build_server
+
+    server = build_server(ToolRuntime(root=str(root), now=NOW_TEXT))
+    async with Client(server, raise_exceptions=True) as client:
+        result = await client.call_tool(
+            "memory_note", {"text": "far away", "to": "today", "date": "9999-12-31"}
+        )
+    assert result.is_error
+    assert not (root / "memory/episodic/9999-12-31.md").exists()
+
+
+RLO = "\u202e"
+
+
+def test_bidi_and_control_characters_are_escaped_in_output(root: Path) -> None:
+    hot = root / "MEMORY.md"
+    hot.write_text(hot.read_text() + f"- invoice {RLO}fdp.exe\r overwritten\x1b[2J\n")
+    shown = mt(root, "get", "MEMORY.md")
+    assert shown.returncode == 0
+    assert RLO not in shown.stdout and "\x1b" not in shown.stdout and "\r" not in shown.stdout
+    assert "\\u202efdp.exe\\x0d overwritten\\x1b[2J" in shown.stdout
+    found = mt(root, "search", "invoice", "--json")
+    assert RLO not in found.stdout and "\\u202e" in found.stdout
+    assert RLO in json.dumps(json.loads(found.stdout), ensure_ascii=False)  # the data is kept
+    plain = mt(root, "search", "invoice")
+    assert RLO not in plain.stdout and "\\u202e" in plain.stdout
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_tool_server_escapes_bidi_characters(root: Path, anyio_backend: str) -> None:
+    pytest.importorskip("mcp")
+    from mcp import Client
+
+    from memtier.mcp.runtime import ToolRuntime
+    from memtier.mcp.server import build_server
+
+    hot = root / "MEMORY.md"
+    hot.write_text(hot.read_text() + f"- invoice {RLO}fdp.exe\n")
+    server = build_server(ToolRuntime(root=str(root), now=NOW_TEXT))
+    async with Client(server, raise_exceptions=True) as client:
+        result = await client.call_tool("memory_get", {"path": "MEMORY.md"})
+    text = "\n".join(block.text for block in result.content if block.type == "text")
+    assert RLO not in text and "\\u202efdp.exe" in text
