@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtier.clock import format_timestamp, parse_day, parse_timestamp
-from memtier.commands.learnings import (
+from memtier.formats.lessons import (
     is_candidate_line,
     lesson_text,
     normalise_lesson,
