@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-
 # The one folder a benchmark may write to besides a temporary folder (ignored by git):
 # a checkout must never become a workspace (PROTOCOL §1 root discovery).
 WORK = Path(__file__).resolve().parent / ".work"
