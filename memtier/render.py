@@ -129,7 +129,17 @@ def clean_message(message: str) -> str:
     # line (PROTOCOL §3 v2). Loaded only when there is an error.
     from memtier.surface import error_line
 
-    return error_line(message)
+    return _LONG_NUMBER.sub(_cut_number, error_line(message))
+
+
+# A number of thousands of digits typed where a count belongs (``--limit 999…``) is
+# quoted by its first digits and its length, never echoed whole.
+_LONG_NUMBER = re.compile(r"\d{41,}")
+
+
+def _cut_number(found: re.Match[str]) -> str:
+    digits = found.group(0)
+    return f"{digits[:20]}… ({len(digits)} digits)"
 
 
 def redaction_notices(counts: Mapping[str, int], where: str = "") -> tuple[str, ...]:

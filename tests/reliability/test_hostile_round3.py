@@ -394,3 +394,14 @@ async def test_the_tool_server_escapes_bidi_characters(root: Path, anyio_backend
         result = await client.call_tool("memory_get", {"path": "MEMORY.md"})
     text = "\n".join(block.text for block in result.content if block.type == "text")
     assert RLO not in text and "\\u202efdp.exe" in text
+
+
+@pytest.mark.parametrize(
+    "args", [("search", "nas", "--limit", HUGE), ("get", "MEMORY.md", "--max-lines", HUGE)]
+)
+def test_a_huge_option_value_is_exit_2_and_not_echoed_whole(
+    root: Path, args: tuple[str, ...]
+) -> None:
+    done = mt(root, *args)
+    assert done.returncode == 2, done.stderr
+    assert HUGE not in done.stderr and "(5000 digits)" in done.stderr
