@@ -165,6 +165,10 @@ def parse_config(text: str, where: Path) -> Config:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: not valid TOML ({exc})", path=where) from None
+    except ValueError:
+        # tomllib converts numbers itself: one of thousands of digits is refused by
+        # Python's conversion limit (a ValueError, not a TOMLDecodeError).
+        raise ConfigError(f"{where}: a number has too many digits", path=where) from None
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in _KEY_TYPES:

@@ -16,7 +16,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from memtier.clock import today as _today
-from memtier.config import Config, load_config
+from memtier.config import CONFIG_RELPATH, Config, load_config
 from memtier.errors import InputError, WorkspaceNotFound
 
 HOT_FILE = "MEMORY.md"
@@ -52,6 +52,14 @@ TIER_PATHS: dict[str, tuple[str, ...]] = {
 TIERS: tuple[str, ...] = tuple(TIER_PATHS)
 _EPISODIC_PREFIX = f"{MEMORY_DIR}/{EPISODIC_DIR}/"
 
+# PROTOCOL §1 (v3, section 13): the topic index and the consolidation generations;
+# with the configuration, the memory files that are not in a tier.
+INDEX_FILE = f"{MEMORY_DIR}/INDEX.md"
+CONSOLIDATED_DIR = f"{MEMORY_DIR}/consolidated"
+CONFIG_FILE = CONFIG_RELPATH.as_posix()
+CONFIG_KIND = "config"
+INDEX_KIND = "index"
+
 
 def tier_of(rel: str) -> str | None:
     """The tier a root-relative path (forward slashes) belongs to, or None.
@@ -78,6 +86,32 @@ def tier_of(rel: str) -> str | None:
     if len(parts) >= 3 and parts[0] == MEMORY_DIR and parts[1] == ARCHIVE_DIR:
         return "archive"
     return None
+
+
+def memory_kind(rel: str) -> str | None:
+    """What memory file a root-relative path is: its tier, ``config`` for
+    ``memory/memtier.toml``, ``index`` for ``memory/INDEX.md`` and the notes of
+    ``memory/consolidated/`` (PROTOCOL §1); None for any other file. The files
+    `get` reads and `export` writes out (PROTOCOL §10, §12)."""
+    tier = tier_of(rel)
+    if tier is not None:
+        return tier
+    if rel == CONFIG_FILE:
+        return CONFIG_KIND
+    if rel == INDEX_FILE:
+        return INDEX_KIND
+    parts = rel.split("/")
+    if len(parts) == 3 and f"{parts[0]}/{parts[1]}" == CONSOLIDATED_DIR and rel.endswith(".md"):
+        return INDEX_KIND
+    return None
+
+
+def in_memory_area(rel: str) -> bool:
+    """True for a root-relative path that is the memory or lies in it: ``MEMORY.md``,
+    anything under ``memory/`` or ``.learnings/`` (PROTOCOL §12 v3: never an
+    export's ``--output``)."""
+    top = rel.split("/", 1)[0]
+    return rel == HOT_FILE or top in (MEMORY_DIR, LEARNINGS_DIR)
 
 
 def inside_root(real_root: str | os.PathLike[str], real: str | os.PathLike[str]) -> bool:

@@ -64,7 +64,8 @@ def read_argv(args: list[str]) -> Argv:
     """*args* with ``--root``/``--now`` (``--opt V`` or ``--opt=V``) and ``--json``
     taken wherever they stand before a ``--``; the rest goes on unchanged.
 
-    Raises `MissingValue` for ``--root`` or ``--now`` with nothing after it.
+    Raises `MissingValue` for ``--root`` or ``--now`` with nothing after it, or an
+    empty value (``--root=``).
     """
     found: dict[str, Any] = {}
     rest: list[str] = []
@@ -81,6 +82,9 @@ def read_argv(args: list[str]) -> Argv:
                     raise MissingValue(f"Option '{name}' requires an argument.")
                 i += 1
                 value = args[i]
+            if not value.strip():
+                # ``--root=`` must not quietly mean "discover it" (nor ``--now=`` "now").
+                raise MissingValue(f"Option '{name}' requires a non-empty value.")
             found[name[2:]] = value
         elif arg == _SHARED_FLAG:
             found["as_json"] = True

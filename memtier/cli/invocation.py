@@ -46,18 +46,17 @@ def guarded(args: list[str], call: Callable[[Argv], int], argv: Argv | None = No
     from memtier.errors import MemtierError
     from memtier.render import fail
 
-    faults.enable(
-        os.environ.get(faults.ENV_VAR),
-        os.environ.get(faults.TRACE_ENV_VAR),
-        os.environ.get(faults.TRACE_ALL_ENV_VAR),
-    )
-
     _tolerant_streams()
     as_json = wants_json(args)
     if any("\0" in arg for arg in args):
         # A real command line cannot carry NUL (C strings); only a caller in-process can.
         return fail(MemtierError("an argument cannot hold a NUL byte"), as_json=as_json)
     try:
+        faults.enable(
+            os.environ.get(faults.ENV_VAR),
+            os.environ.get(faults.TRACE_ENV_VAR),
+            os.environ.get(faults.TRACE_ALL_ENV_VAR),
+        )
         if argv is None:
             try:
                 argv = read_argv(args)

@@ -1,11 +1,18 @@
 """`memtier export [--tier T]… [--output FILE]`: the memory as one document (PROTOCOL §12).
 
-Every file of the live tiers (HOT, WARM, BUFFER, SCRATCH, COLD) and the
-workspace's ``memory/memtier.toml``, found the way search finds them (symlinks
-never followed inside a tier, links leading out never read); the archive only
-when asked for with ``--tier archive``. A file's text is its exact content, so the
-export is lossless; a credential that stands in a file (health-check names it)
-is redacted on the way out, as everything memtier writes is.
+By default a whole backup (§12 v3): every file of the tiers (HOT, WARM, BUFFER,
+SCRATCH, COLD and the archive: old notes, ``retired.md``, archived learnings),
+``memory/memtier.toml`` (tier ``config``) and ``memory/INDEX.md`` with
+``memory/consolidated/`` (tier ``index``), found the way search finds them
+(symlinks never followed inside a tier, links leading out never read). ``--tier``
+narrows it to the tiers named. A file's text is its exact content, so the export
+is lossless; a credential that stands in a file (health-check names it) is
+redacted on the way out, as everything memtier writes is.
+
+``--output`` is confined like a write (§3, §12 v3): inside the workspace, never in
+the memory itself, never onto something that is not a regular file; written
+atomically, so a killed export leaves only a temporary file of memtier's, which
+the next session-start removes.
 """
 
 from __future__ import annotations
@@ -20,10 +27,18 @@ from memtier.clock import format_timestamp
 from memtier.config import CONFIG_RELPATH
 from memtier.errors import InputError
 from memtier.formats.envelope import ExportedFile, build_envelope, dump_envelope
-from memtier.workspace import TIERS, Workspace
+from memtier.workspace import (
+    CONFIG_KIND,
+    CONSOLIDATED_DIR,
+    INDEX_FILE,
+    INDEX_KIND,
+    TIERS,
+    Workspace,
+)
 
-# PROTOCOL §12: every tier but the archive, in the one tier table's order.
-LIVE_TIERS: tuple[str, ...] = tuple(t for t in TIERS if t != "archive")
+# PROTOCOL §12 v3: what export takes by default, in this order: the tiers of the
+# one tier table, then the configuration, then the topic index.
+EXPORT_TIERS: tuple[str, ...] = (*TIERS, CONFIG_KIND, INDEX_KIND)
 
 
 @dataclass(frozen=True)
@@ -56,9 +71,30 @@ class ExportResult:
 def chosen_tiers(tiers: Iterable[str]) -> tuple[str, ...]:
     wanted = tuple(t.lower() for t in tiers)
     for tier in wanted:
-        if tier not in TIERS:
-            raise InputError(f"--tier: unknown tier '{tier}' (one of: {', '.join(TIERS)})")
-    return wanted or LIVE_TIERS
+        if tier not in EXPORT_TIERS:
+            known = ", ".join(EXPORT_TIERS)
+            raise InputError(f"--tier: unknown tier '{tier}' (one of: {known})")
+    return tuple(t for t in EXPORT_TIERS if t in wanted) or EXPORT_TIERS
+
+
+def _index_pairs(ws: Workspace) -> list[tuple[str, str]]:
+    """``memory/INDEX.md`` and the notes of ``memory/consolidated/`` (PROTOCOL §1),
+    symlinks never followed (as inside a tier)."""
+    import os
+
+    pairs: list[tuple[str, str]] = []
+    if (ws.root / INDEX_FILE).is_file() and not (ws.root / INDEX_FILE).is_symlink():
+        pairs.append((INDEX_FILE, INDEX_KIND))
+    folder = ws.root / CONSOLIDATED_DIR
+    if folder.is_dir() and not folder.is_symlink():
+        with os.scandir(folder) as entries:
+            names = sorted(
+                e.name
+                for e in entries
+                if e.name.endswith(".md") and e.is_file(follow_symlinks=False)
+            )
+        pairs.extend((f"{CONSOLIDATED_DIR}/{name}", INDEX_KIND) for name in names)
+    return pairs
 
 
 def collect_files(ws: Workspace, tiers: tuple[str, ...]) -> tuple[list[ExportedFile], list[str]]:
@@ -66,9 +102,12 @@ def collect_files(ws: Workspace, tiers: tuple[str, ...]) -> tuple[list[ExportedF
     from memtier.search.paths import tier_file_pairs
 
     warnings: list[str] = []
-    pairs = list(tier_file_pairs(ws.root, tiers, warnings))
-    if tiers == LIVE_TIERS and (ws.root / CONFIG_RELPATH).is_file():
-        pairs.append((CONFIG_RELPATH.as_posix(), "config"))
+    pairs = list(tier_file_pairs(ws.root, tuple(t for t in tiers if t in TIERS), warnings))
+    config = ws.root / CONFIG_RELPATH
+    if CONFIG_KIND in tiers and config.is_file() and not config.is_symlink():
+        pairs.append((CONFIG_RELPATH.as_posix(), CONFIG_KIND))
+    if INDEX_KIND in tiers:
+        pairs.extend(_index_pairs(ws))
     files: list[ExportedFile] = []
     for rel, tier in pairs:
         path = ws.root / rel
@@ -88,6 +127,43 @@ def collect_files(ws: Workspace, tiers: tuple[str, ...]) -> tuple[list[ExportedF
     return files, warnings
 
 
+def output_target(ws: Workspace, output: Path) -> Path:
+    """The file ``--output`` names, checked before anything is read or written
+    (PROTOCOL §12 v3): confined like a write (inside the workspace, symlinks
+    followed), never the memory itself, and a regular file if it exists."""
+    import os
+    import stat
+
+    from memtier.workspace import in_memory_area, special_file_kind
+
+    given = output if output.is_absolute() else ws.root / output
+    shown = f"--output {output}"
+    outside_hint = "; to write a backup elsewhere, redirect standard output (memtier export > FILE)"
+    try:
+        real = store.confine(ws.root, given)
+    except InputError as exc:
+        raise InputError(f"{shown}: {exc.message}{outside_hint}") from None
+    rel = real.relative_to(os.path.realpath(ws.root)).as_posix()
+    if rel == "." or in_memory_area(rel):
+        raise InputError(
+            f"{shown}: lies in the workspace's memory ({rel}); an export never replaces "
+            "a memory file (write it beside the memory, e.g. --output backup.json)"
+        )
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise InputError(f"{shown}: cannot be checked ({exc.strerror})") from None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise InputError(f"{shown}: is a directory, expected a file")
+    if mode is not None and not stat.S_ISREG(mode):
+        raise InputError(f"{shown}: is {special_file_kind(mode)}, not a regular file")
+    if not real.parent.is_dir():
+        raise InputError(f"{shown}: folder {ws.relative(real.parent)} does not exist")
+    return real
+
+
 def export_memory(
     ws: Workspace, tiers: Iterable[str] = (), output: Path | None = None
 ) -> ExportResult:
@@ -95,6 +171,8 @@ def export_memory(
     from memtier.secrets import add_counts, redact
 
     chosen = chosen_tiers(tiers)
+    if output is not None:
+        output_target(ws, output)  # refused before anything is read
     with store.workspace_lock(ws.lock_file):
         files, warnings = collect_files(ws, chosen)
     redacted: dict[str, int] = {}
@@ -106,10 +184,8 @@ def export_memory(
     document = dump_envelope(build_envelope(clean, format_timestamp(ws.now)))
     written: str | None = None
     if output is not None:
-        target = output.absolute()
-        if not target.parent.is_dir():
-            raise InputError(f"--output {output}: folder {target.parent} does not exist")
-        store.write_bytes(target, document.encode("utf-8"), root=target.parent)
+        target = output_target(ws, output)  # again: it may have changed meanwhile
+        store.write_bytes(target, document.encode("utf-8"), root=ws.root)
         written = str(output)
     return ExportResult(
         document=document,

@@ -173,7 +173,7 @@ def test_an_error_with_json_is_also_an_object_on_stdout(root: Path, cli: CliRunn
 
 def test_transfer_commands_json(root: Path, tmp_path: Path, cli: CliRunner) -> None:
     shared = ("--root", str(root), "--now", NOW_TEXT, "--json")
-    envelope = tmp_path / "export.json"
+    envelope = root / "export.json"  # PROTOCOL §12 v3: --output lies in the workspace
     exported = cli(*shared, "export", "--output", str(envelope))
     assert set(json.loads(exported.stdout)) == {"count", "files", "output", "redacted", "warnings"}
     assert exported.stderr == f"memtier: exported {len(json.loads(exported.stdout)['files'])} " \

@@ -24,24 +24,21 @@ from pathlib import Path
 
 from memtier import store
 from memtier.commands.importers.report import DUPLICATE, Outcome, imported, skipped
-from memtier.config import CONFIG_RELPATH
 from memtier.errors import InputError
 from memtier.formats.envelope import ExportedFile
 from memtier.formats.routing import Invalid
 from memtier.secrets import add_counts
 from memtier.workspace import Workspace
 
-CONFIG_TIER = "config"
 _STAMP = re.compile(r"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d([.,]\d+)?(Z|[+-]\d\d:\d\d)?)?")
 
 
 def tier_of_path(rel: str) -> str | None:
-    """The tier an exported path belongs to; ``config`` for memory/memtier.toml."""
-    from memtier.workspace import tier_of
+    """The tier an exported path belongs to; ``config`` for memory/memtier.toml,
+    ``index`` for memory/INDEX.md and memory/consolidated/ (PROTOCOL §12 v3)."""
+    from memtier.workspace import memory_kind
 
-    if rel == CONFIG_RELPATH.as_posix():
-        return CONFIG_TIER
-    return tier_of(rel)
+    return memory_kind(rel)
 
 
 def _undated(text: str) -> str:
