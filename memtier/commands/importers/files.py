@@ -24,12 +24,14 @@ from pathlib import Path
 
 from memtier import store
 from memtier.commands.importers.report import DUPLICATE, Outcome, imported, skipped
+from memtier.config import CONFIG_RELPATH
 from memtier.errors import InputError
 from memtier.formats.envelope import ExportedFile
 from memtier.formats.routing import Invalid
 from memtier.secrets import add_counts
 from memtier.workspace import Workspace
 
+CONFIG_TIER = "config"
 _STAMP = re.compile(r"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d([.,]\d+)?(Z|[+-]\d\d:\d\d)?)?")
 
 
