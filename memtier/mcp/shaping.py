@@ -57,6 +57,11 @@ _HEALTH_FIX: dict[str, str] = {
     "scratch.present": "memtier init (creates the missing .learnings/ files)",
     "residue.tmp": "memory_session_start (removes leftover temporary files)",
     "shims.version": "memtier install-scripts",
+    "index.fresh": "memory_consolidate or memtier index rebuild",
+    "index.refs": "memtier index rebuild",
+    "index.format": "fix memory/INDEX.md by hand (memory_get path='memory/INDEX.md')",
+    "consolidation.immutable": "restore the generation from a backup; never edit one",
+    "consolidation.chain": "restore the missing generation from a backup",
     "secrets": "memory_replace the line without the credential, then rotate the credential",
 }
 
