@@ -1,0 +1,116 @@
+"""Topic tools (PROTOCOL §13, §11): memory_recall and memory_consolidate.
+
+Both return a ``text`` within ``max_chars`` and a small ``data`` object (never
+a second copy of the text), so each channel stays within the budget plus a
+small envelope.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp_types import CallToolResult
+from pydantic import BaseModel, Field
+
+from memtier.mcp.hints import DEFAULT_BUDGET, MaxChars, read_only, writes
+from memtier.mcp.runtime import ToolRuntime
+from memtier.mcp.shaping import bound_lines, check_budget
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from memtier.workspace import Workspace
+
+
+class TopicOutput(BaseModel):
+    text: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+def _recall(ws: Workspace, text: str, max_chars: int, rg: str | None) -> TopicOutput:
+    from memtier.commands.recall_topic import recall
+
+    check_budget(max_chars)
+    report = recall(ws, text, max_chars, rg)
+    data = {
+        "topic": report.topic,
+        "found_by": report.found_by,
+        "current": report.current,
+        "truncated": report.truncated,
+    }
+    return TopicOutput(text="\n".join(report.lines), data=data)
+
+
+def _consolidate(
+    ws: Workspace,
+    topic: str,
+    plan_id: str | None,
+    summary: str | None,
+    confirm: bool,
+    max_chars: int,
+) -> TopicOutput:
+    from memtier.commands.consolidate import consolidate
+
+    check_budget(max_chars)
+    due = topic == "due"
+    report = consolidate(
+        ws,
+        None if due else topic,
+        due=due,
+        plan_only=not confirm,
+        summary=summary,
+        plan_id=plan_id,
+    )
+    lines = [line for line in report.text_lines() if not line.startswith("write it:")]
+    if not confirm and report.plans:
+        lines.append(
+            "nothing written; call again with confirm=true (and summary + plan_id to add "
+            "your summary of these sources)"
+        )
+    bounded = bound_lines(lines, max_chars, "memory_get path='<generation path>'")
+    data = {
+        "written": report.written,
+        "plan_id": report.plans[0].plan_id if len(report.plans) == 1 else None,
+        "paths": [p.path for p in report.plans][:20],
+        "truncated": bounded.truncated,
+    }
+    return TopicOutput(text=bounded.text, data=data)
+
+
+def register(server: MCPServer, rt: ToolRuntime) -> None:
+    def memory_recall(
+        text: Annotated[str, Field(description="What to recall, e.g. 'the qdrant move'.")],
+        max_chars: MaxChars = DEFAULT_BUDGET,
+    ) -> Annotated[CallToolResult, TopicOutput]:
+        """Recall a topic's story from the index: its latest generation, newer note lines, facts.
+
+        Falls back to a search when no topic matches."""
+        import os
+
+        from memtier.search import find_rg
+
+        override = os.environ.get("MEMTIER_RG")
+        rg = None if override == "none" else find_rg(override or None)
+        return rt.call("memory_recall", lambda ws: _recall(ws, text, max_chars, rg))
+
+    def memory_consolidate(
+        topic: Annotated[str, Field(description="Topic slug, or 'due'.")],
+        plan_id: Annotated[str | None, Field(description="Plan id to write against.")] = None,
+        summary: Annotated[str | None, Field(description="Your summary of the plan.")] = None,
+        confirm: Annotated[bool, Field(description="Write; false only plans.")] = False,
+        max_chars: MaxChars = DEFAULT_BUDGET,
+    ) -> Annotated[CallToolResult, TopicOutput]:
+        """Fold a topic's new days into its next immutable generation, every line cited.
+
+        Without confirm it only plans (text and plan_id)."""
+        return rt.call(
+            "memory_consolidate",
+            lambda ws: _consolidate(ws, topic, plan_id, summary, confirm, max_chars),
+        )
+
+    server.add_tool(memory_recall, name="memory_recall", annotations=read_only("Recall a topic"))
+    server.add_tool(
+        memory_consolidate,
+        name="memory_consolidate",
+        annotations=writes("Consolidate a topic", idempotent=False),
+    )
