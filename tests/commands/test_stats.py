@@ -19,7 +19,15 @@ def test_json_keys_and_figures(cli: CliRunner, root: Path) -> None:
     assert result.exit_code == 0
     payload = json.loads(result.stdout)
     assert set(payload) == {"tiers", "total", "buffer", "top_tags", "notes"}
-    assert list(payload["tiers"]) == ["hot", "warm", "index", "buffer", "scratch", "cold", "archive"]
+    assert list(payload["tiers"]) == [
+        "hot",
+        "warm",
+        "index",
+        "buffer",
+        "scratch",
+        "cold",
+        "archive",
+    ]
     assert payload["tiers"]["cold"] == {"files": 2, "lines": 4, "bytes": 14}
     assert payload["tiers"]["archive"] == {"files": 1, "lines": 2, "bytes": 4}
     hot = (root / "MEMORY.md").read_bytes()
