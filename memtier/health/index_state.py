@@ -48,25 +48,46 @@ class DayNote:
     sha256: str
 
 
+def _note_folders(ws: Workspace) -> list[Path]:
+    folders = [ws.episodic_dir]
+    if ws.archive_dir.is_dir():
+        folders += sorted(p for p in ws.archive_dir.glob("[0-9]*/[0-9]*") if p.is_dir())
+    return folders
+
+
+def _read_note(ws: Workspace, folder_inside: bool, entry: os.DirEntry[str]) -> str | None:
+    """A note's text. In a folder that stays inside the root, a plain file (not a
+    link) is inside too: it is read without resolving its path again (recall reads
+    every note; PROTOCOL §3's confinement is what the folder check keeps)."""
+    path = Path(entry.path)
+    try:
+        if folder_inside and entry.is_file(follow_symlinks=False):
+            data = store.read_regular_bytes(path)
+            return store.decode_document(data, ws.relative(path), path).text
+        return store.read_text(path, root=ws.root)
+    except InputError:
+        return None  # health-check names an unreadable note; it holds no topic
+
+
 def day_notes(ws: Workspace) -> list[DayNote]:
     """Every dated note under ``memory/episodic/`` and ``memory/archive/YYYY/MM/``."""
-    found: list[Path] = []
-    if ws.episodic_dir.is_dir():
-        found += [p for p in ws.episodic_dir.glob("*.md") if _DAY_NAME.match(p.name)]
-    if ws.archive_dir.is_dir():
-        found += [p for p in ws.archive_dir.glob("[0-9]*/[0-9]*/*.md") if _DAY_NAME.match(p.name)]
     notes: list[DayNote] = []
-    for path in found:
-        match = _DAY_NAME.match(path.name)
-        if match is None or parse_day(match.group(1)) is None:
-            continue
+    for folder in _note_folders(ws):
         try:
-            text = store.read_text(path, root=ws.root)
-        except InputError:
-            continue  # health-check names an unreadable note; it holds no topic
-        lines = tuple(text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"))
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        notes.append(DayNote(match.group(1), ws.relative(path), lines, digest))
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        inside = ws.resolves_inside(folder)
+        for entry in entries:
+            match = _DAY_NAME.match(entry.name)
+            if match is None or parse_day(match.group(1)) is None:
+                continue
+            text = _read_note(ws, inside, entry)
+            if text is None:
+                continue
+            lines = tuple(text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"))
+            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            notes.append(DayNote(match.group(1), ws.relative(Path(entry.path)), lines, digest))
     return sorted(notes, key=lambda n: (n.day, n.path))
 
 

@@ -111,3 +111,17 @@ def test_add_refuses_a_bad_slug_a_taken_slug_and_a_bad_category(cli: CliRunner, 
     assert run(cli, root, "index", "add", "blog", "--category", "projects")[0] == 0
     assert run(cli, root, "index", "add", "blog", "--category", "events")[0] == 1
     assert run(cli, root, "index", "set", "nope", "--status", "paused")[0] == 2
+
+
+def test_a_note_linked_out_of_the_workspace_is_never_read(
+    cli: CliRunner, root: Path, tmp_path: Path
+) -> None:
+    """PROTOCOL §3 (v2): reads are confined; an outside file never becomes a topic date."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("# 2026-04-03\n\n- qdrant secret plans\n")
+    (root / "memory/episodic/2026-04-03.md").symlink_to(outside)
+    note(root, "2026-04-04", "- qdrant on nas01")
+    code, payload, _ = run(
+        cli, root, "index", "add", "q", "--category", "projects", "--match", "qdrant"
+    )
+    assert code == 0 and payload["topics"][0]["dates"] == ["2026-04-04"]
