@@ -169,3 +169,32 @@ def test_due_consolidates_every_due_topic_and_skips_the_others(cli: CliRunner, r
     code, payload, _ = run(cli, root, "consolidate", "--due")
     assert code == 0 and [g["slug"] for g in payload["generations"]] == ["blog"]
     assert run(cli, root, "consolidate", "--due")[1]["generations"] == []
+
+
+def test_two_processes_consolidating_at_once_write_one_generation(root: Path) -> None:
+    """PROTOCOL §3: one writer at a time; §13: a generation is created, never overwritten."""
+    import subprocess
+
+    from tests.conftest import memtier_command
+
+    _blog(root)
+    env_args = ["--root", str(root), "--now", "2026-04-15T10:00:00+02:00"]
+    first = subprocess.run(
+        [*memtier_command(), *env_args, "index", "add", "blog", "--category", "projects"],
+        capture_output=True,
+        check=False,
+    )
+    assert first.returncode == 0
+    racers = [
+        subprocess.Popen(
+            [*memtier_command(), *env_args, "consolidate", "blog"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(3)
+    ]
+    codes = sorted(p.wait(timeout=60) for p in racers)
+    assert codes == [0, 1, 1]  # the others find nothing new once the first has written
+    assert [p.name for p in (root / "memory/consolidated").iterdir()] == [GEN1.rsplit("/", 1)[1]]
+    index = (root / "memory/INDEX.md").read_text()
+    assert index.count("    - gen1 (2026-04-15): ") == 1

@@ -125,3 +125,33 @@ def test_a_note_linked_out_of_the_workspace_is_never_read(
         cli, root, "index", "add", "q", "--category", "projects", "--match", "qdrant"
     )
     assert code == 0 and payload["topics"][0]["dates"] == ["2026-04-04"]
+
+
+def test_search_covers_the_index_tier_after_warm(cli: CliRunner, root: Path) -> None:
+    note(root, "2026-04-01", "- zanzibar relay moved")
+    note(root, "2026-04-02", "- zanzibar relay tested")
+    run(cli, root, "index", "add", "zanzibar", "--category", "projects")
+    assert run(cli, root, "consolidate", "zanzibar")[0] == 0
+    code, payload, _ = run(cli, root, "search", "zanzibar", "--tier", "index")
+    assert code == 0 and payload["tiers"] == ["index"]
+    paths = {hit["path"] for hit in payload["results"]}
+    assert "memory/consolidated/zanzibar-gen1-2026-04-15.md" in paths
+    everything = run(cli, root, "search", "zanzibar")[1]
+    assert everything["tiers"][:3] == ["hot", "warm", "index"]
+    assert {hit["tier"] for hit in everything["results"]} == {"index", "cold"}
+
+
+def test_export_and_import_carry_the_index_byte_for_byte(
+    cli: CliRunner, root: Path, tmp_path: Path
+) -> None:
+    """PROTOCOL §12 (v3): INDEX.md and consolidated/ are the export's tier 'index'."""
+    note(root, "2026-04-01", "- zanzibar relay moved")
+    run(cli, root, "index", "add", "zanzibar", "--category", "projects")
+    run(cli, root, "consolidate", "zanzibar")
+    out = tmp_path / "backup.json"
+    assert cli("--root", str(root), "export", "--output", str(out)).exit_code == 0
+    fresh = tmp_path / "fresh"
+    assert cli("init", "--root", str(fresh)).exit_code == 0
+    assert cli("--root", str(fresh), "import", "memtier", str(out)).exit_code == 0
+    for rel in ("memory/INDEX.md", "memory/consolidated/zanzibar-gen1-2026-04-15.md"):
+        assert (fresh / rel).read_bytes() == (root / rel).read_bytes(), rel
