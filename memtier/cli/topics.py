@@ -42,16 +42,23 @@ def index_default(ctx: typer.Context) -> None:
         raise typer.Exit(_show())
 
 
-def _show() -> int:
-    from memtier.commands.topics import index_show
+def _show(max_lines: int | None = None) -> int:
+    from memtier.commands.topics import SHOW_MAX_LINES, index_show
 
-    return show(index_show(open_workspace()))
+    return show(index_show(open_workspace(), max_lines or SHOW_MAX_LINES))
 
 
 @command(index_app, "show")
-def index_show_command() -> int:
-    """Each topic: status, how many dates, its Current generation, whether it is due."""
-    return _show()
+def index_show_command(
+    max_lines: Annotated[
+        int, typer.Option("--max-lines", help="Print at most N lines of INDEX.md.")
+    ] = 200,
+) -> int:
+    """Print memory/INDEX.md (at most N lines, saying where to go on), and the due topics.
+
+    --json lists each topic: Match, status, dates, Current, whether it is due.
+    """
+    return _show(max_lines)
 
 
 @command(index_app, "add")

@@ -33,6 +33,8 @@ from memtier.health.index_state import (
 )
 from memtier.workspace import Workspace
 
+SHOW_MAX_LINES = 200  # as `memtier get` (PROTOCOL §10)
+
 __all__ = [
     "DayNote",
     "IndexState",
@@ -67,6 +69,8 @@ class IndexReport:
     changed: bool = False
     slug: str | None = None
     failure: CheckFailed | None = None
+    shown: tuple[str, ...] | None = None  # show: the file's lines, bounded like `get`
+    more: str | None = None  # show: where the rest is, when cut
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,6 +89,13 @@ class IndexReport:
         elif self.action in verb:
             what = self.slug or self.path
             yield f"{what}: {verb[self.action]}" + ("" if self.changed else " (no change)")
+        if self.shown is not None:
+            yield from self.shown
+            if self.more:
+                yield f"truncated; next: memtier get {self.more}"
+            if self.due:
+                yield f"due for consolidation: {', '.join(self.due)} (memtier consolidate --due)"
+            return
         for entry in self.entries:
             mark = " (due)" if entry.slug in self.due else ""
             current = entry.current or "no generation"
@@ -151,9 +162,23 @@ def index_rebuild(ws: Workspace, check: bool = False) -> IndexReport:
     return _report(ws, "rebuild", state.rebuilt, changed=changed)
 
 
-def index_show(ws: Workspace) -> IndexReport:
+def index_show(ws: Workspace, max_lines: int = SHOW_MAX_LINES) -> IndexReport:
+    """PROTOCOL §13 `index show`: INDEX.md as it stands, bounded like `get` (§10)."""
+    if max_lines < 1:
+        raise InputError("--max-lines: must be at least 1")
     state = read_index(ws)
-    return _report(ws, "show", state.rebuilt if not state.parsed.problems else state.parsed.entries)
+    entries = state.rebuilt if not state.parsed.problems else state.parsed.entries
+    if state.text is None:
+        hint = "no topic index yet; add a topic: memtier index add SLUG --category projects"
+        return _report(ws, "show", entries, shown=(hint,))
+    lines = state.text.rstrip("\n").split("\n")
+    more = None
+    if len(lines) > max_lines:
+        end = min(len(lines), 2 * max_lines)
+        more = f"{ws.relative(ws.index_file)}:{max_lines + 1}-{end}"
+    if state.stale:
+        lines.append("(out of date: memtier index rebuild)")
+    return _report(ws, "show", entries, shown=tuple(lines[:max_lines]), more=more)
 
 
 def index_add(

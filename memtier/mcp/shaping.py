@@ -34,6 +34,8 @@ _TOOL_FOR_COMMAND: tuple[tuple[str, str], ...] = (
     ("promote", "memory_promote"),
     ("stats", "memory_overview"),
     ("candidates", "memory_overview"),
+    ("consolidate", "memory_consolidate"),
+    ("recall", "memory_recall"),
 )
 _COMMAND_RE = re.compile(
     r"\bmemtier (" + "|".join(re.escape(c) for c, _ in _TOOL_FOR_COMMAND) + r")\b"

@@ -155,3 +155,14 @@ def test_export_and_import_carry_the_index_byte_for_byte(
     assert cli("--root", str(fresh), "import", "memtier", str(out)).exit_code == 0
     for rel in ("memory/INDEX.md", "memory/consolidated/zanzibar-gen1-2026-04-15.md"):
         assert (fresh / rel).read_bytes() == (root / rel).read_bytes(), rel
+
+
+def test_show_prints_the_index_bounded_like_get(cli: CliRunner, root: Path) -> None:
+    result = cli("--root", str(root), "index")
+    assert result.exit_code == 0 and "memtier index add" in result.stdout
+    for slug in ("alpha", "beta", "gamma"):
+        run(cli, root, "index", "add", slug, "--category", "projects")
+    result = cli("--root", str(root), "index", "show", "--max-lines", "5")
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["# Memory Index", lines[1]] and len(lines) == 6
+    assert lines[-1] == "truncated; next: memtier get memory/INDEX.md:6-10"
