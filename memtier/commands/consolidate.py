@@ -20,6 +20,7 @@ from typing import Any
 
 from memtier import store
 from memtier.errors import InputError, RefusedError
+from memtier.faults import checkpoint
 from memtier.formats.consolidated import (
     Cited,
     GenerationError,
@@ -231,13 +232,22 @@ class ConsolidateReport:
 
 
 def write_generation(ws: Workspace, plan: Plan) -> None:
-    """Create the generation file; an existing name is never overwritten (immutable)."""
+    """Write the generation file, whole or not at all; a taken name is never overwritten.
+
+    The caller holds the workspace lock, so no memtier writer takes the name
+    between the check and the atomic replace (PROTOCOL §3): a crash leaves no
+    half-written generation for the next one to chain onto.
+    """
+    import os
+
     store.make_dirs(ws.consolidated_dir, root=ws.root)
     path = ws.consolidated_dir / generation_name(
         plan.generation.slug, plan.generation.number, plan.generation.created
     )
-    if not store.create_exclusive(path, render_generation(plan.generation), root=ws.root):
+    if os.path.lexists(path):
         raise RefusedError(f"{plan.path} already exists; generations are never rewritten")
+    store.write_text(path, render_generation(plan.generation), root=ws.root)
+    checkpoint("consolidate.generation-written")
 
 
 def consolidate(

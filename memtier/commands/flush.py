@@ -18,6 +18,7 @@ from datetime import date
 from typing import Any
 
 from memtier import store
+from memtier.faults import checkpoint
 from memtier.workspace import Workspace
 
 
@@ -76,6 +77,7 @@ def flush(ws: Workspace, day: date | None = None, consolidate_due: bool = False)
         if note is not None and closure_problem(note.text) is not None:
             write_note(ws, day, merge_into_note(note.text, open_closure(ws.today)), note)
             changes.append(f"closed {day.isoformat()}.md")
+            checkpoint("flush.note-closed")
         if os.path.lexists(ws.index_file):
             state = read_index(ws)
             if state.parsed.problems:
@@ -84,6 +86,7 @@ def flush(ws: Workspace, day: date | None = None, consolidate_due: bool = False)
             else:
                 if write_index(ws, state, state.rendered()):
                     changes.append("index rebuilt")
+                checkpoint("flush.index-rebuilt")
                 due = [e.slug for e in state.rebuilt if is_due(ws, e)]
                 if consolidate_due and due:
                     for entry in state.rebuilt:
