@@ -7,6 +7,8 @@ small envelope.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp_types import CallToolResult
@@ -20,6 +22,39 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from memtier.workspace import Workspace
+
+
+# What the core's messages name on the command line, and the tool's own words (§11 v3).
+_TOOL_TERMS: tuple[tuple[str, str], ...] = (
+    ("memtier consolidate --due", "memory_consolidate(topic='due')"),
+    ("memtier health-check", "memory_health"),
+    ("--plan-id", "plan_id"),
+    ("--summary", "summary"),
+    ("--max-chars", "max_chars"),
+    ("summary_max_chars", "summary_max_chars in memtier.toml (the person's setting)"),
+)
+_CONSOLIDATE_CALL = re.compile(r"memtier consolidate (\S+) --plan")
+_INDEX_ADD = re.compile(r"\(memtier index add\)")
+
+
+def in_tool_terms(message: str) -> str:
+    """A core message about the topic commands, worded for a model calling the tools."""
+    message = _CONSOLIDATE_CALL.sub(r"memory_consolidate(topic='\1') without confirm", message)
+    message = _INDEX_ADD.sub("(a person adds topics: memtier index add)", message)
+    for cli, tool in _TOOL_TERMS:
+        message = message.replace(cli, tool)
+    return message
+
+
+def _worded(body: Callable[[], TopicOutput]) -> TopicOutput:
+    from memtier.errors import MemtierError
+
+    try:
+        return body()
+    except MemtierError as exc:
+        exc.message = in_tool_terms(exc.message)
+        exc.args = (exc.message,)
+        raise
 
 
 class TopicOutput(BaseModel):
@@ -91,7 +126,9 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
 
         override = os.environ.get("MEMTIER_RG")
         rg = None if override == "none" else find_rg(override or None)
-        return rt.call("memory_recall", lambda ws: _recall(ws, text, max_chars, rg))
+        return rt.call(
+            "memory_recall", lambda ws: _worded(lambda: _recall(ws, text, max_chars, rg))
+        )
 
     def memory_consolidate(
         topic: Annotated[str, Field(description="Topic slug, or 'due'.")],
@@ -105,7 +142,9 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
         Without confirm it only plans (text and plan_id)."""
         return rt.call(
             "memory_consolidate",
-            lambda ws: _consolidate(ws, topic, plan_id, summary, confirm, max_chars),
+            lambda ws: _worded(
+                lambda: _consolidate(ws, topic, plan_id, summary, confirm, max_chars)
+            ),
         )
 
     server.add_tool(memory_recall, name="memory_recall", annotations=read_only("Recall a topic"))

@@ -81,3 +81,19 @@ async def test_plan_then_confirm_then_recall_each_channel_bounded(root: Path) ->
         assert text_chars <= budget and structured_chars <= budget + ENVELOPE
         assert recalled.structured_content["data"]["topic"] == "qdrant"
         assert recalled.structured_content["data"]["truncated"] is True
+
+
+async def test_errors_speak_in_tool_terms(server: Any, root: Path) -> None:
+    """PROTOCOL §11 (v3): parameter and tool names, never CLI flags."""
+    from tests.mcp.conftest import call_tool
+
+    _workspace(root)
+    for arguments, wanted in (
+        ({"topic": "qdrant", "summary": "x", "confirm": True}, "plan_id"),
+        ({"topic": "qdrant", "plan_id": "p-1", "summary": "x", "confirm": True}, "stale"),
+        ({"topic": "nope"}, "no topic 'nope'"),
+    ):
+        result = await call_tool(server, "memory_consolidate", **arguments)
+        text = text_of(result)
+        assert result.is_error and wanted in text, text
+        assert " --" not in text and "memtier consolidate" not in text, text
