@@ -124,7 +124,11 @@ def write_index(ws: Workspace, state: IndexState, text: str) -> bool:
     if state.text == text:
         return False
     store.make_dirs(ws.memory_dir, root=ws.root)
-    store.write_text(ws.index_file, text, root=ws.root)
+    store.write_text(ws.index_file, text, root=ws.root, like=state.document)
+    # The state now stands for what was written: a second write in the same command
+    # (flush, consolidate) compares against this one, not the file read before.
+    state.document = store.read_document(ws.index_file, root=ws.root)
+    state.text = state.document.text
     return True
 
 

@@ -174,6 +174,7 @@ class IndexState:
     text: str | None
     parsed: ParsedIndex
     notes: list[DayNote] = field(default_factory=list)
+    document: store.Document | None = None  # as read: a write refuses an edit since (§3)
 
     @cached_property
     def rebuilt(self) -> tuple[IndexEntry, ...]:
@@ -191,5 +192,6 @@ class IndexState:
 def read_index(ws: Workspace) -> IndexState:
     """INDEX.md (absent: no entries) and the notes its Dates come from."""
     path = ws.index_file
-    text = store.read_text(path, root=ws.root) if os.path.lexists(path) else None
-    return IndexState(ws, text, parse_index(text or ""), day_notes(ws))
+    document = store.read_document(path, root=ws.root) if os.path.lexists(path) else None
+    text = document.text if document is not None else None
+    return IndexState(ws, text, parse_index(text or ""), day_notes(ws), document)
