@@ -31,12 +31,13 @@ _FILLER = frozenset(
 
 
 def strip_trigger(text: str, triggers: Iterable[str]) -> str:
-    """*text* without its first recall phrase (the longest that occurs) and end punctuation."""
-    folded = text.casefold()
+    """*text* without its first recall phrase (the longest that occurs, as whole
+    words: "recall" is not taken out of "recalled") and end punctuation."""
     for phrase in sorted(triggers, key=len, reverse=True):
-        at = folded.find(phrase.casefold())
-        if at >= 0:
-            text = text[:at] + " " + text[at + len(phrase) :]
+        edge = r"[^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"  # CJK has no spaces
+        found = re.search(rf"(?<!{edge}){re.escape(phrase)}(?!{edge})", text, re.IGNORECASE)
+        if found is not None:
+            text = text[: found.start()] + " " + text[found.end() :]
             break
     return text.strip(" \t\n,.:;!?？。，！、")
 

@@ -219,7 +219,6 @@ def index_set(
             replace(
                 e,
                 match=terms or e.match,
-                match_given=True,
                 status=status or e.status,
             )
             if e.slug == slug

@@ -62,7 +62,6 @@ class IndexEntry:
     consolidations: tuple[Generation, ...] = ()
     current: str | None = None
     extra: tuple[str, ...] = ()  # other lines of the entry, as written
-    match_given: bool = True  # False: the seed's form without a Match line
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -137,7 +136,7 @@ class _Builder:
             self.problem(number, f"slug '{slug}' is not [a-z0-9-]+")
         if any(e.slug == slug for e in self.entries):
             self.problem(number, f"slug '{slug}' is repeated")
-        entry = IndexEntry(slug=slug, category=self.category or "projects", match_given=False)
+        entry = IndexEntry(slug=slug, category=self.category or "projects")
         if rest:
             dates = _DATES_RE.match(rest.strip())
             if dates is None:  # the seed's "- **slug**: description"
@@ -152,7 +151,7 @@ class _Builder:
         name = key.strip().casefold()
         self.in_gens = name == "consolidations"
         if name == "match":
-            self.current = replace(entry, match=split_terms(value), match_given=True)
+            self.current = replace(entry, match=split_terms(value))
         elif name == "status":
             status = value.strip()
             if status not in STATUSES:

@@ -133,3 +133,9 @@ def test_flush_lists_due_topics_without_consolidate(cli: CliRunner, root: Path) 
     code, payload, _ = run(cli, root, "flush", "--date", "2026-04-13")
     assert code == 0 and payload["due"] == ["blog"] and payload["written"] == []
     assert not (root / "memory" / "consolidated").exists()
+
+
+def test_a_trigger_is_a_whole_phrase() -> None:
+    assert (
+        strip_trigger("the recalled firmware", DEFAULT_RECALL_TRIGGERS) == "the recalled firmware"
+    )
