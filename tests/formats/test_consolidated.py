@@ -94,3 +94,11 @@ def test_same_generation_same_bytes(lines: list[str], items: list[str]) -> None:
     assert render_generation(gen) == text
     assert parse_generation(text).evidence == gen.evidence
     assert generation_problems(gen.name, text) == []
+
+
+@given(
+    st.text(max_size=400), st.sampled_from(["t-gen1-2026-01-02.md", "x.md", "t-gen2-2026-01-02.md"])
+)
+def test_no_input_crashes_the_checker(text: str, name: str) -> None:
+    problems = generation_problems(name, text)
+    assert problems  # random text is never an intact generation
