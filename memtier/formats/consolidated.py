@@ -182,8 +182,9 @@ def digest_problem(text: str) -> str | None:
     return None
 
 
-def generation_problems(name: str, text: str) -> list[str]:
-    """Every reason the file *name* holding *text* is not an untouched generation.
+def checked_generation(name: str, text: str) -> tuple[list[str], GenerationFile | None]:
+    """(every reason the file *name* holding *text* is not an untouched generation,
+    the generation when there is none).
 
     The Digest proves the body; the header above it must be exactly what the
     name and the body say it is (slug, N, created day, the days the Evidence
@@ -191,14 +192,14 @@ def generation_problems(name: str, text: str) -> list[str]:
     """
     named = NAME_RE.match(name)
     if named is None:
-        return [f"name is not <slug>-gen<N>-<YYYY-MM-DD>.md: {name}"]
+        return [f"name is not <slug>-gen<N>-<YYYY-MM-DD>.md: {name}"], None
     problem = digest_problem(text)
     if problem is not None:
-        return [problem]
+        return [problem], None
     try:
         gen = parse_generation(text)
     except GenerationError as exc:
-        return [str(exc)]
+        return [str(exc)], None
     slug, number, created = named.group("slug"), int(named.group("n")), named.group("day")
     expected = GenerationFile(
         slug=slug,
@@ -209,9 +210,9 @@ def generation_problems(name: str, text: str) -> list[str]:
         summary=gen.summary,
     )
     if text.split("\n")[:5] != _header(expected):
-        return ["header does not agree with the file name and its Evidence"]
+        return ["header does not agree with the file name and its Evidence"], None
     if (number == 1) != (gen.previous is None):
-        return ["Previous must be none for gen1 and name generation N-1 otherwise"]
+        return ["Previous must be none for gen1 and name generation N-1 otherwise"], None
     if gen.previous is not None:
         prev = NAME_RE.match(gen.previous.rsplit("/", 1)[-1])
         if (
@@ -220,5 +221,10 @@ def generation_problems(name: str, text: str) -> list[str]:
             or int(prev.group("n")) != number - 1
             or not gen.previous.startswith("memory/consolidated/")
         ):
-            return [f"Previous does not name {slug} generation {number - 1}"]
-    return []
+            return [f"Previous does not name {slug} generation {number - 1}"], None
+    return [], gen
+
+
+def generation_problems(name: str, text: str) -> list[str]:
+    """Every reason the file *name* holding *text* is not an untouched generation."""
+    return checked_generation(name, text)[0]

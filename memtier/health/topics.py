@@ -65,7 +65,7 @@ def _fresh(ws: Workspace, rel: str) -> Check:
 
 
 def consolidation_checks(ws: Workspace) -> list[Check]:
-    from memtier.formats.consolidated import NAME_RE, generation_problems, parse_generation
+    from memtier.formats.consolidated import NAME_RE, checked_generation
 
     folder = ws.consolidated_dir
     if not folder.is_dir():
@@ -82,16 +82,16 @@ def consolidation_checks(ws: Workspace) -> list[Check]:
             message = f"{rel} — unreadable: {problem or 'gone'}"
             checks.append(Check("consolidation.immutable", FAIL, rel, message))
             continue
-        problems = generation_problems(path.name, text)
-        if problems:
-            message = f"{rel} — changed after it was written: {problems[0]}"
+        problems, gen = checked_generation(path.name, text)
+        if problems or gen is None:
+            message = f"{rel} — changed after it was written: {problems[0] if problems else '?'}"
             why = "a generation is never rewritten; a correction is the next generation"
             checks.append(Check("consolidation.immutable", FAIL, rel, message, (why,)))
             continue
         named = NAME_RE.match(path.name)
         assert named is not None
         chain.setdefault(named.group("slug"), {})[int(named.group("n"))] = rel
-        previous[rel] = parse_generation(text).previous
+        previous[rel] = gen.previous
     if not checks and chain:
         count = sum(len(v) for v in chain.values())
         checks.append(
