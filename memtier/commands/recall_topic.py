@@ -33,9 +33,12 @@ _FILLER = frozenset(
 def strip_trigger(text: str, triggers: Iterable[str]) -> str:
     """*text* without its first recall phrase (the longest that occurs, as whole
     words: "recall" is not taken out of "recalled") and end punctuation."""
+    from memtier.health.index_state import WORD_EDGE
+
     for phrase in sorted(triggers, key=len, reverse=True):
-        edge = r"[^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"  # CJK has no spaces
-        found = re.search(rf"(?<!{edge}){re.escape(phrase)}(?!{edge})", text, re.IGNORECASE)
+        found = re.search(
+            rf"(?<!{WORD_EDGE}){re.escape(phrase)}(?!{WORD_EDGE})", text, re.IGNORECASE
+        )
         if found is not None:
             text = text[: found.start()] + " " + text[found.end() :]
             break

@@ -34,8 +34,12 @@ from memtier.formats.index import (
 from memtier.workspace import Workspace
 
 _DAY_NAME = re.compile(r"^(\d{4}-\d\d-\d\d)(?:\.[0-9]+)?\.md$")
-# A whole word: no letter or digit beside it, except CJK, which has no spaces.
-_EDGE = r"[^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+# A whole word (PROTOCOL §13): with a letter of an alphabet written with spaces
+# (Latin, Greek, Cyrillic), a digit or "_" beside it, a term is part of a longer
+# word. Scripts without spaces (CJK) border a term directly ("用qdrant迁移" names
+# qdrant). A small class: the large
+# negated Unicode one cost 15 ms a topic to compile, on every health-check.
+WORD_EDGE = r"[0-9A-Za-z_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]"
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ class TopicMatcher:
 
     def __init__(self, entry: IndexEntry) -> None:
         terms = "|".join(re.escape(t) for t in sorted(entry.terms, key=len, reverse=True))
-        self.term_re = re.compile(rf"(?<!{_EDGE})(?:{terms})(?!{_EDGE})", re.IGNORECASE)
+        self.term_re = re.compile(rf"(?<!{WORD_EDGE})(?:{terms})(?!{WORD_EDGE})", re.IGNORECASE)
         self.tag_re = re.compile(rf"#topic:{re.escape(entry.slug)}(?![\w-])", re.IGNORECASE)
 
     def matches(self, text: str) -> bool:

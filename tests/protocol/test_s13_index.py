@@ -166,3 +166,11 @@ def test_show_prints_the_index_bounded_like_get(cli: CliRunner, root: Path) -> N
     lines = result.stdout.splitlines()
     assert lines[:2] == ["# Memory Index", lines[1]] and len(lines) == 6
     assert lines[-1] == "truncated; next: memtier get memory/INDEX.md:6-10"
+
+
+def test_whole_words_beside_text_without_spaces(cli: CliRunner, root: Path) -> None:
+    note(root, "2026-04-01", "- 用qdrant迁移了数据")
+    note(root, "2026-04-02", "- Über-qdrant test")
+    note(root, "2026-04-03", "- qdrantü is not it, nor éqdrant")
+    run(cli, root, "index", "add", "q", "--category", "projects", "--match", "qdrant")
+    assert run(cli, root, "index")[1]["topics"][0]["dates"] == ["2026-04-01", "2026-04-02"]
