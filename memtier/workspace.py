@@ -29,6 +29,8 @@ WARM_DIRS: tuple[str, ...] = (SEMANTIC_DIR, PROCEDURAL_DIR)
 EPISODIC_DIR = "episodic"
 ARCHIVE_DIR = "archive"
 BUFFER_FILE = "working-buffer.md"
+INDEX_FILE = "INDEX.md"  # PROTOCOL §13 (v3)
+CONSOLIDATED_DIR = "consolidated"
 
 SCRIPTS_DIR = "scripts"
 
@@ -44,6 +46,8 @@ LAYOUT_FOLDERS: tuple[str, ...] = (
 TIER_PATHS: dict[str, tuple[str, ...]] = {
     "hot": (HOT_FILE,),
     "warm": tuple(f"{MEMORY_DIR}/{name}" for name in WARM_DIRS),
+    # PROTOCOL §13 (v3): the topic index and its generations, searched after WARM.
+    "index": (f"{MEMORY_DIR}/{INDEX_FILE}", f"{MEMORY_DIR}/{CONSOLIDATED_DIR}"),
     "buffer": (f"{MEMORY_DIR}/{BUFFER_FILE}",),
     "scratch": (LEARNINGS_DIR,),
     "cold": (f"{MEMORY_DIR}/{EPISODIC_DIR}",),
@@ -79,6 +83,10 @@ def tier_of(rel: str) -> str | None:
             return "warm"
         if parts[1] == EPISODIC_DIR:
             return "cold"
+        if parts[1] == CONSOLIDATED_DIR:
+            return "index"
+    if parts == [MEMORY_DIR, INDEX_FILE]:
+        return "index"
     if parts == [MEMORY_DIR, BUFFER_FILE]:
         return "buffer"
     if len(parts) == 2 and parts[0] == LEARNINGS_DIR:
@@ -246,6 +254,15 @@ class Workspace:
     @property
     def scripts_dir(self) -> Path:
         return self.memory_dir / SCRIPTS_DIR
+
+    @property
+    def index_file(self) -> Path:
+        """The topic index (PROTOCOL §13)."""
+        return self.memory_dir / INDEX_FILE
+
+    @property
+    def consolidated_dir(self) -> Path:
+        return self.memory_dir / CONSOLIDATED_DIR
 
     @property
     def buffer(self) -> Path:

@@ -27,9 +27,10 @@ def __getattr__(name: str) -> Any:
         maintenance,
         mcp,
         recall,
+        topics,
         transfer,
     )
 
     # Imported to register their commands.
-    del facts, foundation, health, lifecycle, maintenance, mcp, recall, transfer
+    del facts, foundation, health, lifecycle, maintenance, mcp, recall, topics, transfer
     return getattr(_app, name)
