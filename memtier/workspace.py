@@ -56,13 +56,10 @@ TIER_PATHS: dict[str, tuple[str, ...]] = {
 TIERS: tuple[str, ...] = tuple(TIER_PATHS)
 _EPISODIC_PREFIX = f"{MEMORY_DIR}/{EPISODIC_DIR}/"
 
-# PROTOCOL §1 (v3, section 13): the topic index and the consolidation generations;
-# with the configuration, the memory files that are not in a tier.
-INDEX_FILE = f"{MEMORY_DIR}/INDEX.md"
-CONSOLIDATED_DIR = f"{MEMORY_DIR}/consolidated"
+# PROTOCOL §1: the configuration, the one memory file that is in no tier (the topic
+# index and its generations are the `index` tier, §13 v3).
 CONFIG_FILE = CONFIG_RELPATH.as_posix()
 CONFIG_KIND = "config"
-INDEX_KIND = "index"
 
 
 def tier_of(rel: str) -> str | None:
@@ -104,14 +101,7 @@ def memory_kind(rel: str) -> str | None:
     tier = tier_of(rel)
     if tier is not None:
         return tier
-    if rel == CONFIG_FILE:
-        return CONFIG_KIND
-    if rel == INDEX_FILE:
-        return INDEX_KIND
-    parts = rel.split("/")
-    if len(parts) == 3 and f"{parts[0]}/{parts[1]}" == CONSOLIDATED_DIR and rel.endswith(".md"):
-        return INDEX_KIND
-    return None
+    return CONFIG_KIND if rel == CONFIG_FILE else None
 
 
 def in_memory_area(rel: str) -> bool:

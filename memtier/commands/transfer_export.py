@@ -27,18 +27,11 @@ from memtier.clock import format_timestamp
 from memtier.config import CONFIG_RELPATH
 from memtier.errors import InputError
 from memtier.formats.envelope import ExportedFile, build_envelope, dump_envelope
-from memtier.workspace import (
-    CONFIG_KIND,
-    CONSOLIDATED_DIR,
-    INDEX_FILE,
-    INDEX_KIND,
-    TIERS,
-    Workspace,
-)
+from memtier.workspace import CONFIG_KIND, TIERS, Workspace
 
 # PROTOCOL §12 v3: what export takes by default, in this order: the tiers of the
-# one tier table, then the configuration, then the topic index.
-EXPORT_TIERS: tuple[str, ...] = (*TIERS, CONFIG_KIND, INDEX_KIND)
+# one tier table (the topic index among them, §13), then the configuration.
+EXPORT_TIERS: tuple[str, ...] = (*TIERS, CONFIG_KIND)
 
 
 @dataclass(frozen=True)
@@ -77,26 +70,6 @@ def chosen_tiers(tiers: Iterable[str]) -> tuple[str, ...]:
     return tuple(t for t in EXPORT_TIERS if t in wanted) or EXPORT_TIERS
 
 
-def _index_pairs(ws: Workspace) -> list[tuple[str, str]]:
-    """``memory/INDEX.md`` and the notes of ``memory/consolidated/`` (PROTOCOL §1),
-    symlinks never followed (as inside a tier)."""
-    import os
-
-    pairs: list[tuple[str, str]] = []
-    if (ws.root / INDEX_FILE).is_file() and not (ws.root / INDEX_FILE).is_symlink():
-        pairs.append((INDEX_FILE, INDEX_KIND))
-    folder = ws.root / CONSOLIDATED_DIR
-    if folder.is_dir() and not folder.is_symlink():
-        with os.scandir(folder) as entries:
-            names = sorted(
-                e.name
-                for e in entries
-                if e.name.endswith(".md") and e.is_file(follow_symlinks=False)
-            )
-        pairs.extend((f"{CONSOLIDATED_DIR}/{name}", INDEX_KIND) for name in names)
-    return pairs
-
-
 def collect_files(ws: Workspace, tiers: tuple[str, ...]) -> tuple[list[ExportedFile], list[str]]:
     """The files of *tiers*, in tier order, as exported; and warnings about skipped ones."""
     from memtier.search.paths import tier_file_pairs
@@ -106,8 +79,6 @@ def collect_files(ws: Workspace, tiers: tuple[str, ...]) -> tuple[list[ExportedF
     config = ws.root / CONFIG_RELPATH
     if CONFIG_KIND in tiers and config.is_file() and not config.is_symlink():
         pairs.append((CONFIG_RELPATH.as_posix(), CONFIG_KIND))
-    if INDEX_KIND in tiers:
-        pairs.extend(_index_pairs(ws))
     files: list[ExportedFile] = []
     for rel, tier in pairs:
         path = ws.root / rel
@@ -129,26 +100,26 @@ def collect_files(ws: Workspace, tiers: tuple[str, ...]) -> tuple[list[ExportedF
 
 def output_target(ws: Workspace, output: Path) -> Path:
     """The file ``--output`` names, checked before anything is read or written
-    (PROTOCOL §12 v3): confined like a write (inside the workspace, symlinks
-    followed), never the memory itself, and a regular file if it exists."""
+    (PROTOCOL §12 v3): checked like a write (symlinks followed to the file they
+    name), never the memory itself, and a regular file if it exists. A backup may
+    lie outside the workspace (that is where backups go); inside it, it lies
+    beside the memory, never in it."""
     import os
     import stat
 
-    from memtier.workspace import in_memory_area, special_file_kind
+    from memtier.workspace import in_memory_area, inside_root, special_file_kind
 
     given = output if output.is_absolute() else ws.root / output
     shown = f"--output {output}"
-    outside_hint = "; to write a backup elsewhere, redirect standard output (memtier export > FILE)"
-    try:
-        real = store.confine(ws.root, given)
-    except InputError as exc:
-        raise InputError(f"{shown}: {exc.message}{outside_hint}") from None
-    rel = real.relative_to(os.path.realpath(ws.root)).as_posix()
-    if rel == "." or in_memory_area(rel):
-        raise InputError(
-            f"{shown}: lies in the workspace's memory ({rel}); an export never replaces "
-            "a memory file (write it beside the memory, e.g. --output backup.json)"
-        )
+    real = Path(os.path.realpath(given))
+    real_root = os.path.realpath(ws.root)
+    if inside_root(real_root, real):
+        rel = real.relative_to(real_root).as_posix()
+        if rel == "." or in_memory_area(rel):
+            raise InputError(
+                f"{shown}: lies in the workspace's memory ({rel}); an export never replaces "
+                "a memory file (write it beside the memory, e.g. --output backup.json)"
+            )
     try:
         mode = os.stat(real).st_mode
     except FileNotFoundError:
@@ -168,7 +139,10 @@ def export_memory(
     ws: Workspace, tiers: Iterable[str] = (), output: Path | None = None
 ) -> ExportResult:
     """Build the envelope; write it to *output* (atomically) when given."""
+    import os
+
     from memtier.secrets import add_counts, redact
+    from memtier.workspace import inside_root
 
     chosen = chosen_tiers(tiers)
     if output is not None:
@@ -185,7 +159,10 @@ def export_memory(
     written: str | None = None
     if output is not None:
         target = output_target(ws, output)  # again: it may have changed meanwhile
-        store.write_bytes(target, document.encode("utf-8"), root=ws.root)
+        # Confined to the folder it names: inside the workspace, the root.
+        inside = inside_root(os.path.realpath(ws.root), target)
+        home = ws.root if inside else target.parent
+        store.write_bytes(target, document.encode("utf-8"), root=home)
         written = str(output)
     return ExportResult(
         document=document,

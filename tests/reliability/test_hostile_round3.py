@@ -109,13 +109,15 @@ def test_export_onto_a_device_is_refused(root: Path) -> None:
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
-def test_export_outside_the_workspace_is_refused_and_stdout_is_the_way(
+def test_export_outside_the_workspace_is_a_backup_written_whole(
     root: Path, tmp_path: Path
 ) -> None:
     outside = tmp_path / "elsewhere.json"
     done = mt(root, "export", "--output", str(outside))
-    assert done.returncode == 2 and "standard output" in done.stderr
-    assert not outside.exists()
+    assert done.returncode == 0, done.stderr
+    document = json.loads(outside.read_text())
+    assert "MEMORY.md" in [f["path"] for f in document["files"]]
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".memtier-tmp")] == []
 
 
 def test_export_to_a_file_beside_the_memory_is_written(root: Path) -> None:
