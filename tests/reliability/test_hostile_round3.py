@@ -109,9 +109,7 @@ def test_export_onto_a_device_is_refused(root: Path) -> None:
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
-def test_export_outside_the_workspace_is_a_backup_written_whole(
-    root: Path, tmp_path: Path
-) -> None:
+def test_export_outside_the_workspace_is_a_backup_written_whole(root: Path, tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere.json"
     done = mt(root, "export", "--output", str(outside))
     assert done.returncode == 0, done.stderr
