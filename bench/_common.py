@@ -11,6 +11,20 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+# The one folder a benchmark may write to besides a temporary folder (ignored by git):
+# a checkout must never become a workspace (PROTOCOL §1 root discovery).
+WORK = Path(__file__).resolve().parent / ".work"
+
+
+def work_folder(name: str | None = None) -> Path:
+    """``bench/.work/<name>`` (created), for a run kept with ``--keep``; a plain name
+    only, so a benchmark never writes outside it."""
+    if name is not None and (not name or Path(name).name != name or name in (".", "..")):
+        raise SystemExit(f"--keep takes a plain folder name (kept under {WORK}), not {name!r}")
+    folder = WORK / name if name else WORK
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
 
 def memtier_argv() -> list[str]:
     """The installed `memtier` script beside this interpreter, else `python -m memtier`."""
@@ -37,6 +51,9 @@ def median_seconds(
     """
     full_env = {**os.environ, **(env or {})}
     full_env.pop("PYTHONDONTWRITEBYTECODE", None)
+    # Never from the checkout: a command that falls back to the working folder
+    # (root discovery, init) writes under the ignored work folder instead.
+    cwd = cwd or work_folder()
     times: list[float] = []
     for i in range(warmup + runs):
         if before_each is not None:

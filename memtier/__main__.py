@@ -15,14 +15,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # The hot commands in their commonest shapes start without typer (memtier.cli.fast);
     # every other call, and every shape the fast path does not know, goes to typer.
-    from memtier.cli.fast import run_fast
+    from memtier.cli.fast import read_line, run_fast
 
-    code = run_fast(args)
+    read = read_line(args)  # once, for whichever path runs the command
+    code = run_fast(args, read)
     if code is not None:
         return code
     from memtier.cli import run
 
-    return run(args)
+    return run(args, read)
 
 
 if __name__ == "__main__":

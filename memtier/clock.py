@@ -90,6 +90,17 @@ def parse_timestamp(text: str) -> datetime | None:
 _DATE_RE = re.compile(r"^\d{4}-\d\d-\d\d$")
 
 
+def require_in_range(day: date, source: str = "--date") -> date:
+    """*day* if its year is one the clock accepts (`MIN_YEAR`..`MAX_YEAR`), else an
+    `InputError`: a note dated 9999-12-31 or 1899 is refused wherever a date is
+    given, as ``--now`` refuses such a moment (both faces go through here)."""
+    if not MIN_YEAR <= day.year <= MAX_YEAR:
+        raise InputError(
+            f"{source}: {day.isoformat()} is out of range (a year from {MIN_YEAR} to {MAX_YEAR})"
+        )
+    return day
+
+
 def parse_day(text: str) -> date | None:
     """A ``YYYY-MM-DD`` string that names a real calendar date, else None."""
     if not _DATE_RE.match(text):

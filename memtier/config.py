@@ -37,6 +37,10 @@ DEFAULT_CAPTURE_TOPICS: tuple[str, ...] = (
     "decision", "decided", "entscheidung", "entschieden", "preference", "bevorzuge",
     "lesson learned", "post-mortem",
 )  # fmt: skip
+# PROTOCOL §13 (v3): phrases that ask to recall a topic, as seed 004 has them.
+DEFAULT_RECALL_TRIGGERS: tuple[str, ...] = (
+    "do you remember", "recall", "erinnerst du dich", "weißt du noch", "回忆一下", "记不记得",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,10 @@ class Config:
     capture_min_chars: int = 20
     capture_long_chars: int = 80
     capture_keep_score: float = 0.4
+    # PROTOCOL §13 (v3): the topic index and its generations.
+    consolidation_threshold: int = 3
+    summary_max_chars: int = 1500
+    recall_triggers: tuple[str, ...] = DEFAULT_RECALL_TRIGGERS
     # PROTOCOL §14 (v3): sync through git.
     sync_warn_hours: float = 48
     sync_auto: bool = False
@@ -90,10 +98,13 @@ _KEY_TYPES: dict[str, tuple[str, type | tuple[type, ...]]] = {
     "capture_min_chars": ("a positive integer", int),
     "capture_long_chars": ("a positive integer", int),
     "capture_keep_score": ("a number between 0 and 1", (int, float)),
+    "consolidation_threshold": ("a positive integer", int),
+    "summary_max_chars": ("a positive integer", int),
+    "recall_triggers": ("a list of strings", list),
     "sync_warn_hours": ("a positive number", (int, float)),
     "sync_auto": ("true or false", bool),
 }
-_PHRASE_LISTS = ("capture_triggers", "capture_topics")
+_PHRASE_LISTS = ("capture_triggers", "capture_topics", "recall_triggers")
 _MINIMUM: dict[str, float] = {
     "hot_max_lines": 1,
     "buffer_max_lines": 1,
@@ -106,6 +117,8 @@ _MINIMUM: dict[str, float] = {
     "capture_min_chars": 1,
     "capture_long_chars": 1,
     "capture_keep_score": 0,
+    "consolidation_threshold": 1,
+    "summary_max_chars": 1,
 }
 
 # Strict lower bounds: a buffer stale after 0 hours would always be stale.
@@ -123,6 +136,8 @@ _MAXIMUM: dict[str, float] = {
     "recurrence_threshold": 1_000_000,
     "capture_min_chars": 1_000_000,
     "capture_long_chars": 1_000_000,
+    "consolidation_threshold": 1_000_000,
+    "summary_max_chars": 1_000_000,
 }
 
 assert set(_KEY_TYPES) == {f.name for f in fields(Config) if not f.name.startswith("_")}
@@ -171,6 +186,10 @@ def parse_config(text: str, where: Path) -> Config:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: not valid TOML ({exc})", path=where) from None
+    except ValueError:
+        # tomllib converts numbers itself: one of thousands of digits is refused by
+        # Python's conversion limit (a ValueError, not a TOMLDecodeError).
+        raise ConfigError(f"{where}: a number has too many digits", path=where) from None
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in _KEY_TYPES:

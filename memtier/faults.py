@@ -12,6 +12,10 @@ the third time it passes that point, so a crash test can stop a command that
 writes several files between any two of them. ``$MEMTIER_FAULT_TRACE_ALL``
 names a file that every point passed is appended to (whether or not it is
 switched on), so a test can list the points a real process went through.
+
+Both trace files are confined to the system's temporary folder (where tests
+keep theirs) and must be regular files if they exist: an environment variable
+must not make memtier append to any file it can reach (PROTOCOL §3 confinement).
 """
 
 from __future__ import annotations
@@ -38,25 +42,57 @@ def enable(names: str | None, trace: str | None = None, trace_all: str | None = 
     """
     global _ACTIVE, _TRACE, _TRACE_ALL
     _ACTIVE = frozenset(n.strip() for n in (names or "").split(",") if n.strip())
-    _TRACE = trace or None
-    _TRACE_ALL = trace_all or None
+    _TRACE = _confined(TRACE_ENV_VAR, trace) if trace else None
+    _TRACE_ALL = _confined(TRACE_ALL_ENV_VAR, trace_all) if trace_all else None
     _PASSES.clear()
+
+
+def _confined(variable: str, path: str) -> str:
+    """*path* if it lies in the temporary folder (symlinks followed) and is a regular
+    file or does not exist yet; else an `InputError` naming *variable*."""
+    import stat
+    import tempfile
+
+    from memtier.errors import InputError
+    from memtier.workspace import inside_root
+
+    real = os.path.realpath(path)
+    folder = os.path.realpath(tempfile.gettempdir())
+    if not inside_root(folder, real) or real == folder:
+        raise InputError(f"{variable}: a trace file must lie in {folder}, not {path}")
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        return real
+    except OSError as exc:
+        raise InputError(f"{variable}: {path}: cannot be checked ({exc.strerror})") from None
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{variable}: {path} is not a regular file")
+    return real
 
 
 def checkpoint(name: str) -> None:
     """Die here, by SIGKILL, if the point *name* (or this pass of it) is switched on."""
     SEEN.append(name)
     if _TRACE_ALL:
-        with open(_TRACE_ALL, "a", encoding="utf-8") as handle:
-            handle.write(name + "\n")
+        _append(_TRACE_ALL, name)
     if not _ACTIVE:
         return
     count = _PASSES[name] = _PASSES.get(name, 0) + 1
     if name in _ACTIVE or f"{name}@{count}" in _ACTIVE:
         if _TRACE:
-            with open(_TRACE, "a", encoding="utf-8") as handle:
-                handle.write(name + "\n")
+            _append(_TRACE, name)
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _append(path: str, name: str) -> None:
+    # Never through a link planted after the check, never blocking on a FIFO.
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o600)
+    try:
+        os.write(fd, (name + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
 
 
 # -- the named points of the session lifecycle (PROTOCOL §4, §5), for crash tests

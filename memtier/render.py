@@ -14,6 +14,12 @@ its own messages, read here and nowhere else:
 - ``failure``: a `MemtierError` (or None) the result ends with, e.g. a failed
   health check: it goes through `fail`, the one error handler, for its exit code.
 
+Control and bidirectional characters are escaped in everything printed (a text
+line as ``\u202e``, a JSON string with JSON's own ``\u202e`` escape, which reads
+back as the same text): a note holding U+202E must not reorder what a person sees
+on a terminal, nor a carriage return overwrite a line (PROTOCOL §3 v2, one line
+per item). `escape_controls` is the one rule; the tool server uses it too.
+
 On a terminal (and without ``NO_COLOR``) the caller may pass a ``terminal`` view,
 which prints the result for a person (the CLI's rich tables, `memtier.cli.views`);
 piped output is always the plain lines, and --json never changes.
@@ -22,6 +28,7 @@ piped output is always the plain lines, and --json never changes.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
@@ -33,6 +40,32 @@ if TYPE_CHECKING:
 
 # The ``redacted`` default of a result: immutable, so one instance serves every result.
 NO_REDACTIONS: Mapping[str, int] = MappingProxyType({})
+
+
+# C0 controls but tab and line feed, DEL, C1 controls, the line and paragraph
+# separators, and the bidirectional marks, embeddings, overrides and isolates.
+_BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_UNSAFE_CODES = (
+    *(c for c in range(0x20) if c not in (0x09, 0x0A)),
+    *range(0x7F, 0xA0),
+    0x2028,
+    0x2029,
+    *_BIDI,
+)
+_TEXT_ESCAPES = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _UNSAFE_CODES}
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in _UNSAFE_CODES if c >= 0x7F}
+_SGR = re.compile("(\x1b\\[[0-9;]*m)")  # our own colours (`paint`) stay colours
+
+
+def escape_controls(text: str) -> str:
+    """*text* with every control and bidi character shown as an escape (``\\x0d``,
+    ``\\u202e``); tabs, line feeds and memtier's own colour codes kept."""
+    if text.isprintable():
+        return text  # the common case: nothing to look at twice
+    if "\x1b" not in text:
+        return text.translate(_TEXT_ESCAPES)
+    pieces = _SGR.split(text)
+    return "".join(p if i % 2 else p.translate(_TEXT_ESCAPES) for i, p in enumerate(pieces))
 
 
 class Report(Protocol):
@@ -62,7 +95,7 @@ def show(
             terminal(out)
         else:
             for line in report.text_lines():
-                out.write(line + "\n")
+                out.write(escape_controls(line) + "\n")
     redacted = getattr(report, "redacted", None) or {}
     for message in redaction_notices(redacted, getattr(report, "redacted_in", "")):
         notice(message)
@@ -84,7 +117,7 @@ def fail(error: MemtierError, *, as_json: bool) -> int:
     if getattr(error, "shown", False):
         return error.exit_code
     message = clean_message(error.message)
-    sys.stderr.write(f"memtier: error: {message}\n")
+    sys.stderr.write(f"memtier: error: {escape_controls(message)}\n")
     if as_json:
         emit_json({"ok": False, "error": message})
     return error.exit_code
@@ -94,9 +127,19 @@ def clean_message(message: str) -> str:
     # A message may quote what was typed (an unknown option, a task to match):
     # it never repeats a credential, even one split across lines, and it stays one
     # line (PROTOCOL §3 v2). Loaded only when there is an error.
-    from memtier.secrets import redact_folded
+    from memtier.surface import error_line
 
-    return redact_folded(message).text
+    return _LONG_NUMBER.sub(_cut_number, error_line(message))
+
+
+# A number of thousands of digits typed where a count belongs (``--limit 999…``) is
+# quoted by its first digits and its length, never echoed whole.
+_LONG_NUMBER = re.compile(r"\d{41,}")
+
+
+def _cut_number(found: re.Match[str]) -> str:
+    digits = found.group(0)
+    return f"{digits[:20]}… ({len(digits)} digits)"
 
 
 def redaction_notices(counts: Mapping[str, int], where: str = "") -> tuple[str, ...]:
@@ -110,17 +153,19 @@ def redaction_notices(counts: Mapping[str, int], where: str = "") -> tuple[str, 
 def emit_json(payload: dict[str, Any], stream: TextIO | None = None) -> None:
     import json  # only with --json: most calls print text
 
-    (stream or sys.stdout).write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    text = json.dumps(payload, ensure_ascii=False, indent=2)
+    # json escapes C0 itself; DEL, C1, separators and bidi marks get its \\u form.
+    (stream or sys.stdout).write(text.translate(_JSON_ESCAPES) + "\n")
 
 
 def warn(message: str) -> None:
     """A warning on stderr; warnings never change the exit code."""
-    sys.stderr.write(f"memtier: warning: {message}\n")
+    sys.stderr.write(f"memtier: warning: {escape_controls(message)}\n")
 
 
 def notice(message: str) -> None:
     """Information for the person on stderr (keeps stdout clean for --json)."""
-    sys.stderr.write(f"memtier: {message}\n")
+    sys.stderr.write(f"memtier: {escape_controls(message)}\n")
 
 
 def colour_enabled(stream: TextIO | None = None) -> bool:

@@ -2,15 +2,13 @@
 
 How it works
 ------------
-Detection is driven by one ordered table of named rules (``_RULES``).  Each
-rule is a plain regular expression written in the subset of syntax that both
-Python's ``re`` and Rust's ``regex`` crate (ripgrep's default engine) accept:
-no look-around, no backreferences, no possessive quantifiers, no ``\\Z``.
-Case-insensitive keywords are spelled as ASCII classes (``[Pp][Aa]...``)
-because ``(?i)`` folds Unicode slightly differently in the two engines.
-When a rule has one capturing group, only that group is the secret (the
-``password=`` key, the ``Bearer`` word and the user/host of a database URL
-stay readable); otherwise the whole match is the secret.
+Detection is driven by one ordered table of named rules (``_RULES``), kept in
+`memtier.secrets_tokens` (provider tokens) and `memtier.secrets_rules` (syntax):
+regular expressions valid for Python's ``re`` and ripgrep alike, each with the
+literal anchors that find its candidate lines. When a rule has capturing
+groups, the first group that took part is the secret (the ``password=`` key,
+the ``Bearer`` word and the user/host of a database URL stay readable);
+otherwise the whole match is.
 
 All rules apply to a single line, except ``PRIVATE_KEY``, which starts on a
 ``-----BEGIN ... PRIVATE KEY-----`` line and runs through the matching END
@@ -58,9 +56,12 @@ prefix-anchored patterns is fast, predictable and easy to audit.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
+
+from memtier.secrets_rules import PRIVATE_KEY, SYNTAX, Rule, secret_group
+from memtier.secrets_tokens import TOKENS
 
 
 @dataclass(frozen=True)
@@ -84,225 +85,8 @@ class Redaction:
         return bool(self.counts)
 
 
-def _ci(snippet: str) -> str:
-    """Spell a backslash-free regex snippet ASCII-case-insensitively.
-
-    ``[Pp][Aa]...`` means exactly the same to Python and to Rust, unlike
-    ``(?i:...)``, whose Unicode case folding differs slightly between them.
-    """
-    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in snippet)
-
-
-# A value in a key/value assignment.  Its first character may not be a quote,
-# "[" (a placeholder), "$"/"{" (a variable), "<" (a template), "(", "*" (a
-# mask) or "/" (a path, as in PWD=/home/me); ";" and "&" end it.
-_VALUE = r"""([^\s"'`$<{(*/\[;&][^\s"'`;&]{5,})"""
-_ASSIGN = r"""[*"'`]{0,2}[ \t]*[:=][*]{0,2}[ \t]*["'`]?"""
-_PEM_BEGIN = r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-_PEM_END = r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-_PEM_BODY = r"(?:\s+(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]*={1,2}))*"
-
-
-class _Rule:
-    """One table row (a plain class: a dataclass costs ~1 ms of import time).
-
-    ``anchors`` are literal strings, one of which lies on the line where any
-    match starts; they are compared case-insensitively when ``folded``.
-    ``block`` is for multi-line rules only: (first line, last line, body used
-    when no last line follows); ``pattern`` is then the equivalent single
-    regex, for ``rg --multiline``, while Python matches the pieces so as to
-    stay linear in time.
-    """
-
-    __slots__ = ("anchors", "block", "folded", "name", "pattern", "plausible")
-
-    def __init__(
-        self,
-        name: str,
-        pattern: str,
-        anchors: tuple[str, ...],
-        folded: bool = False,
-        block: tuple[str, str, str] | None = None,
-        plausible: Callable[[re.Match[str]], bool] | None = None,
-    ) -> None:
-        self.name = name
-        self.pattern = pattern
-        self.anchors = anchors
-        self.folded = folded
-        self.block = block
-        # A check in Python on top of the regex (ripgrep's prefilter stays a superset).
-        self.plausible = plausible
-
-
-def _assigned_value_is_credential(match: re.Match[str]) -> bool:
-    """Tell ``password=hunter22`` from prose such as ``the token: refreshed yesterday``.
-
-    A code-style assignment (``=``) is taken as a credential whatever the value.
-    After a colon, a value that reads as words is prose and is left alone: one
-    plain word (letters only, one case after the first letter), or words joined
-    by hyphens (``re-issued``, ``reset-by-email``, ``42-is-the-answer``: lowercase
-    words, at most one of them a number, a number only among three or more).
-    """
-    if "=" in match.group(0)[: match.start(1) - match.start(0)]:
-        return True
-    return not _reads_as_words(match.group(1).rstrip(".,:;!?)"))
-
-
-def _reads_as_words(value: str) -> bool:
-    if value.isalpha():
-        return not any(ch.isupper() for ch in value[1:])
-    parts = value.split("-")
-    if len(parts) < 2 or not all(parts):
-        return False
-    numbers = sum(part.isdigit() for part in parts)
-    words = [part for part in parts if not part.isdigit()]
-    if not all(word.isalpha() and word.islower() for word in words):
-        return False
-    return numbers == 0 or (numbers == 1 and len(parts) >= 3)
-
-
-def _bearer_credentials(match: re.Match[str]) -> bool:
-    """A token has a digit or mixed case; ``Bearer authentication-scheme`` is words."""
-    return not _reads_as_words(match.group(1)) and not match.group(1).isalpha()
-
-
-def _basic_credentials(match: re.Match[str]) -> bool:
-    """``Basic dXNlcjpwYXNz`` is base64, ``Basic authentication`` is a word."""
-    value = match.group(1)
-    return not (value.isalpha() and value.islower())
-
-
-_RULES: tuple[_Rule, ...] = (
-    _Rule(
-        "PRIVATE_KEY",
-        _PEM_BEGIN + r"(?:[\s\S]*?" + _PEM_END + "|" + _PEM_BODY + ")",
-        ("-----BEGIN",),
-        block=(_PEM_BEGIN, _PEM_END, _PEM_BODY),
-    ),
-    _Rule("ANTHROPIC_KEY", r"\bsk-ant-[A-Za-z0-9_-]{32,}", ("sk-ant-",)),
-    _Rule(
-        "OPENAI_KEY",
-        r"\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}\b)",
-        ("sk-",),
-    ),
-    _Rule("STRIPE_KEY", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b", ("k_live_", "k_test_")),
-    _Rule(
-        "GITHUB_TOKEN",
-        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b",
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    ),
-    _Rule("GOOGLE_API_KEY", r"\bAIza[A-Za-z0-9_-]{35}", ("AIza",)),
-    _Rule("AWS_ACCESS_KEY_ID", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", ("AKIA", "ASIA")),
-    _Rule(
-        "AWS_SECRET_ACCESS_KEY",
-        "(?:"
-        + _ci("aws_?secret_?(?:access_?)?key|secret_?access_?key")
-        + ")"
-        + _ASSIGN
-        + r"([A-Za-z0-9/+]{40,})",
-        ("secret",),
-        folded=True,
-    ),
-    _Rule(
-        "AZURE_STORAGE_KEY",
-        _ci("accountkey") + r"[ \t]*=[ \t]*([A-Za-z0-9+/]{84,86}==)",
-        ("accountkey",),
-        folded=True,
-    ),
-    _Rule(
-        "SLACK_TOKEN",
-        r"\b(?:xox[abprs]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]{16,})",
-        ("xox", "xapp-"),
-    ),
-    _Rule(
-        "SLACK_WEBHOOK",
-        r"https://hooks\.slack\.com/services/"
-        r"([A-Za-z0-9_]{6,}/[A-Za-z0-9_]{6,}/[A-Za-z0-9_]{16,})",
-        ("hooks.slack.com",),
-    ),
-    _Rule(
-        "DISCORD_WEBHOOK",
-        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
-        r"([A-Za-z0-9_-]{60,68})",
-        ("discord",),
-    ),
-    _Rule("GITLAB_TOKEN", r"\bgl(?:pat|ptt|rt)-[A-Za-z0-9_-]{20,}", ("glpat-", "glptt-", "glrt-")),
-    _Rule("PYPI_TOKEN", r"\bpypi-AgE[A-Za-z0-9_-]{50,}", ("pypi-AgE",)),
-    _Rule("TAILSCALE_KEY", r"\btskey-(?:[a-z]+-)?[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}", ("tskey-",)),
-    _Rule("DIGITALOCEAN_TOKEN", r"\bdo[opr]_v1_[a-f0-9]{64}\b", ("doo_v1_", "dop_v1_", "dor_v1_")),
-    _Rule(
-        "SHOPIFY_TOKEN",
-        r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
-        ("shpat_", "shpca_", "shppa_", "shpss_"),
-    ),
-    _Rule("SENDGRID_KEY", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", ("SG.",)),
-    _Rule("TWILIO_API_KEY", r"\bSK[0-9a-f]{32}\b", ("SK",)),
-    _Rule("NPM_TOKEN", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",)),
-    _Rule("VAULT_TOKEN", r"\bhv[bs]\.[A-Za-z0-9_-]{24,}", ("hvb.", "hvs.")),
-    _Rule("HUGGINGFACE_TOKEN", r"\bhf_[A-Za-z0-9]{30,}\b", ("hf_",)),
-    _Rule(
-        "TELEGRAM_BOT_TOKEN",
-        r"\b[0-9]{8,10}:[A-Za-z0-9_-]{35}",
-        tuple(f"{digit}:" for digit in range(10)),
-    ),
-    _Rule(
-        "JWT",
-        r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
-        ("eyJ",),
-    ),
-    _Rule(
-        "DATABASE_URL",
-        r"\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?)://[^:/?#@\s]*:([^/?#@\s]+)@",
-        ("postgres", "mysql", "mongodb", "redis"),
-    ),
-    _Rule(
-        # Any other scheme with a password in its user part (https, ftp, amqp, smtp, ...).
-        "URL_PASSWORD",
-        r"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^:/?#@\s\[\]]*:([^/?#@\s\[\]]+)@",
-        ("://",),
-    ),
-    _Rule(
-        "BASIC_AUTH",
-        r"\b" + _ci("basic") + r"[ \t]+([A-Za-z0-9+/]{8,}={0,2})",
-        ("basic",),
-        folded=True,
-        plausible=_basic_credentials,
-    ),
-    _Rule(
-        # curl -u user:pass, --user user:pass (a lone user name asks for the password).
-        "CLI_USER_PASSWORD",
-        r"(?:^|[ \t])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"']+:([^\s\"']{3,})",
-        ("-u", "--user"),
-    ),
-    _Rule(
-        # mysql -pSecret: the value is glued to -p (a bare -p prompts; -P is the port).
-        "MYSQL_PASSWORD",
-        r"\b(?:mysql|mysqldump|mysqladmin|mariadb)[ \t][^\n]*?[ \t]-p([^\s\"'-][^\s\"']{2,})",
-        ("mysql", "mariadb"),
-    ),
-    _Rule("PASSWORD_OPTION", r"--pass(?:word|wd|phrase)?[ \t]+" + _VALUE, ("--pass",)),
-    _Rule(
-        "BEARER_TOKEN",
-        r"\b" + _ci("bearer") + r"[ \t]+([A-Za-z0-9._~+/-]{16,}=*)",
-        ("bearer",),
-        folded=True,
-        plausible=_bearer_credentials,
-    ),
-    _Rule(
-        "PASSWORD_ASSIGNMENT",
-        "(?:"
-        + _ci("pass(?:word|wd|phrase)|pwd|secret(?:[_-]?key)?|api[_-]?key|token")
-        # DB_PASS, PASS: a word of its own, not the end of "bypass" or "compass".
-        + r"|(?:\b|_)"
-        + _ci("pass")
-        + r"\b)"
-        + _ASSIGN
-        + _VALUE,
-        ("pass", "pwd", "secret", "apikey", "api_key", "api-key", "token"),
-        folded=True,
-        plausible=_assigned_value_is_credential,
-    ),
-)
+# The whole table: a provider rule wins over a generic one where spans overlap.
+_RULES: tuple[Rule, ...] = (PRIVATE_KEY, *TOKENS, *SYNTAX)
 
 RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in _RULES)
 
@@ -349,7 +133,7 @@ def _placeholder_regex() -> tuple[re.Pattern[str], int]:
     return pattern, max(len(_placeholder(name)) for name in RULE_NAMES)
 
 
-def _line_starts(text: str, lowered: str | None, rule: _Rule) -> list[int]:
+def _line_starts(text: str, lowered: str | None, rule: Rule) -> list[int]:
     """Offsets of the lines holding one of the rule's anchors."""
     starts: list[int] = []
     for anchor in rule.anchors:
@@ -364,6 +148,42 @@ def _line_starts(text: str, lowered: str | None, rule: _Rule) -> list[int]:
             for hit in re.finditer(re.escape(anchor), text, re.IGNORECASE):
                 starts.append(text.rfind("\n", 0, hit.start()) + 1)
     return starts
+
+
+def _anchor_hits(text: str, lowered: str | None, rule: Rule) -> list[int]:
+    """Every offset where one of the rule's anchors stands, in order."""
+    hits: set[int] = set()
+    for anchor in rule.anchors:
+        if not rule.folded or lowered is not None:
+            hay = lowered if rule.folded and lowered is not None else text
+            pos = hay.find(anchor)
+            while pos >= 0:
+                hits.add(pos)
+                pos = hay.find(anchor, pos + 1)
+        else:  # text.lower() changed lengths: fall back to a regex search
+            hits.update(hit.start() for hit in re.finditer(re.escape(anchor), text, re.IGNORECASE))
+    return sorted(hits)
+
+
+def _matches_near_anchors(
+    text: str, compiled: re.Pattern[str], hits: list[int], lead: int
+) -> list[re.Match[str]]:
+    """A rule whose every match starts at most *lead* characters before one of its
+    anchors is tried only there, anchored (`Rule.lead`): a long alternation of
+    keywords costs nothing on the rest of the line."""
+    found: list[re.Match[str]] = []
+    tried: set[int] = set()
+    for hit in hits:
+        line_start = text.rfind("\n", 0, hit) + 1
+        end = _line_end(text, hit)
+        for pos in range(max(line_start, hit - lead), hit + 1):
+            if pos in tried:
+                continue
+            tried.add(pos)
+            match = compiled.match(text, pos, end)
+            if match is not None:
+                found.append(match)
+    return found
 
 
 def _line_end(text: str, line_start: int) -> int:
@@ -404,20 +224,32 @@ def _candidates(text: str, exhaustive: bool) -> list[tuple[int, int, int]]:
         lowered = None
     every_line = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"] if exhaustive else []
     for index, rule in enumerate(_RULES):
-        lines = sorted(set(every_line or _line_starts(text, lowered, rule)))
-        if not lines:
-            continue
-        compiled = _rule_regex(index)
-        if isinstance(compiled, tuple):
-            found.extend((s, e, index) for s, e in _block_spans(text, lines, compiled))
-            continue
-        for line_start in lines:
-            for match in compiled.finditer(text, line_start, _line_end(text, line_start)):
-                if rule.plausible is not None and not rule.plausible(match):
-                    continue
-                start, end = match.span(1) if compiled.groups else match.span()
-                if end > start:
-                    found.append((start, end, index))
+        if rule.lead is not None:
+            hits = list(range(len(text))) if exhaustive else _anchor_hits(text, lowered, rule)
+            if not hits:
+                continue
+            compiled = _rule_regex(index)
+            assert not isinstance(compiled, tuple)
+            matches = _matches_near_anchors(text, compiled, hits, 0 if exhaustive else rule.lead)
+        else:
+            lines = sorted(set(every_line or _line_starts(text, lowered, rule)))
+            if not lines:
+                continue
+            compiled = _rule_regex(index)
+            if isinstance(compiled, tuple):
+                found.extend((s, e, index) for s, e in _block_spans(text, lines, compiled))
+                continue
+            matches = [
+                match
+                for line_start in lines
+                for match in compiled.finditer(text, line_start, _line_end(text, line_start))
+            ]
+        for match in matches:
+            if rule.plausible is not None and not rule.plausible(match):
+                continue
+            start, end = match.span(secret_group(match))
+            if end > start:
+                found.append((start, end, index))
     return found
 
 
@@ -498,14 +330,62 @@ def redact_folded(text: str) -> Redaction:
 
     A credential split by a line break (``password:`` on one line, the value on the
     next) is recognisable only once the halves meet, a key block only before its
-    lines meet: both passes are needed. Line breaks and the blanks around them
-    become one space. `memtier.formats.text.fold_line` adds the cleaning of control
-    characters for text that is written; error messages use this directly.
+    lines meet: both passes are needed. A token hard-wrapped in its middle would
+    become two harmless words once folded (``ghp_abc… …xyz``), so first the halves
+    are tried glued together, without the blank (`redact_wrapped`; issue 19). Line
+    breaks and the blanks around them become one space. `memtier.formats.text.fold_line`
+    adds the cleaning of control characters for text that is written; error
+    messages use this directly.
     """
-    first = redact(text)
+    wrapped = redact_wrapped(text) if "\n" in text or "\r" in text else Redaction(text, {})
+    first = redact(wrapped.text)
     parts = (part.strip() for part in first.text.splitlines())
     second = redact(" ".join(part for part in parts if part))
-    return Redaction(second.text, merge_counts(first.counts, second.counts))
+    return Redaction(second.text, merge_counts(wrapped.counts, first.counts, second.counts))
+
+
+def redact_wrapped(text: str) -> Redaction:
+    """Redact the secrets that a line break cuts in two (PROTOCOL §3 v2, issue 19).
+
+    The lines, stripped of their blanks, are glued without a separator; a secret
+    found across a seam is replaced in *text* whole -- from its start on one line
+    through its end on the next, the break included. Secrets that stand on one
+    line are left to `redact`, which sees them as they are.
+    """
+    lines = text.splitlines(keepends=True)
+    glued: list[str] = []
+    origin: list[int] = []  # offset in *text* of each glued character
+    seams: list[int] = []  # glued offsets where a line break was taken out
+    offset = 0
+    for line in lines:
+        body = line.rstrip("\r\n")
+        lead = len(body) - len(body.lstrip())
+        core = body.strip()
+        if core:
+            if glued:
+                seams.append(len(glued))
+            glued.extend(core)
+            origin.extend(range(offset + lead, offset + lead + len(core)))
+        offset += len(line)
+    if not seams:
+        return Redaction(text, {})
+    joined = "".join(glued)
+    cuts: list[tuple[int, int, str]] = []
+    for start, end, index in _scan(joined):
+        if any(start < seam < end for seam in seams):
+            cuts.append((origin[start], origin[end - 1] + 1, RULE_NAMES[index]))
+    if not cuts:
+        return Redaction(text, {})
+    counts: dict[str, int] = {}
+    parts: list[str] = []
+    pos = 0
+    for start, end, name in cuts:
+        parts.append(text[pos:start])
+        parts.append(_placeholder(name))
+        counts[name] = counts.get(name, 0) + 1
+        pos = end
+    parts.append(text[pos:])
+    return Redaction("".join(parts), counts)
 
 
 def add_counts(total: dict[str, int], more: Mapping[str, int]) -> dict[str, int]:

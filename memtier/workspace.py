@@ -16,7 +16,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from memtier.clock import today as _today
-from memtier.config import Config, load_config
+from memtier.config import CONFIG_RELPATH, Config, load_config
 from memtier.errors import InputError, WorkspaceNotFound
 
 HOT_FILE = "MEMORY.md"
@@ -29,6 +29,8 @@ WARM_DIRS: tuple[str, ...] = (SEMANTIC_DIR, PROCEDURAL_DIR)
 EPISODIC_DIR = "episodic"
 ARCHIVE_DIR = "archive"
 BUFFER_FILE = "working-buffer.md"
+INDEX_FILE = "INDEX.md"  # PROTOCOL §13 (v3)
+CONSOLIDATED_DIR = "consolidated"
 
 SCRIPTS_DIR = "scripts"
 
@@ -44,6 +46,8 @@ LAYOUT_FOLDERS: tuple[str, ...] = (
 TIER_PATHS: dict[str, tuple[str, ...]] = {
     "hot": (HOT_FILE,),
     "warm": tuple(f"{MEMORY_DIR}/{name}" for name in WARM_DIRS),
+    # PROTOCOL §13 (v3): the topic index and its generations, searched after WARM.
+    "index": (f"{MEMORY_DIR}/{INDEX_FILE}", f"{MEMORY_DIR}/{CONSOLIDATED_DIR}"),
     "buffer": (f"{MEMORY_DIR}/{BUFFER_FILE}",),
     "scratch": (LEARNINGS_DIR,),
     "cold": (f"{MEMORY_DIR}/{EPISODIC_DIR}",),
@@ -51,6 +55,11 @@ TIER_PATHS: dict[str, tuple[str, ...]] = {
 }
 TIERS: tuple[str, ...] = tuple(TIER_PATHS)
 _EPISODIC_PREFIX = f"{MEMORY_DIR}/{EPISODIC_DIR}/"
+
+# PROTOCOL §1: the configuration, the one memory file that is in no tier (the topic
+# index and its generations are the `index` tier, §13 v3).
+CONFIG_FILE = CONFIG_RELPATH.as_posix()
+CONFIG_KIND = "config"
 
 
 def tier_of(rel: str) -> str | None:
@@ -71,6 +80,10 @@ def tier_of(rel: str) -> str | None:
             return "warm"
         if parts[1] == EPISODIC_DIR:
             return "cold"
+        if parts[1] == CONSOLIDATED_DIR:
+            return "index"
+    if parts == [MEMORY_DIR, INDEX_FILE]:
+        return "index"
     if parts == [MEMORY_DIR, BUFFER_FILE]:
         return "buffer"
     if len(parts) == 2 and parts[0] == LEARNINGS_DIR:
@@ -78,6 +91,25 @@ def tier_of(rel: str) -> str | None:
     if len(parts) >= 3 and parts[0] == MEMORY_DIR and parts[1] == ARCHIVE_DIR:
         return "archive"
     return None
+
+
+def memory_kind(rel: str) -> str | None:
+    """What memory file a root-relative path is: its tier, ``config`` for
+    ``memory/memtier.toml``, ``index`` for ``memory/INDEX.md`` and the notes of
+    ``memory/consolidated/`` (PROTOCOL §1); None for any other file. The files
+    `get` reads and `export` writes out (PROTOCOL §10, §12)."""
+    tier = tier_of(rel)
+    if tier is not None:
+        return tier
+    return CONFIG_KIND if rel == CONFIG_FILE else None
+
+
+def in_memory_area(rel: str) -> bool:
+    """True for a root-relative path that is the memory or lies in it: ``MEMORY.md``,
+    anything under ``memory/`` or ``.learnings/`` (PROTOCOL §12 v3: never an
+    export's ``--output``)."""
+    top = rel.split("/", 1)[0]
+    return rel == HOT_FILE or top in (MEMORY_DIR, LEARNINGS_DIR)
 
 
 def inside_root(real_root: str | os.PathLike[str], real: str | os.PathLike[str]) -> bool:
@@ -212,6 +244,15 @@ class Workspace:
     @property
     def scripts_dir(self) -> Path:
         return self.memory_dir / SCRIPTS_DIR
+
+    @property
+    def index_file(self) -> Path:
+        """The topic index (PROTOCOL §13)."""
+        return self.memory_dir / INDEX_FILE
+
+    @property
+    def consolidated_dir(self) -> Path:
+        return self.memory_dir / CONSOLIDATED_DIR
 
     @property
     def buffer(self) -> Path:

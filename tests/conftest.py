@@ -98,11 +98,7 @@ class CliResult:
 CliRunner = Callable[..., CliResult]
 
 
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    """Run memtier in-process: ``cli("health-check", "--json", input=b"...", cwd=path)``."""
-    from memtier.cli import run
-
+def _in_process(monkeypatch: pytest.MonkeyPatch, entry: Callable[[list[str]], int]) -> CliRunner:
     def invoke(*args: str, input: bytes | str = b"", cwd: Path | None = None) -> CliResult:
         data = input.encode("utf-8") if isinstance(input, str) else input
         out, err = io.StringIO(), io.StringIO()
@@ -111,10 +107,28 @@ def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
         if cwd is not None:
             monkeypatch.chdir(cwd)
         with redirect_stdout(out), redirect_stderr(err):
-            code = run(list(args))
+            code = entry(list(args))
         return CliResult(code, out.getvalue(), err.getvalue())
 
     return invoke
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """Run memtier in-process as the script does (``memtier.__main__.main``, so the
+    hot commands take the fast path agents take): ``cli("health-check", "--json",
+    input=b"...", cwd=path)``."""
+    from memtier.__main__ import main
+
+    return _in_process(monkeypatch, main)
+
+
+@pytest.fixture
+def typer_cli(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """Like `cli`, but always through typer's parse (``memtier.cli.run``)."""
+    from memtier.cli import run
+
+    return _in_process(monkeypatch, run)
 
 
 def memtier_command() -> list[str]:

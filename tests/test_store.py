@@ -49,7 +49,7 @@ def test_failed_write_removes_temp_and_keeps_target(
     def broken_replace(src: object, dst: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store.os, "replace", broken_replace)
+    monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(WriteFailed, match="No space left on device"):
         store.write_text(target, "new\n", root=tmp_path)
     assert target.read_text() == "precious\n"

@@ -168,7 +168,7 @@ def test_resolves_inside_follows_symlinks(root: Path, tmp_path: Path) -> None:
 
 
 def test_every_tier_path_is_one_tier_of_its_own() -> None:
-    assert TIERS == ("hot", "warm", "buffer", "scratch", "cold", "archive")
+    assert TIERS == ("hot", "warm", "index", "buffer", "scratch", "cold", "archive")
     for tier, paths in TIER_PATHS.items():
         for rel in paths:
             if rel.endswith(".md"):

@@ -28,9 +28,10 @@ def __getattr__(name: str) -> Any:
         mcp,
         recall,
         sync,
+        topics,
         transfer,
     )
 
     # Imported to register their commands.
-    del facts, foundation, health, lifecycle, maintenance, mcp, recall, sync, transfer
+    del facts, foundation, health, lifecycle, maintenance, mcp, recall, sync, topics, transfer
     return getattr(_app, name)

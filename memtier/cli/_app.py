@@ -7,7 +7,8 @@ The convention every command follows (new commands too):
 
 - The dispatcher (`run`) takes ``--root PATH``, ``--now TIME`` and ``--json`` out of
   the argument list once, before or after the command name (up to a ``--``), into
-  the `Invocation`; typer never sees them, so a command does not declare them.
+  the `memtier.cli.argv.Argv`; typer never sees them, so a command does not declare
+  them.
 - Register with ``@command(app, "name")`` (or a group: ``@command(buffer_app,
   "note")``): its help then names the shared options. Parameters are only the
   command's own.
@@ -20,9 +21,10 @@ The convention every command follows (new commands too):
   `render.fail`) is the one handler, and `run` adds click's usage errors to it. No
   protocol rule lives here.
 - A hot command (one an agent calls many times a session) keeps its body in
-  `memtier.cli.fast` and its typer command calls that body; add its plain shapes
-  to ``fast._SHAPES`` and to ``tests/cli/test_fast.py``, which checks them
-  against typer's parse.
+  `memtier.cli.fast`, and its typer command calls that body and takes its defaults
+  from it (`fast.default`); add the command to ``fast.SHAPES``:
+  ``tests/cli/test_fast.py`` checks the table against this app (every option, its
+  arity, every default) and draws argument lists that both parses must agree on.
 
 Example::
 
@@ -46,7 +48,8 @@ import typer
 from typer.core import TyperCommand
 
 from memtier import __version__
-from memtier.cli.invocation import guarded, invocation, split_shared
+from memtier.cli.argv import Argv
+from memtier.cli.invocation import guarded, invocation
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -149,28 +152,14 @@ def _main(
     del root, now, as_json, version
 
 
-def command_path(args: list[str]) -> list[str]:
-    """The command (and subcommand) an argument list asks for, skipping the shared
-    options; empty for --help, --version or an option typer must judge."""
-    path: list[str] = []
-    for arg in split_shared(args)[0]:
-        if arg.startswith("-"):
-            break
-        path.append(arg)
-        if len(path) == 2:
-            break
-    return path
-
-
-def command_name(args: list[str]) -> str | None:
-    """The top-level command an argument list asks for (see `command_path`)."""
-    path = command_path(args)
-    return path[0] if path else None
-
-
 def _narrowed(application: typer.Typer, path: list[str]) -> typer.Typer:
     """*application* with only the command or group named by ``path[0]`` registered,
-    and inside a group only the subcommand ``path[1]``, when both exist."""
+    and inside a group only the subcommand ``path[1]``, when both exist.
+
+    typer turns every registered command into a click command on each call,
+    about 15 ms for the whole tree; an agent's call needs one. Top-level help,
+    the version and unknown commands get the full application.
+    """
     if not path:
         return application
     name = path[0]
@@ -188,60 +177,33 @@ def _narrowed(application: typer.Typer, path: list[str]) -> typer.Typer:
     return narrowed
 
 
-def app_for(args: list[str]) -> typer.Typer:
-    """The application with only the command *args* ask for registered.
-
-    typer turns every registered command into a click command on each call,
-    about 15 ms for the whole tree; an agent's call needs one. Top-level help,
-    the version and unknown commands get the full application.
-    """
-    return _narrowed(app, command_path(args))
-
-
-def run(argv: list[str] | None = None) -> int:
+def run(argv: list[str] | None = None, read: Argv | None = None) -> int:
     """Run the CLI: take the shared options, let typer parse the rest, and turn every
-    error into one ``memtier: error:`` line and its exit code (see `render.fail`)."""
+    error into one ``memtier: error:`` line and its exit code (see `render.fail`).
+    *read* is *argv* already read by `memtier.cli.argv.read_argv` (the fast path's
+    fallback), so that it is read once."""
     args = sys.argv[1:] if argv is None else argv
-    return guarded(args, _parse_and_run)
+    return guarded(args, _parse_and_run, read)
 
 
-def command_span(args: list[str]) -> tuple[list[str], int]:
-    """`command_path` of *args* (the shared options already taken), and the index of
-    the first argument after it."""
-    path: list[str] = []
-    end = 0
-    for index, arg in enumerate(args):
-        if arg.startswith("-"):
-            break
-        path.append(arg)
-        end = index + 1
-        if len(path) == 2:
-            break
-    return path, end
-
-
-def prepare(args: list[str]) -> tuple[click.Command, list[str]]:
-    """The click command for *args*, and *args* with any TEXT behind ``--``
+def prepare(read: Argv) -> tuple[click.Command, list[str]]:
+    """The click command for *read*, and its arguments with any TEXT behind ``--``
     (PROTOCOL §3 v2: text starting with ``-`` is text; see `memtier.cli._text`)."""
     from typer.main import get_command
 
-    from memtier.cli._text import leaf_command, separate_text, takes_text
+    from memtier.cli._text import with_text_separated
 
-    path, end = command_span(args)
-    command = get_command(_narrowed(app, path))
-    found = leaf_command(command, path) if path else None
-    if found is not None and takes_text(found[0]):
-        args = [*args[:end], *separate_text(found[0], found[1], args[end:])]
-    return command, args
+    command = get_command(_narrowed(app, read.path))
+    return command, [*read.path, *with_text_separated(command, read.path, read.args)]
 
 
-def _parse_and_run(rest: list[str]) -> int:
+def _parse_and_run(read: Argv) -> int:
     from memtier.errors import InputError, MemtierError
     from memtier.render import fail
 
     as_json = invocation().as_json
     try:
-        command, rest = prepare(rest)
+        command, rest = prepare(read)
         result = command.main(args=rest, prog_name="memtier", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:
         # `memtier` or `memtier buffer` alone: show the help, which is what was asked for.

@@ -6,9 +6,10 @@ dispatcher does the rest, for every such command at once:
 - ``-`` alone reads the text from standard input (a pipe, several lines, megabytes);
 - text that starts with ``-`` (a markdown bullet ``- nas01 runs Ubuntu``, a
   ``--- rule``, a ``-----BEGIN`` line) is text, not an option, without ``--``:
-  `separate_text` moves every argument that is not one of the command's own
-  options behind a ``--`` before click parses the line, so options still work
-  before or after the text, and an explicit ``--`` still works;
+  `with_text_separated` moves every argument that is not one of the command's own
+  options behind a ``--`` before click parses the line (`memtier.cli.argv` does
+  the splitting, for the fast path too), so options still work before or after
+  the text, and an explicit ``--`` still works;
 - bytes of an argument that are not UTF-8 become U+FFFD rather than a traceback
   (or a file that is no longer UTF-8).
 
@@ -24,10 +25,9 @@ from typing import Any
 import click
 import typer
 
-from memtier.cli.invocation import OPTION_SHAPE
+from memtier.cli.argv import STDIN_MARK
 from memtier.errors import InputError
 
-STDIN_MARK = "-"
 # Text read from standard input: enough for any note, bounded so that a
 # device or an endless pipe cannot exhaust memory.
 MAX_STDIN_BYTES = 32 * 1024 * 1024
@@ -74,60 +74,41 @@ def read_stdin_text() -> str:
     return data.decode("utf-8", "replace")
 
 
-def takes_text(command: click.Command) -> bool:
+def takes_text(command: Any) -> bool:
+    """Whether *command* (a click command typer built) has a TEXT argument."""
     return any(
-        isinstance(p, click.Argument) and isinstance(p.type, TextType) for p in command.params
+        getattr(p, "param_type_name", None) == "argument" and isinstance(p.type, TextType)
+        for p in command.params
     )
 
 
-def _option_arity(command: click.Command, ctx: click.Context) -> dict[str, bool]:
-    """Every option name of *command* (help included) and whether it takes a value."""
-    arity: dict[str, bool] = {}
-    for param in command.get_params(ctx):
-        if isinstance(param, click.Option):
-            takes_value = not param.is_flag and not param.count
-            for name in (*param.opts, *param.secondary_opts):
-                arity[name] = takes_value
-    return arity
-
-
-def separate_text(command: click.Command, ctx: click.Context, args: list[str]) -> list[str]:
-    """*args* (the command's own, after its name) with the text behind ``--``."""
-    arity = _option_arity(command, ctx)
-    options: list[str] = []
-    texts: list[str] = []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        index += 1
-        if arg == "--":
-            texts.extend(args[index:])
-            break
-        name = arg.split("=", 1)[0] if arg.startswith("--") else arg
-        if name in arity:
-            options.append(arg)
-            if arity[name] and name == arg and index < len(args):
-                options.append(args[index])
-                index += 1
-        elif arg != STDIN_MARK and OPTION_SHAPE.fullmatch(arg):
-            options.append(arg)  # unknown: click reports it as an option
-        else:
-            texts.append(arg)
-    return [*options, "--", *texts] if texts else options
-
-
-def leaf_command(
-    group: click.Command, path: list[str]
-) -> tuple[click.Command, click.Context] | None:
-    """The click command *path* names inside *group*, with a context to read its params."""
+def leaf_command(group: Any, path: list[str]) -> tuple[Any, Any] | None:
+    """The command *path* names inside *group*, with a context to read its params;
+    None for a group or an unknown name. Groups are told by their ``commands``
+    table, not by their class (see `memtier.cli.argv.option_arity`)."""
     command = group
     for name in path:
-        if not isinstance(command, click.Group):
+        commands = getattr(command, "commands", None)
+        if commands is None:
             break
-        found = command.commands.get(name)
+        found = commands.get(name)
         if found is None:
             return None
         command = found
-    if isinstance(command, click.Group):
+    if getattr(command, "commands", None) is not None:
         return None
-    return command, click.Context(command, info_name=command.name)
+    return command, command.context_class(command, info_name=command.name)
+
+
+def with_text_separated(command: Any, path: list[str], args: list[str]) -> list[str]:
+    """*args* (the command's own, after *path*) with its text behind ``--``, so click
+    takes ``- a bullet`` as text (PROTOCOL §3 v2); unchanged for a command without
+    TEXT arguments."""
+    from memtier.cli.argv import option_arity, separate
+
+    found = leaf_command(command, path) if path else None
+    if found is None or not takes_text(found[0]):
+        return args
+    leaf, ctx = found
+    options, texts = separate(args, option_arity(leaf.get_params(ctx)))
+    return [*options, "--", *texts] if texts else options

@@ -4,12 +4,12 @@ An agent calls ``buffer note``, ``episodic append``, ``learn``, ``session-start`
 and ``health-check`` many times a session; importing typer and click and building
 the command costs about as much as starting Python itself. The bodies of those
 commands live here, and the typer commands (the one definition of the CLI, its
-help and its errors) call them. `parse` recognises only plain shapes: the command
-name, positional text that does not start with ``-`` (or any text after ``--``),
-and the few flags below. Anything else (``-`` for stdin, ``--help``, a typo, a
-missing or extra argument) returns None and goes to typer, which decides.
-``tests/cli/test_fast.py`` checks every shape against typer's parse of the same
-argument list.
+help and its errors) call them and take their defaults from them. `parse` reads
+the line with `memtier.cli.argv`, as typer's path does, and recognises only plain
+shapes: the command name, its text, and the options of `SHAPES`. Anything else
+(``-`` for stdin, ``--help``, a typo, a missing or extra argument) goes to typer,
+which decides. ``tests/cli/test_fast.py`` checks `SHAPES` against the typer app
+and compares both parses on drawn argument lists.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memtier.cli.invocation import OPTION_SHAPE, guarded, open_workspace, show, split_shared
+from memtier.cli.argv import STDIN_MARK, Argv, MissingValue, read_argv, separate
+from memtier.cli.invocation import guarded, open_workspace, show
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -119,20 +120,15 @@ def search(
     context: int = 1,
     all_tiers: bool = False,
 ) -> int:
-    import os
-
-    from memtier.cli.invocation import invocation
+    from memtier.cli.invocation import invocation, surface
     from memtier.formats.text import replace_invalid
     from memtier.render import colour_enabled
-    from memtier.search import SearchRequest, find_rg, search
+    from memtier.search import SearchRequest, search
 
     query = replace_invalid(query)  # as the TEXT type does on typer's path
-    ws = open_workspace()
-    override = os.environ.get("MEMTIER_RG")
-    rg = None if override == "none" else find_rg(override or None)
-    warnings: list[str] = []
-    if override and override != "none" and rg is None:
-        warnings.append(f"MEMTIER_RG={override} not found; using the built-in scanner")
+    face = surface()
+    ws = face.workspace()
+    scanner = face.scanner()
     request = SearchRequest(
         query=query,
         tiers=tuple(tier or ()),
@@ -141,10 +137,10 @@ def search(
         regex=regex,
         context=context,
         all_tiers=all_tiers,
-        rg=rg,
+        rg=scanner.rg,
     )
     report = search(ws, request, colour=not invocation().as_json and colour_enabled())
-    return show(report, warnings=warnings)
+    return show(report, warnings=scanner.warnings)
 
 
 BODIES: dict[str, Callable[..., int]] = {
@@ -164,111 +160,101 @@ BODIES: dict[str, Callable[..., int]] = {
 # ---------------------------------------------------------------------------
 # the fast parse
 
+# How an option of a hot command is read: a flag, one value, or a value each time.
+FLAG, VALUE, MANY = "flag", "value", "many"
 
-def _words(tokens: list[str], flags: dict[str, str]) -> tuple[dict[str, Any], list[str]] | None:
-    """Positional words and recognised options of *tokens*, or None for any shape
-    typer must judge. *flags* maps an option to its parameter; a parameter name
-    ending in ``=`` takes a value, one ending in ``+`` a value each time it is given."""
-    found: dict[str, Any] = {}
-    words: list[str] = []
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if token == "--":
-            tail = tokens[i + 1 :]
-            if "-" in tail:
-                return None  # `-` means standard input: typer's command decides
-            words.extend(tail)
-            break
-        if token.startswith("-") and token != "-" and not OPTION_SHAPE.fullmatch(token):
-            words.append(token)  # '- a bullet', '--- rule': text (PROTOCOL §3 v2)
-        elif token.startswith("-"):
-            name, eq, value = token.partition("=")
-            param = flags.get(name)
-            if param is None:
-                return None
-            if param.endswith(("=", "+")):
-                if not eq:
-                    if i + 1 >= len(tokens) or tokens[i + 1].startswith("-"):
-                        return None
-                    i += 1
-                    value = tokens[i]
-                if param.endswith("+"):
-                    found.setdefault(param[:-1], []).append(value)
-                else:
-                    found[param[:-1]] = value
-            elif eq:
-                return None
-            else:
-                found[param] = True
-        else:
-            words.append(token)
-        i += 1
-    return found, words
-
-
-# command path -> (body, positional parameter names, flags, list parameter)
-_SHAPES: dict[tuple[str, ...], tuple[str, tuple[str, ...], dict[str, str]]] = {
+# command path -> (body, positional parameters, option -> (parameter, kind)). A
+# positional parameter ending in ``*`` takes the remaining words. Defaults are not
+# written here: they are the bodies' own (see `defaults`). `tests/cli/test_fast.py`
+# checks every entry against the typer command of the same path (its options, their
+# arity, its arguments and every default), so a new option there fails a test.
+SHAPES: dict[tuple[str, ...], tuple[str, tuple[str, ...], dict[str, tuple[str, str]]]] = {
     ("buffer", "task"): ("buffer_task", ("text",), {}),
     ("buffer", "note"): ("buffer_note", ("text",), {}),
     ("buffer", "done"): ("buffer_done", ("task",), {}),
     ("buffer", "heartbeat"): ("buffer_heartbeat", (), {}),
     ("buffer", "show"): ("buffer_show", (), {}),
-    ("episodic", "append"): ("episodic_append", ("text",), {"--date": "date="}),
-    ("learn",): ("learn", ("kind", "text*"), {"--pin": "pin"}),
+    ("episodic", "append"): ("episodic_append", ("text",), {"--date": ("date", VALUE)}),
+    ("learn",): ("learn", ("kind", "text*"), {"--pin": ("pin", FLAG)}),
     ("session-start",): ("session_start", (), {}),
-    ("health-check",): ("health_check", (), {"--verbose": "verbose", "-v": "verbose"}),
+    ("health-check",): (
+        "health_check",
+        (),
+        {"--verbose": ("verbose", FLAG), "-v": ("verbose", FLAG)},
+    ),
     ("search",): (
         "search",
         ("query",),
         {
-            "--tier": "tier+",
-            "--tag": "tag+",
-            "--limit": "limit=",
-            "--context": "context=",
-            "--regex": "regex",
-            "--all": "all_tiers",
+            "--tier": ("tier", MANY),
+            "--tag": ("tag", MANY),
+            "--limit": ("limit", VALUE),
+            "--context": ("context", VALUE),
+            "--regex": ("regex", FLAG),
+            "--all": ("all_tiers", FLAG),
         },
     ),
 }
-_DEFAULTS: dict[str, dict[str, Any]] = {
-    "episodic_append": {"date": None},
-    "learn": {"pin": False},
-    "health_check": {"verbose": False},
-    "session_start": {"max_chars": None},
-    "search": {
-        "tier": None,
-        "tag": None,
-        "limit": 10,
-        "regex": False,
-        "context": 1,
-        "all_tiers": False,
-    },
-}
-# Options whose value is a whole number; any other value goes to typer, which says why.
-_INTEGERS = frozenset({"limit", "context"})
 
 
-def parse(rest: list[str]) -> Call | None:
-    """The body and its arguments for *rest* (the shared options already taken),
-    or None when typer must parse it."""
+def defaults(body: Callable[..., int]) -> dict[str, Any]:
+    """The keyword defaults of *body*, read from the function itself (``inspect``
+    would cost the fast path its import)."""
+    code = body.__code__
+    names = code.co_varnames[: code.co_argcount]
+    values = body.__defaults__ or ()
+    return dict(zip(names[len(names) - len(values) :], values, strict=True))
+
+
+def default(body: Callable[..., int], name: str) -> Any:
+    """The default of *body*'s parameter *name*: what its typer command declares."""
+    return defaults(body)[name]
+
+
+def parse(read: Argv) -> Call | None:
+    """The body and its arguments for the command line *read*, or None when typer
+    must parse it: an unknown option, ``-`` (standard input), a missing or extra
+    argument, a value typer would convert or refuse."""
     for length in (2, 1):
-        shape = _SHAPES.get(tuple(rest[:length]))
+        shape = SHAPES.get(tuple(read.rest[:length]))
         if shape is not None:
             break
     else:
         return None
     body, names, flags = shape
-    parsed = _words(rest[length:], flags)
-    if parsed is None:
-        return None
-    found, words = parsed
-    for name in _INTEGERS & found.keys():
-        try:
-            found[name] = int(found[name])  # the conversion click's INT applies
-        except ValueError:
+    options, words = separate(read.rest[length:], {o: k != FLAG for o, (_, k) in flags.items()})
+    if STDIN_MARK in words:
+        return None  # `-` means standard input: typer's command decides
+    kwargs: dict[str, Any] = defaults(BODIES[body])
+    given: set[str] = set()
+    i = 0
+    while i < len(options):
+        name, eq, text = options[i].partition("=")
+        i += 1
+        if name not in flags:
             return None
-    kwargs: dict[str, Any] = {**_DEFAULTS.get(body, {}), **found}
+        param, kind = flags[name]
+        if kind == FLAG:
+            if eq:
+                return None
+            kwargs[param] = True
+            continue
+        if not eq:
+            if i >= len(options) or options[i].startswith("-"):
+                return None
+            text = options[i]
+            i += 1
+        value: Any = text
+        if isinstance(kwargs[param], int) and not isinstance(kwargs[param], bool):
+            try:
+                value = int(text)  # the conversion click's INT applies
+            except ValueError:
+                return None
+        if kind == MANY:
+            kwargs[param] = [*(kwargs[param] if param in given else ()), value]
+        else:
+            kwargs[param] = value
+        given.add(param)
     if names and names[-1].endswith("*"):
         fixed = names[:-1]
         if len(words) <= len(fixed):
@@ -282,16 +268,20 @@ def parse(rest: list[str]) -> Call | None:
     return body, kwargs
 
 
-def run_fast(args: list[str]) -> int | None:
-    """Run *args* without typer when `parse` knows its shape; None otherwise."""
-    from memtier.errors import MemtierError
-
+def read_line(args: list[str]) -> Argv | None:
+    """*args* read once for both paths; None when a shared option lacks its value
+    (typer's path reports that)."""
     try:
-        rest, _ = split_shared(args)
-    except MemtierError:
-        return None  # the full CLI reports it
-    call = parse(rest)
+        return read_argv(args)
+    except MissingValue:
+        return None
+
+
+def run_fast(args: list[str], read: Argv | None) -> int | None:
+    """Run *args* (read as *read*) without typer when `parse` knows its shape;
+    None when typer must parse it."""
+    call = parse(read) if read is not None else None
     if call is None:
         return None
     body, kwargs = call
-    return guarded(args, lambda _rest: BODIES[body](**kwargs))
+    return guarded(args, lambda _read: BODIES[body](**kwargs), read)

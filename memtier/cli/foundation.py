@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from memtier.cli._app import app, command
-from memtier.cli.invocation import invocation, open_workspace, resolve_moment, show, user_path
+from memtier.cli.invocation import explicit_root, open_workspace, resolve_moment, show, user_path
 
 
 @command(app, "init")
@@ -25,12 +25,12 @@ def init_command(
 ) -> int:
     """Create a workspace, or complete one: every missing file and folder, never overwriting.
 
-    Uses --root or the current directory (it does not walk up, and it ignores
-    $MEMTIER_ROOT). Prints what it created; a second run creates nothing.
+    Uses --root, else $MEMTIER_ROOT, else the current directory (it does not walk
+    up). Prints what it created; a second run creates nothing.
     """
     from memtier.commands.init import init_demo, init_workspace
 
-    chosen = invocation().root
+    chosen = explicit_root()
     folder = Path.cwd() / Path(chosen).expanduser() if chosen else Path.cwd()
     make = init_demo if demo else init_workspace
     return show(make(folder, resolve_moment()))

@@ -1,92 +1,42 @@
 """The shared options of one call and the pieces every command uses, without typer.
 
-`split_shared` takes ``--root``, ``--now`` and ``--json`` out of the argument list
-once (before or after the command name, up to a ``--``); `open_workspace` and
-`show` then serve every command, whether typer parsed it or the fast path did
-(`memtier.cli.fast`). `guarded` is the one error handler for what a command
-raises: every `MemtierError` becomes one ``memtier: error:`` line and its exit
-code; anything else is a bug, said so in one line, exit 3.
+`memtier.cli.argv` reads the argument list once; `guarded` keeps what it read for
+the command being run, and `open_workspace` and `show` then serve every command,
+whether typer parsed it or the fast path did (`memtier.cli.fast`). `guarded` is
+the one error handler for what a command raises: every `MemtierError` becomes one
+``memtier: error:`` line and its exit code; anything else is a bug, said so in one
+line, exit 3.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from memtier.cli.argv import Argv, MissingValue, read_argv, wants_json
+
 if TYPE_CHECKING:
     from memtier.render import Report
+    from memtier.surface import Surface
     from memtier.workspace import Workspace
 
 BUG_ENV_VAR = "MEMTIER_TRACEBACK"
-# What an option looks like (``--fast``, ``-x``, ``--date=D``). An argument that
-# starts with ``-`` but is not of this shape (``- a bullet``, ``--- rule``, ``-1``)
-# is text (PROTOCOL §3 v2), for typer's path (`memtier.cli._text`) and the fast path.
-OPTION_SHAPE = re.compile(r"--?[A-Za-z][A-Za-z0-9_-]*(?:=.*)?", re.DOTALL)
-_VALUE_OPTIONS = ("--root", "--now")
+
+_current = Argv([])
 
 
-class Invocation:
-    """What the dispatcher took from the argument list for every command."""
-
-    __slots__ = ("as_json", "now", "root")
-
-    def __init__(
-        self, root: str | None = None, now: str | None = None, as_json: bool = False
-    ) -> None:
-        self.root = root
-        self.now = now
-        self.as_json = as_json
-
-
-_current = Invocation()
-
-
-def invocation() -> Invocation:
+def invocation() -> Argv:
     """The shared options of the command being run."""
     return _current
 
 
-def wants_json(args: list[str]) -> bool:
-    """Whether --json stands before any ``--`` (for errors raised before parsing)."""
-    return "--json" in (args[: args.index("--")] if "--" in args else args)
-
-
-def split_shared(args: list[str]) -> tuple[list[str], Invocation]:
-    """Take ``--root``/``--now`` (``--opt V`` or ``--opt=V``) and ``--json`` out of
-    *args*, wherever they stand before a ``--``; the rest goes to the parser unchanged."""
-    from memtier.errors import InputError
-
-    found = Invocation()
-    rest: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            rest.extend(args[i:])
-            break
-        name, eq, value = arg.partition("=")
-        if name in _VALUE_OPTIONS:
-            if not eq:
-                if i + 1 >= len(args):
-                    raise InputError(f"Option '{name}' requires an argument.")
-                i += 1
-                value = args[i]
-            setattr(found, name[2:], value)
-        elif arg == "--json":
-            found.as_json = True
-        else:
-            rest.append(arg)
-        i += 1
-    return rest, found
-
-
-def guarded(args: list[str], call: Callable[[list[str]], int]) -> int:
-    """Run ``call(rest)`` with the shared options of *args* taken; turn what it raises
-    into one line and an exit code (the caller adds its parser's own errors).
+def guarded(args: list[str], call: Callable[[Argv], int], argv: Argv | None = None) -> int:
+    """Run ``call(argv)`` with *args* read once (or *argv*, already read from them);
+    turn what it raises into one line and an exit code (the caller adds its parser's
+    own errors).
 
     The named crash points of the fault-injection harness are switched on here,
     for every path into a command.
@@ -96,20 +46,26 @@ def guarded(args: list[str], call: Callable[[list[str]], int]) -> int:
     from memtier.errors import MemtierError
     from memtier.render import fail
 
-    faults.enable(
-        os.environ.get(faults.ENV_VAR),
-        os.environ.get(faults.TRACE_ENV_VAR),
-        os.environ.get(faults.TRACE_ALL_ENV_VAR),
-    )
-
     _tolerant_streams()
     as_json = wants_json(args)
     if any("\0" in arg for arg in args):
         # A real command line cannot carry NUL (C strings); only a caller in-process can.
         return fail(MemtierError("an argument cannot hold a NUL byte"), as_json=as_json)
     try:
-        rest, _current = split_shared(args)
-        return call(rest)
+        faults.enable(
+            os.environ.get(faults.ENV_VAR),
+            os.environ.get(faults.TRACE_ENV_VAR),
+            os.environ.get(faults.TRACE_ALL_ENV_VAR),
+        )
+        if argv is None:
+            try:
+                argv = read_argv(args)
+            except MissingValue as exc:
+                from memtier.errors import InputError
+
+                raise InputError(str(exc)) from None
+        _current = argv
+        return call(argv)
     except MemtierError as exc:
         return fail(exc, as_json=as_json)
     except KeyboardInterrupt:
@@ -123,7 +79,7 @@ def guarded(args: list[str], call: Callable[[list[str]], int]) -> int:
     except Exception as exc:  # the last resort: a bug, said so in one line
         return _bug(exc, as_json)
     finally:
-        _current = Invocation()
+        _current = Argv([])
 
 
 def _tolerant_streams() -> None:
@@ -159,40 +115,31 @@ def _bug(exc: Exception, as_json: bool) -> int:
     return fail(error, as_json=as_json)
 
 
-def resolve_moment() -> Any:
-    from memtier.clock import resolve_now
+def surface() -> Surface:
+    """The adapter for the command being run: its --root and --now, this process's
+    working folder and environment (`memtier.surface`)."""
+    from memtier.surface import Surface
 
-    return resolve_now(_current.now, os.environ.get("MEMTIER_NOW"))
+    return Surface.of_process(_current.root, _current.now)
+
+
+def resolve_moment() -> Any:
+    return surface().moment()
 
 
 def explicit_root() -> str | None:
     """The root a person named: --root, else $MEMTIER_ROOT (None: discover it)."""
-    return _current.root or os.environ.get("MEMTIER_ROOT") or None
+    return surface().explicit_root()
 
 
 def open_workspace() -> Workspace:
     """The workspace a command works on: root discovery, clock and configuration."""
-    from memtier.workspace import Workspace, resolve_root
-
-    moment = resolve_moment()
-    return Workspace.open(resolve_root(explicit_root(), Path.cwd()), moment)
+    return surface().workspace()
 
 
 def user_path(ws_root: Path, given: Path) -> Path:
-    """A path a person typed: as is if absolute; a relative one from the working folder
-    when that lies inside the workspace, else from the workspace root (so
-    ``memtier --root R atomic-write memory/x.md`` means ``R/memory/x.md`` from anywhere)."""
-    if "\0" in str(given):
-        from memtier.errors import InputError
-
-        raise InputError("a path cannot hold a NUL byte")
-    given = given.expanduser()
-    if given.is_absolute():
-        return given
-    from memtier.workspace import inside_root
-
-    cwd = Path.cwd()
-    return (cwd if inside_root(ws_root, cwd) else ws_root) / given
+    """A path a person typed (see `memtier.surface.Surface.user_path`)."""
+    return surface().user_path(ws_root, given)
 
 
 def show(

@@ -126,14 +126,14 @@ def cron_command(
     install: Annotated[
         bool,
         typer.Option(
-            "--install", help="Add the line to your crontab (once; reruns change nothing)."
+            "--install", help="Add the lines to your crontab (once; reruns change nothing)."
         ),
     ] = False,
 ) -> int:
-    """Print the crontab line that runs the weekly review every Monday at 09:00.
+    """Print the crontab lines: the weekly review (Monday 09:00) and the daily flush (11:00).
 
-    Output goes to memory/weekly-review.log. Without a crontab program, prints
-    the line and an equivalent systemd user timer and service instead.
+    Output goes to memory/weekly-review.log and memory/daily-flush.log. Without a
+    crontab program, prints the lines and equivalent systemd user timers instead.
     """
     from memtier.commands.cron import schedule_review
 

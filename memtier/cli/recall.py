@@ -40,14 +40,16 @@ def search_command(
             show_default=False,
         ),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", help="Show at most N results.")] = 10,
+    limit: Annotated[int, typer.Option("--limit", help="Show at most N results.")] = fast.default(
+        fast.search, "limit"
+    ),
     regex: Annotated[
         bool,
         typer.Option("--regex", help="QUERY is a regular expression (ripgrep syntax), per line."),
     ] = False,
     context: Annotated[
         int, typer.Option("--context", help="Lines of context around each matching line.")
-    ] = 1,
+    ] = fast.default(fast.search, "context"),
     all_tiers: Annotated[
         bool, typer.Option("--all", help="Search every tier, the archive included.")
     ] = False,

@@ -12,16 +12,21 @@ import typer
 
 from memtier.cli._app import app, command
 from memtier.cli._text import TEXT, read_stdin_text
-from memtier.cli.invocation import invocation, open_workspace, show
+from memtier.cli.invocation import invocation, open_workspace, show, user_path
 
 # "More than a few hundred items": below this an import is over before a bar helps.
 PROGRESS_MIN_ITEMS = 300
 
 
 def _stdin_text() -> str:
+    """Standard input, bounded like a source file (PROTOCOL §12 v3)."""
     from memtier import store
+    from memtier.commands.importers.reading import MAX_SOURCE_BYTES, too_big
 
-    return store.decode_document(sys.stdin.buffer.read(), "standard input").text
+    data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise too_big(len(data), "standard input")
+    return store.decode_document(data, "standard input").text
 
 
 @command(app, "export")
@@ -31,20 +36,28 @@ def export_command(
         typer.Option(
             "--tier",
             help="Export only this tier (repeatable): hot, warm, buffer, scratch, cold, "
-            "archive. Default: every live tier and memory/memtier.toml.",
+            "archive, config (memory/memtier.toml), index (memory/INDEX.md and "
+            "memory/consolidated/). Default: all of them, a whole backup.",
             show_default=False,
         ),
     ] = None,
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Write to FILE instead of standard output."),
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write to FILE (inside the workspace, not in its memory) instead of "
+            "standard output; atomically.",
+        ),
     ] = None,
 ) -> int:
     """Print the whole memory as one JSON document, byte for byte (import it with
-    `memtier import memtier FILE`). The archive only with --tier archive."""
+    `memtier import memtier FILE`): every tier, the archive, the configuration and the
+    index; --tier narrows it."""
     from memtier.commands.transfer_export import export_memory
 
-    result = export_memory(open_workspace(), tier or (), output)
+    ws = open_workspace()
+    result = export_memory(ws, tier or (), user_path(ws.root, output) if output else None)
     if output is None:
         # The document is the output, with --json or without.
         sys.stdout.write(result.document)

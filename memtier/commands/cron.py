@@ -1,4 +1,5 @@
-"""`memtier cron`: schedule the weekly review, Monday 09:00 (PROTOCOL §8, §9).
+"""`memtier cron`: schedule the weekly review, Monday 09:00 (PROTOCOL §8, §9), and the
+daily flush, every day at 11:00 (PROTOCOL §13, v3).
 
 The line runs the absolute memtier command for this workspace's absolute root
 and appends its output to ``memory/weekly-review.log``. ``--install`` adds it to
@@ -25,10 +26,18 @@ from memtier.workspace import Workspace
 SCHEDULE = "0 9 * * 1"
 LOG_NAME = "weekly-review.log"
 UNIT_NAME = "memtier-weekly-review"
+# PROTOCOL §13 (v3): the daily flush beside the weekly review.
+FLUSH_SCHEDULE = "0 11 * * *"
+FLUSH_LOG_NAME = "daily-flush.log"
+FLUSH_UNIT_NAME = "memtier-daily-flush"
 
 
 def _review_args(ws: Workspace) -> str:
     return f"--root {shlex.quote(str(ws.root))} weekly-review"
+
+
+def _flush_args(ws: Workspace) -> str:
+    return f"--root {shlex.quote(str(ws.root))} flush"
 
 
 def _refuse_line_breaks(ws: Workspace, command: str) -> None:
@@ -54,6 +63,17 @@ def review_command(ws: Workspace, command: str) -> str:
     return f"{command} {_review_args(ws)} >> {log} 2>&1"
 
 
+def flush_command(ws: Workspace, command: str) -> str:
+    log = shlex.quote(str(ws.memory_dir / FLUSH_LOG_NAME))
+    return f"{command} {_flush_args(ws)} >> {log} 2>&1"
+
+
+def flush_cron_line(ws: Workspace, command: str) -> str:
+    """``0 11 * * * <memtier> --root <root> flush >> <root>/memory/daily-flush.log 2>&1``."""
+    _refuse_line_breaks(ws, command)
+    return f"{FLUSH_SCHEDULE} {_cron_escape(flush_command(ws, command))}"
+
+
 def cron_line(ws: Workspace, command: str) -> str:
     """``0 9 * * 1 <memtier> --root <root> weekly-review >> <root>/memory/… 2>&1``."""
     _refuse_line_breaks(ws, command)
@@ -61,32 +81,41 @@ def cron_line(ws: Workspace, command: str) -> str:
 
 
 def systemd_units(ws: Workspace, command: str) -> dict[str, str]:
-    """A user timer + service pair doing what the crontab line does."""
+    """User timer + service pairs doing what the crontab lines do."""
     _refuse_line_breaks(ws, command)
-    description = f"memtier weekly review of {ws.root}".replace("%", "%%")
+    units = _units(
+        ws, UNIT_NAME, "weekly review", review_command(ws, command), "Mon *-*-* 09:00:00"
+    )
+    daily = _units(ws, FLUSH_UNIT_NAME, "daily flush", flush_command(ws, command), "*-*-* 11:00:00")
+    return {**units, **daily}
+
+
+def _units(ws: Workspace, unit: str, what: str, shell: str, calendar: str) -> dict[str, str]:
+    description = f"memtier {what} of {ws.root}".replace("%", "%%")
     service = (
         "[Unit]\n"
         f"Description={description}\n\n"
         "[Service]\n"
         "Type=oneshot\n"
         # systemd expands "%" specifiers in unit files: "%%" is a literal one.
-        f"ExecStart=/bin/sh -c {shlex.quote(review_command(ws, command)).replace('%', '%%')}\n"
+        f"ExecStart=/bin/sh -c {shlex.quote(shell).replace('%', '%%')}\n"
     )
     timer = (
         "[Unit]\n"
         f"Description={description}\n\n"
         "[Timer]\n"
-        "OnCalendar=Mon *-*-* 09:00:00\n"
+        f"OnCalendar={calendar}\n"
         "Persistent=true\n\n"
         "[Install]\n"
         "WantedBy=timers.target\n"
     )
-    return {f"{UNIT_NAME}.service": service, f"{UNIT_NAME}.timer": timer}
+    return {f"{unit}.service": service, f"{unit}.timer": timer}
 
 
 def removal_hint(ws: Workspace) -> str:
     pattern = shlex.quote(_cron_escape(_review_args(ws)))
-    return f"crontab -l | grep -vF -- {pattern} | crontab -"
+    flush = shlex.quote(_cron_escape(_flush_args(ws)))
+    return f"crontab -l | grep -vF -e {pattern} -e {flush} | crontab -"
 
 
 @dataclass(frozen=True)
@@ -100,6 +129,7 @@ class CronResult:
     systemd: dict[str, str] | None = None
     remove: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    flush_line: str = ""  # PROTOCOL §13: the daily flush, beside the weekly line
 
     @property
     def notices(self) -> tuple[str, ...]:
@@ -109,6 +139,7 @@ class CronResult:
         return {
             # "text": the crontab line ("line" is a line number in every command).
             "text": self.line,
+            "flush": self.flush_line,
             "crontab": self.crontab,
             "installed": self.installed,
             "already_installed": self.already_installed,
@@ -119,8 +150,10 @@ class CronResult:
 
     def text_lines(self) -> Iterable[str]:
         yield self.line
+        if self.flush_line:
+            yield self.flush_line
         if self.installed:
-            yield "✅ Installed in your crontab (Monday 09:00)."
+            yield "✅ Installed in your crontab (Monday 09:00; daily flush 11:00)."
         elif self.already_installed:
             yield "Already in your crontab; nothing changed."
             if self.existing and self.existing != self.line:
@@ -135,7 +168,7 @@ class CronResult:
                 yield from text.rstrip("\n").split("\n")
                 yield ""
             yield "Then: systemctl --user daemon-reload && systemctl --user enable --now " + (
-                f"{UNIT_NAME}.timer"
+                f"{UNIT_NAME}.timer {FLUSH_UNIT_NAME}.timer"
             )
 
 
@@ -163,11 +196,16 @@ def read_crontab(crontab: str) -> str:
 def schedule_review(
     ws: Workspace, command: str, crontab: str | None, install: bool = False
 ) -> CronResult:
-    """Print, or install once, the weekly-review schedule."""
+    """Print, or install once, the weekly-review and daily-flush schedule."""
     line = cron_line(ws, command)
+    daily = flush_cron_line(ws, command)
     if crontab is None:
         return CronResult(
-            line=line, crontab=False, install=install, systemd=systemd_units(ws, command)
+            line=line,
+            crontab=False,
+            install=install,
+            systemd=systemd_units(ws, command),
+            flush_line=daily,
         )
     hint = removal_hint(ws)
     if not install:
@@ -176,22 +214,31 @@ def schedule_review(
             crontab=True,
             install=False,
             notes=("install it with: memtier cron --install",),
+            flush_line=daily,
         )
     current = read_crontab(crontab)
-    marker = _cron_escape(_review_args(ws))
-    for existing in current.splitlines():
-        if not existing.lstrip().startswith("#") and marker in existing:
-            return CronResult(
-                line=line,
-                crontab=True,
-                install=True,
-                already_installed=True,
-                existing=existing,
-                remove=hint,
-            )
+    wanted = [
+        (line, _cron_escape(_review_args(ws))),
+        (daily, _cron_escape(_flush_args(ws))),
+    ]
+    live = [e for e in current.splitlines() if not e.lstrip().startswith("#")]
+    found = {entry: next((e for e in live if marker in e), None) for entry, marker in wanted}
+    missing = [entry for entry, existing in found.items() if existing is None]
+    if not missing:
+        return CronResult(
+            line=line,
+            crontab=True,
+            install=True,
+            already_installed=True,
+            existing=found[line],
+            remove=hint,
+            flush_line=daily,
+        )
     new = current if not current or current.endswith("\n") else current + "\n"
-    done = _run([crontab, "-"], stdin=new + line + "\n")
+    done = _run([crontab, "-"], stdin=new + "".join(entry + "\n" for entry in missing))
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[0]
         raise RefusedError(f"crontab refused the new table ({reason})")
-    return CronResult(line=line, crontab=True, install=True, installed=True, remove=hint)
+    return CronResult(
+        line=line, crontab=True, install=True, installed=True, remove=hint, flush_line=daily
+    )

@@ -15,6 +15,7 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from memtier import store
+from memtier.clock import require_in_range
 from memtier.commands.lifecycle import clean_text
 from memtier.errors import InputError
 from memtier.faults import checkpoint
@@ -85,7 +86,7 @@ class EpisodicResult(NamedTuple):
 def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> EpisodicResult:
     """PROTOCOL §4: one line into a day's note, before its closure block if it has one."""
     clean = clean_text(raw, "episodic append")
-    day = day or ws.today
+    day = require_in_range(day) if day else ws.today
     with store.workspace_lock(ws.lock_file):
         from memtier.commands.rotation import read_note, write_note
 
@@ -106,6 +107,8 @@ def episodic_close(
     ws: Workspace, decisions: str, signal: str, open_items: str, day: date | None = None
 ) -> EpisodicResult:
     """PROTOCOL §4: write the closure block, replacing a final one in place."""
+    if day is not None:
+        require_in_range(day)
     fields = [clean_text(v, f"--{n}") for v, n in ((decisions, "decisions"), (signal, "signal"))]
     fields.append(clean_text(open_items, "--open"))
     block = ClosureBlock(ws.today.isoformat(), *(f.text for f in fields))

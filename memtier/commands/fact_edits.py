@@ -116,7 +116,7 @@ def replace_fact(
     ws: Workspace, old: str, new: str, *, in_file: str | Path, reason: str | None = None
 ) -> ReplaceResult:
     """The one line of *in_file* holding *old* becomes *new* (PROTOCOL §10)."""
-    clean = clean_fact(new, "replace NEW")
+    clean = clean_fact(new, "replace NEW", fact=True)
     why = clean_fact(reason, "--reason") if reason is not None else None
     target = resolve_fact_file(ws, in_file, option="--in")
     with store.workspace_lock(ws.lock_file):

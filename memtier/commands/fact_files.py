@@ -8,6 +8,7 @@ calls them (`memtier.commands.facts`, `memtier.commands.fact_edits`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from memtier.secrets import merge_counts
 from memtier.workspace import ARCHIVE_DIR, MEMORY_DIR, Workspace, tier_of
 
 RETIRED_LOG = f"{MEMORY_DIR}/{ARCHIVE_DIR}/retired.md"
+_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 RETIRED_TITLE = "# Retired facts"
 
 
@@ -38,12 +40,14 @@ class CleanFact:
     redacted: dict[str, int] = field(default_factory=dict)
 
 
-def clean_fact(raw: str, what: str, *, block: bool = False) -> CleanFact:
+def clean_fact(raw: str, what: str, *, block: bool = False, fact: bool = False) -> CleanFact:
     """Redact, fold to one line (unless *block*), redact again (PROTOCOL §3, v2).
 
     A leading markdown bullet is dropped so memtier's own ``- `` is not doubled.
     A *block* (a howto from stdin) keeps its lines, code fences intact; only its
-    trailing spaces and the blank lines around it go.
+    trailing spaces and the blank lines around it go. A *fact* (`remember`, and
+    `replace`'s NEW) must hold a letter or a digit as people read it: ``---`` or a
+    zero-width space says nothing (PROTOCOL §10, issue 19; exit 2).
     """
     from memtier.formats.text import fold_line, without_bullet
     from memtier.secrets import redact
@@ -54,6 +58,8 @@ def clean_fact(raw: str, what: str, *, block: bool = False) -> CleanFact:
         text = without_bullet(one_line.text).strip()
         if not text:
             raise InputError(f"{what}: the text is empty")
+        if fact:
+            _require_word_character(text, what)
         return CleanFact(text, dict(one_line.redacted))
     first = redact(raw.replace("\0", " "))
     lines = [line.rstrip() for line in first.text.split("\n")]
@@ -64,7 +70,17 @@ def clean_fact(raw: str, what: str, *, block: bool = False) -> CleanFact:
     second = redact("\n".join(lines))
     if not second.text.strip():
         raise InputError(f"{what}: the text is empty")
+    if fact:
+        _require_word_character(second.text, what)
     return CleanFact(second.text, merge_counts(first.counts, second.counts))
+
+
+def _require_word_character(text: str, what: str) -> None:
+    """PROTOCOL §10 (issue 19): a fact holds at least one letter or digit."""
+    from memtier.formats.fact_text import has_word_character
+
+    if not has_word_character(text):
+        raise InputError(f"{what}: the text holds no letter or digit; a fact says something")
 
 
 class DuplicateFactError(RefusedError):
@@ -258,8 +274,19 @@ def hot_cap_message(rel: str, count: int, limit: int) -> str:
 
 
 def matching_lines(lines: list[str], old: str, header: int) -> list[tuple[int, str]]:
-    """(1-based number, line) of every line past the header holding *old* (case-sensitive)."""
-    return [(i + 1, line) for i, line in enumerate(lines) if i >= header and old in line]
+    """(1-based number, line) of every fact line past the header holding *old*
+    (case-sensitive). A heading is never a fact (issue 19): `replace` and `retire`
+    do not match it, like the duplicate check does not read it."""
+    return [
+        (i + 1, line)
+        for i, line in enumerate(lines)
+        if i >= header and old in line and not is_heading(line)
+    ]
+
+
+def is_heading(line: str) -> bool:
+    """A markdown heading (``# T``, ``## S``, up to three spaces before the marks)."""
+    return _HEADING.match(line) is not None
 
 
 def one_match(target: FactFile, lines: list[str], old: str) -> tuple[int, str]:
@@ -276,10 +303,13 @@ def one_match(target: FactFile, lines: list[str], old: str) -> tuple[int, str]:
     if len(found) == 1:
         return found[0]
     in_header = matching_lines(lines[: target.header_lines], old, 0)
+    headings = [(i + 1, line) for i, line in enumerate(lines) if old in line and is_heading(line)]
     if not found:
         where = ""
         if in_header:
             where = f" (only header line {in_header[0][0]} does; the header is out of reach)"
+        elif headings:
+            where = f" (only heading line {headings[0][0]} does; a heading is not a fact)"
         raise MatchError(f"no line of {target.rel} contains '{shown}'{where}")
     listing = "; ".join(f"{n}: {redact(text.strip()).text}" for n, text in found)
     raise MatchError(

@@ -23,7 +23,13 @@ from memtier.errors import InputError
 from memtier.workspace import Workspace
 
 DEFAULT_MAX_LINES = 200
-_RANGE = re.compile(r"^(?P<path>.*?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+_RANGE = re.compile(r"^(?P<path>.*?):(?P<start>[0-9]+)(?:-(?P<end>[0-9]+))?$")
+# PROTOCOL §10 v3: what `get` reads, named in its refusal.
+MEMORY_FILES_RULE = (
+    "get reads memory files only: MEMORY.md, memory/semantic|procedural/*.md, "
+    "memory/episodic/*.md, memory/working-buffer.md, .learnings/*.md, memory/archive/, "
+    "memory/memtier.toml, memory/INDEX.md, memory/consolidated/*.md"
+)
 
 
 @dataclass(frozen=True)
@@ -65,8 +71,11 @@ def split_range(spec: str) -> tuple[str, int | None, int | None]:
     match = _RANGE.match(spec)
     if not match:
         return spec, None, None
+    from memtier.formats.numbers import parse_int
+
     end = match.group("end")
-    return match.group("path"), int(match.group("start")), int(end) if end else None
+    start = parse_int(match.group("start"), "FROM")
+    return match.group("path"), start, parse_int(end, "TO") if end else None
 
 
 def find_day_note(ws: Workspace, day: date) -> Path | None:
@@ -99,6 +108,16 @@ def _read_regular(ws: Workspace, path: Path, shown: str) -> str:
     if not stat.S_ISREG(mode):
         raise InputError(f"{shown}: not a regular file")
     return store.read_text(real, root=ws.root)
+
+
+def _require_memory_file(ws: Workspace, real: Path, shown: str) -> None:
+    """Only the memory files of PROTOCOL §1 are read, as by every other read (§3):
+    not ``.netrc``, not ``.docker/config.json``, not a script beside the memory."""
+    from memtier.workspace import memory_kind
+
+    rel = real.relative_to(os.path.realpath(ws.root)).as_posix()
+    if memory_kind(rel) is None:
+        raise InputError(f"{shown}: not a memory file ({MEMORY_FILES_RULE})")
 
 
 def get_lines(
@@ -137,6 +156,7 @@ def get_lines(
             target = ws.root / target
     real = store.confine(ws.root, target)
     shown = relative_to_root(ws, real)
+    _require_memory_file(ws, real, shown)
     text = _read_regular(ws, target, shown)
     all_lines = text.split("\n")
     if all_lines and all_lines[-1] == "":

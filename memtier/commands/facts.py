@@ -198,7 +198,7 @@ def remember(
             raise InputError("--section and --tag apply to HOT and WARM files, not a day's note")
         return _remember_in_note(ws, text, name)
     block = bool(name and name.startswith(HOWTO_PREFIX) and "\n" in text.strip())
-    clean = clean_fact(text, "remember", block=block)
+    clean = clean_fact(text, "remember", block=block, fact=True)
     if section_redacted:
         clean = CleanFact(clean.text, merge_counts(clean.redacted, section_redacted))
     target = resolve_fact_file(ws, home, option="--to" if kind is None else "--kind")
@@ -307,7 +307,7 @@ def _remember_in_note(ws: Workspace, text: str, kind: str | None) -> RememberRes
     from memtier.commands.rotation import read_note, write_note
     from memtier.formats.episodic import ClosureBlock, place_before_closure
 
-    clean = clean_fact(text, "remember")
+    clean = clean_fact(text, "remember", fact=True)
     routed = kind is None
     addition = f"- {clean.text}\n" + (ROUTING_NOTE + "\n" if routed else "")
     day: date = ws.today

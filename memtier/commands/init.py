@@ -110,4 +110,16 @@ def init_demo(root: Path, now: datetime, config: Config | None = None) -> InitRe
     with store.workspace_lock(ws.lock_file):
         outcomes, _redacted = apply_files(ws, shift_dates(files, shift), [])
     placed = tuple(o.item for o in outcomes if o.status == "imported")
-    return replace(result, demo=placed, demo_shift_days=shift)
+    return replace(result, demo=placed + _demo_topic(ws), demo_shift_days=shift)
+
+
+def _demo_topic(ws: Workspace) -> tuple[str, ...]:
+    """The demo's topic and its first generation (PROTOCOL §13), written by memtier."""
+    from memtier.commands.consolidate import consolidate
+    from memtier.commands.topics import index_add
+    from memtier.demo import DEMO_TOPIC
+
+    slug, category, match = DEMO_TOPIC
+    index_add(ws, slug, category, match)
+    written = consolidate(ws, slug)
+    return (ws.relative(ws.index_file), *(plan.path for plan in written.plans))

@@ -31,8 +31,8 @@ from memtier.formats.lessons import (
     is_candidate_line,
     is_lesson_line,
     lesson_text,
+    mark_promoted,
     normalise_lesson,
-    remove_candidate_flag,
 )
 from memtier.render import NO_REDACTIONS
 from memtier.workspace import SEMANTIC_DIR, Workspace, tier_of
@@ -222,9 +222,10 @@ def _find_source(ws: Workspace, ref: str) -> LessonLine:
     """The lesson *ref* names: a candidate's number as `candidates` lists it, the
     lesson's text (normalised), or a prefix of exactly one lesson's text."""
     from memtier.commands.fact_files import MatchError
+    from memtier.formats.numbers import is_number, parse_int
 
-    if ref.strip().isdigit():
-        number = int(ref.strip())
+    if is_number(ref):
+        number = parse_int(ref, "promote: candidate number")
         candidates = find_candidates(ws).candidates
         if not 1 <= number <= len(candidates):
             raise InputError(
@@ -353,13 +354,16 @@ def promote(
         checkpoint("promote.before-target")
         store.write_text(target, body, root=ws.root, like=doc)
         checkpoint("promote.target-written")
-        if flagged:
-            # Re-read the source under the lock; the line number was found under it too.
-            src_doc = store.read_document(source.path, root=ws.root)
-            lines = src_doc.text.split("\n")
-            index = source.number - 1
-            if index < len(lines) and lines[index] == source.text:
-                lines[index] = remove_candidate_flag(lines[index])
+        # The source line says it was promoted, flagged or not, so the weekly review
+        # never flags it again, whatever words the WARM file holds (``--as``).
+        # Re-read the source under the lock; the line number was found under it too.
+        src_doc = store.read_document(source.path, root=ws.root)
+        lines = src_doc.text.split("\n")
+        index = source.number - 1
+        if index < len(lines) and lines[index] == source.text:
+            marked = mark_promoted(lines[index])
+            if marked != lines[index]:
+                lines[index] = marked
                 store.write_text(source.path, "\n".join(lines), root=ws.root, like=src_doc)
-            checkpoint("promote.flag-removed")
+        checkpoint("promote.flag-removed")
     return result

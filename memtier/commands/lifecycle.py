@@ -25,7 +25,7 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from memtier import store
-from memtier.clock import format_timestamp, parse_day
+from memtier.clock import format_timestamp, parse_day, require_in_range
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
@@ -46,7 +46,6 @@ from memtier.formats.buffer import (
 from memtier.render import NO_REDACTIONS
 from memtier.workspace import Workspace
 
-NOTES_HEADING = "## Notes"
 DONE_PREFIX = "- [done] "
 _OPEN_BOX = re.compile(r"\[ \]\s+")
 
@@ -80,7 +79,7 @@ def parse_date_option(value: str | None, ws: Workspace) -> date:
     day = parse_day(value.strip())
     if day is None:
         raise InputError(f"--date: not a calendar date: {value!r} (expected YYYY-MM-DD)")
-    return day
+    return require_in_range(day)
 
 
 # ---------------------------------------------------------------------------
@@ -94,8 +93,10 @@ def remove_task(body: str, ref: str) -> tuple[str, str]:
     indexes = active_indexes(lines, start, end)
     if not indexes:
         raise InputError("buffer done: the buffer has no active task")
-    if ref.isascii() and ref.isdigit():
-        number = int(ref)
+    from memtier.formats.numbers import is_number, parse_int
+
+    if is_number(ref):
+        number = parse_int(ref, "buffer done: task number")
         if not 1 <= number <= len(indexes):
             raise InputError(f"buffer done: no active task number {number} (1–{len(indexes)})")
         chosen = indexes[number - 1]

@@ -22,6 +22,7 @@ from memtier.faults import checkpoint
 from memtier.formats.lessons import (
     CANDIDATE_FLAG,
     is_candidate_line,
+    is_promoted_line,
     lesson_text,
     normalise_lesson,
 )
@@ -84,7 +85,8 @@ def flag_recurring(ws: Workspace) -> tuple[Flagged, ...]:
             counts[key] += 1
             if key not in first:
                 first[key] = (path, number, line)
-            if "[PROMOTE-CANDIDATE]" in line and is_candidate_line(line):
+            if "[PROMOTE" in line and (is_candidate_line(line) or is_promoted_line(line)):
+                # Flagged already, or promoted (with or without --as): never again.
                 already.add(key)
     due = [
         key

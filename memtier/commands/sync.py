@@ -116,6 +116,18 @@ def _credential_in_outgoing(ws: Workspace, git: Git, remote_ref: str) -> str | N
     return None
 
 
+def _rebuild_index(ws: Workspace, merged: list[str]) -> bool:
+    """§14: INDEX.md merges as ours, then is rebuilt from the merged notes (§13)."""
+    if not merged or merged[-1] == "up-to-date" or not ws.index_file.is_file():
+        return False
+    from memtier.commands.topics import index_rebuild
+
+    try:
+        return index_rebuild(ws).changed
+    except MemtierError:
+        return False  # an index that does not parse is health-check's to report
+
+
 def _clear_stale_locks(ws: Workspace) -> None:
     # Under the sync lock no git of ours runs here: an index.lock is a crash's residue.
     stale = ws.sync_git_dir / "index.lock"
@@ -176,9 +188,10 @@ def run_sync(
                 if git.run("rev-parse", "-q", "--verify", remote_ref, check=False).ok:
                     merged.append(merge_remote(ws, git, remote_ref))
                 recorded = record_conflicts(ws)
-                if recorded:
-                    conflicts.extend(recorded)
-                    commit_all(ws, git, "memtier sync: conflicts recorded")
+                conflicts.extend(recorded)
+                rebuilt = _rebuild_index(ws, merged)
+                if recorded or rebuilt:
+                    commit_all(ws, git, "memtier sync: conflicts recorded, index rebuilt")
                 left = _markers(ws, git, before)
             if left:
                 failure = SyncConflict(f"conflict marker in {left[0]}; not pushed")

@@ -53,6 +53,7 @@ class CaptureResult:
     redacted: dict[str, int] = field(default_factory=dict)
     explain: bool = False
     line_number: int | None = None  # where that line stands in the buffer
+    written: bool = True  # False for --explain: kept is what a capture would do
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -70,7 +71,9 @@ class CaptureResult:
         }
 
     def text_lines(self) -> Iterable[str]:
-        if self.kept:
+        if self.kept and not self.written:
+            yield f"would be captured: {self.reason}"
+        elif self.kept:
             yield f"captured into the working buffer: {self.line}"
         else:
             yield f"not captured: {self.reason}"
@@ -161,8 +164,12 @@ def capture(
 
     kept = strip_trigger(message, trigger) if trigger else message
     label = f"[{base['channel']}] " if base["channel"] else ""
-    written = buffer_note(ws, f"{label}{kept} {TAG}")
     why = f"score {score:.1f} reaches {threshold:.1f}"
+    if explain:
+        # PROTOCOL §12 v3: --explain changes no byte; it says it would keep it.
+        why += "; not written (--explain changes nothing)"
+        return CaptureResult(kept=True, reason=why, written=False, **base)
+    written = buffer_note(ws, f"{label}{kept} {TAG}")
     return CaptureResult(
         kept=True,
         reason=why,

@@ -11,3 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 DEMO_EXPORT = Path(__file__).resolve().parent / "homelab.json"
+# PROTOCOL §13: the demo's one topic, consolidated on install (its days, today excluded),
+# so the first `memtier index` and `memtier recall qdrant` show a generation.
+DEMO_TOPIC = ("qdrant-migration", "projects", ("qdrant",))

@@ -83,14 +83,19 @@ def _exported_file(ref: str, raw: object) -> ExportedFile | Invalid:
 
 def parse_envelope(text: str) -> tuple[list[ExportedFile], list[Invalid]]:
     """The files of an export; `EnvelopeError` when *text* is not an export document."""
+    from memtier.formats.sources_json import load_json
+
     try:
-        document = json.loads(text)
+        document = load_json(text)  # bounded depth and numbers (PROTOCOL §12 v3)
     except json.JSONDecodeError as exc:
         raise EnvelopeError(f"not JSON ({exc.msg} at line {exc.lineno})") from None
+    except ValueError as exc:
+        raise EnvelopeError(f"not JSON within bounds ({exc})") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise EnvelopeError(f'not a memtier export (expected "format": "{FORMAT}")')
-    if document.get("version") != VERSION:
-        raise EnvelopeError(f"unsupported export version {document.get('version')!r}")
+    if document.get("version") != VERSION or isinstance(document.get("version"), bool):
+        shown = repr(document.get("version"))[:40]
+        raise EnvelopeError(f"unsupported export version {shown}")
     raw_files = document.get("files")
     if not isinstance(raw_files, list):
         raise EnvelopeError("'files' is not a list")

@@ -1,15 +1,18 @@
 """Pure text rules of facts (PROTOCOL §10): normalisation, near-duplicates, headers.
 
 One normalisation serves both the duplicate check of `remember` / `replace` and
-the recurrence count of `learn` (PROTOCOL §2, §10): lowercase, every run of
-punctuation and space folded into one space, so ``rate limit !`` and
-``rate-limit`` are the same text. Near-duplicates compare word sets with the
-Jaccard index.
+the recurrence count of `learn` (PROTOCOL §2, §10): the text as people read it
+(`read_as_people_do`: NFKC, invisible format characters such as zero-width and
+bidirectional controls removed, Cyrillic and Greek look-alikes of Latin letters
+folded), lowercase, every run of punctuation and space folded into one space, so
+``rate limit !``, ``rate-limit`` and ``ｒａｔｅ limit`` are the same text.
+Near-duplicates compare word sets with the Jaccard index.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from memtier.formats.tags import format_tag_line, is_tag_line, parse_tag_line
@@ -34,10 +37,49 @@ TOPIC_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 TAG_RE = re.compile(r'^[^\s,|"\\#\[\]]+$')
 
 
+# Cyrillic and Greek letters that a reader takes for Latin ones, each case mapped
+# as it looks (uppercase Greek Eta is an H, its lowercase is not). Each script's
+# letters map to distinct Latin letters, so two Cyrillic facts still differ where
+# their letters differ.
+_LOOK_ALIKES = str.maketrans(
+    # Cyrillic А В Е К М Н О Р С Т У Х Ѕ І Ј Ԛ Ԝ Ӏ, а е о р с у х ѕ і ј ԁ ԛ ԝ һ ӏ ѵ
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0423\u0425"
+    "\u0405\u0406\u0408\u051a\u051c\u04c0"
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u0501\u051b"
+    "\u051d\u04bb\u04cf\u0475"
+    # Greek Α Β Ε Ζ Η Ι Κ Μ Ν Ο Ρ Τ Υ Χ, α ι κ ν ο ρ υ χ
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4"
+    "\u03a5\u03a7"
+    "\u03b1\u03b9\u03ba\u03bd\u03bf\u03c1\u03c5\u03c7",
+    "ABEKMHOPCTYXSIJQWIaeopcyxsijdqwhlvABEZHIKMNOPTYXaikvopux",
+)
+
+
+def read_as_people_do(text: str) -> str:
+    """*text* as a reader sees it (issue 19, PROTOCOL §10): NFKC (a decomposed
+    accent, fullwidth or ligature letters become the plain ones), invisible format
+    characters removed (zero-width spaces and joiners, bidirectional controls, soft
+    hyphens), Cyrillic and Greek look-alikes folded to Latin letters, lowercase.
+    Line breaks are kept. ASCII text is only lowered (none of this changes it)."""
+    if text.isascii():
+        return text.lower()
+    visible = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    looked = unicodedata.normalize("NFKC", visible).translate(_LOOK_ALIKES)
+    # NFKC again after lowering: a compatibility character may stand for an
+    # uppercase letter (U+3392 is "MHz"), and lowering may undo a composition.
+    return unicodedata.normalize("NFKC", looked.lower()).lower().translate(_LOOK_ALIKES)
+
+
+def has_word_character(text: str) -> bool:
+    """True when *text*, as people read it, holds a letter or a digit (PROTOCOL §10:
+    ``---`` or a lone zero-width space is not a fact)."""
+    return any(ch.isalnum() for ch in read_as_people_do(text))
+
+
 def _fold_chars(text: str) -> str:
-    """*text* lowercased with every punctuation or control character (newlines kept)
-    and every underscore turned into a space."""
-    folded = text.lower().translate(_ASCII_FOLD)
+    """*text* as people read it, with every punctuation or control character
+    (newlines kept) and every underscore turned into a space."""
+    folded = read_as_people_do(text).translate(_ASCII_FOLD)
     return folded if folded.isascii() else _FOLD.sub(" ", folded)
 
 

@@ -14,6 +14,9 @@ import re
 from memtier.formats.fact_text import fold_text
 
 CANDIDATE_FLAG = "[PROMOTE-CANDIDATE]"
+# Left on the source line by `promote` in place of the candidate flag: the lesson
+# has its WARM home (perhaps reworded with --as), so recurrence never flags it again.
+PROMOTED_FLAG = "[PROMOTED]"
 PIN_FLAG = "#pinned"
 # What a lesson line starts with: an optional "- ", then an optional date or ISO
 # timestamp (seconds, fraction and offset optional) followed by whitespace.
@@ -21,7 +24,7 @@ _PREFIX = re.compile(
     r"\s*(?:-(?:\s+|$))?"
     r"(?:\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?:\s+|$))?"
 )
-_FLAGS = (CANDIDATE_FLAG.lower(), PIN_FLAG)
+_FLAGS = (CANDIDATE_FLAG.lower(), PROMOTED_FLAG.lower(), PIN_FLAG)
 
 
 def _strip_flags(text: str, lowered: str) -> str:
@@ -41,7 +44,7 @@ def normalise_lesson(line: str) -> str:
     """The text two lines must share to count as the same lesson (PROTOCOL §2).
 
     Drops a leading ``- ``, a leading date or timestamp, trailing
-    ``[PROMOTE-CANDIDATE]`` and ``#pinned`` (in any order, any case), then
+    ``[PROMOTE-CANDIDATE]``, ``[PROMOTED]`` and ``#pinned`` (in any order, any case), then
     lowercases and folds punctuation and runs of whitespace into single spaces.
     """
     prefix = _PREFIX.match(line)
@@ -78,3 +81,23 @@ def remove_candidate_flag(line: str) -> str:
     if text.endswith(CANDIDATE_FLAG):
         text = text[: -len(CANDIDATE_FLAG)].rstrip()
     return f"{text} {PIN_FLAG}" if pinned else text
+
+
+def is_promoted_line(line: str) -> bool:
+    """True for a lesson line `promote` marked ``[PROMOTED]`` (a trailing ``#pinned`` allowed)."""
+    text = line.rstrip()
+    if text.endswith(PIN_FLAG):
+        text = text[: -len(PIN_FLAG)].rstrip()
+    return text.endswith(PROMOTED_FLAG)
+
+
+def mark_promoted(line: str) -> str:
+    """*line* with ``[PROMOTED]`` in place of its candidate flag (``#pinned`` kept last)."""
+    if is_promoted_line(line):
+        return line
+    text = remove_candidate_flag(line)
+    pinned = text.endswith(PIN_FLAG)
+    if pinned:
+        text = text[: -len(PIN_FLAG)].rstrip()
+    marked = f"{text} {PROMOTED_FLAG}"
+    return f"{marked} {PIN_FLAG}" if pinned else marked

@@ -45,6 +45,14 @@ SOURCE_TYPES: dict[str, str] = {
     "service": "infrastructure",
     "device": "infrastructure",
     "network": "infrastructure",
+    # PROTOCOL §12 v3: a person or an organization (the MCP server's own example
+    # holds the user's preferences) is a durable fact, never a diary line.
+    "person": "preference",
+    "people": "preference",
+    "organization": "project",
+    "organisation": "project",
+    "company": "project",
+    "doc": "howto:reference",
     "event": EVENT,
     "meeting": EVENT,
     "incident": EVENT,
@@ -84,10 +92,16 @@ class SourceItem:
 
 @dataclass(frozen=True)
 class Invalid:
-    """A source item that cannot be read: skipped with reason ``invalid: <why>``."""
+    """A source item that is not imported: skipped with reason ``<label>: <why>``
+    (``invalid: …`` unless another label says why, such as ``expired``)."""
 
     ref: str
     why: str
+    label: str = "invalid"
+
+    @property
+    def reason(self) -> str:
+        return f"{self.label}: {self.why}" if self.why else self.label
 
 
 @dataclass(frozen=True)
@@ -147,21 +161,10 @@ def route(item: SourceItem) -> Route:
 
 
 def split_facts(title: str, body: str) -> tuple[str, ...]:
-    """The facts of a memory file: each bullet of a list body, else the body as one fact.
+    """The facts of a memory file (`memtier.formats.sources_body`), block or not."""
+    from memtier.formats.sources_body import split_body
 
-    A body that is a list is already one fact per line; prose is kept whole, led by
-    its title (unless the prose already starts with it).
-    """
-    lines = [line.strip() for line in body.split("\n")]
-    content = [line for line in lines if line and not line.startswith("#")]
-    bullets = [line for line in content if re.match(r"^([-*+]|\d+[.)])\s+\S", line)]
-    if content and len(bullets) == len(content):
-        return tuple(re.sub(r"^([-*+]|\d+[.)])\s+", "", line) for line in bullets)
-    prose = " ".join(content)
-    if title and prose and not prose.lower().startswith(title.lower()):
-        prose = f"{title}: {prose}"
-    text = prose or title
-    return (text,) if text else ()
+    return split_body(title, body).facts
 
 
 def source_day(value: object) -> date | None:
@@ -172,17 +175,21 @@ def source_day(value: object) -> date | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
+        if not -1e15 < value < 1e15:
+            return None  # past any calendar (and a 5,000-digit number is no date)
         try:
             return datetime.fromtimestamp(value / 1000, tz=UTC).date()
         except (OverflowError, OSError, ValueError):
             return None
+    if isinstance(value, datetime):
+        return value.date()
     if isinstance(value, date):
         return value
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not value.strip() or len(value) > 64:
         return None
     text = value.strip()
-    if text.isdigit():
-        return source_day(int(text))
+    if text.isascii() and text.isdigit():
+        return source_day(int(text)) if len(text) <= 15 else None
     try:
         return datetime.fromisoformat(text.replace("z", "Z")).date()
     except ValueError:

@@ -1,22 +1,84 @@
 """The JSON sources of `memtier import` (PROTOCOL §12): pure text in, items out.
 
-- ``brain``: the memory-brain plugin's store, one ``{id, kind, text, createdAt,
-  tags}`` object per line, or its export envelope ``{version, exportedAt, count,
+- ``brain``: the memory-brain plugin's store as memory-core writes it, one
+  ``{"item": {id, kind, text, createdAt, expiresAt, source, tags}, "embedding": […]}``
+  per line (v3), flat items, or its export envelope ``{version, exportedAt, count,
   items}`` (a bare array of items is accepted too, as the plugin's own import does).
+  An item past its ``expiresAt`` is skipped as ``expired``, as the plugin hides it.
 - ``mcp-memory``: the reference MCP memory server's JSONL, lines of
   ``{"type": "entity", "name", "entityType", "observations"}`` and
   ``{"type": "relation", "from", "to", "relationType"}``.
 
 A line or item that cannot be read becomes an `Invalid` entry naming where it
-stands; nothing is dropped silently.
+stands; nothing is dropped silently. Every JSON text goes through `load_json`,
+bounded in nesting depth and number size (PROTOCOL §12 v3: bad input is an input
+error, never a crash).
 """
 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from memtier.formats.routing import Invalid, Parsed, SourceItem, source_day
+from memtier.formats.sources_body import split_body
+
+MAX_DEPTH = 64
+MAX_NUMBER_DIGITS = 40
+
+
+class JSONBoundError(ValueError):
+    """The text is JSON past memtier's bounds (too deep, a number too long)."""
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise JSONBoundError(f"a number of {len(text)} digits (at most {MAX_NUMBER_DIGITS})")
+    return int(text)
+
+
+def _bounded_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_DIGITS + 10:
+        raise JSONBoundError(f"a number of {len(text)} characters")
+    return float(text)
+
+
+def _no_constant(text: str) -> Any:
+    raise JSONBoundError(f"{text} is not a JSON number")
+
+
+def _depth_ok(value: Any) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(current, dict):
+            stack.extend((v, depth + 1) for v in current.values())
+        elif isinstance(current, list):
+            stack.extend((v, depth + 1) for v in current)
+    return True
+
+
+def load_json(text: str) -> Any:
+    """`json.loads`, bounded: `ValueError` (a `json.JSONDecodeError` or a
+    `JSONBoundError`) for anything that is not JSON within the bounds."""
+    try:
+        value = json.loads(
+            text, parse_int=_bounded_int, parse_float=_bounded_float, parse_constant=_no_constant
+        )
+    except RecursionError:
+        raise JSONBoundError(f"nested deeper than {MAX_DEPTH} levels") from None
+    if not _depth_ok(value):
+        raise JSONBoundError(f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def json_problem(exc: ValueError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON ({exc.msg})"
+    return f"not JSON within bounds ({exc})"
 
 
 def _text_list(value: object) -> tuple[str, ...] | None:
@@ -27,9 +89,28 @@ def _text_list(value: object) -> tuple[str, ...] | None:
     return None
 
 
-def _brain_item(ref: str, raw: object) -> SourceItem | Invalid:
+def _expired(raw: dict[str, Any], now: datetime | None) -> str | None:
+    """The reason an item past its ``expiresAt`` is skipped, else None."""
+    value = raw.get("expiresAt")
+    if now is None or not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        when = datetime.fromisoformat(value.strip().replace("z", "Z"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=now.tzinfo)
+    return f"expiresAt {value.strip()} has passed" if when <= now else None
+
+
+def _brain_item(ref: str, raw: object, now: datetime | None) -> SourceItem | Invalid:
+    if isinstance(raw, dict) and isinstance(raw.get("item"), dict):
+        raw = raw["item"]  # memory-core's store line: {"item": …, "embedding": […]}
     if not isinstance(raw, dict):
         return Invalid(ref, "not a JSON object")
+    expired = _expired(raw, now)
+    if expired is not None:
+        return Invalid(ref, expired, label="expired")
     text = raw.get("text")
     if not isinstance(text, str) or not text.strip():
         return Invalid(ref, "no 'text'")
@@ -41,9 +122,18 @@ def _brain_item(ref: str, raw: object) -> SourceItem | Invalid:
     day = source_day(created)
     if created not in (None, "") and day is None:
         return Invalid(ref, "'createdAt' is not a date")
+    source = raw.get("source")
+    if isinstance(source, dict):
+        said = [f"{k} {v}" for k, v in source.items() if isinstance(v, str) and v.strip()]
+        source = ", ".join(said) if said else None
+    body = split_body("", text)
+    facts = body.facts
+    if isinstance(source, str) and source.strip() and not body.block:
+        facts = tuple(f"{fact} (source: {source.strip()})" for fact in facts)
     return SourceItem(
         ref=ref,
-        facts=(text.strip(),),
+        facts=facts,
+        block=body.block,
         # The plugin's own import turns an unknown kind into "note"; so does routing.
         kind=kind.strip().lower() if isinstance(kind, str) and kind.strip() else None,
         tags=tags,
@@ -59,9 +149,9 @@ def _json_lines(text: str) -> tuple[list[tuple[str, Any]], list[Invalid]]:
             continue
         ref = f"line {number}"
         try:
-            rows.append((ref, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            invalid.append(Invalid(ref, f"not JSON ({exc.msg})"))
+            rows.append((ref, load_json(line)))
+        except ValueError as exc:
+            invalid.append(Invalid(ref, json_problem(exc)))
     return rows, invalid
 
 
@@ -71,13 +161,17 @@ def _whole_document(text: str) -> Any:
     if not stripped.startswith(("{", "[")):
         return None
     try:
-        return json.loads(stripped)
-    except json.JSONDecodeError:
+        return load_json(stripped)
+    except JSONBoundError:
+        raise
+    except ValueError:
         return None
 
 
-def parse_brain(text: str) -> Parsed:
-    """Items of a brain JSONL store or export envelope."""
+def parse_brain(text: str, now: datetime | None = None) -> Parsed:
+    """Items of a brain JSONL store or export envelope; *now* decides ``expiresAt``.
+
+    Raises `JSONBoundError` when the text is one JSON document past the bounds."""
     whole = _whole_document(text)
     rows: list[tuple[str, Any]]
     invalid: list[Invalid] = []
@@ -92,7 +186,7 @@ def parse_brain(text: str) -> Parsed:
         rows, invalid = _json_lines(text)
     parsed = Parsed(invalid=invalid)
     for ref, raw in rows:
-        parsed.add(_brain_item(ref, raw))
+        parsed.add(_brain_item(ref, raw, now))
     return parsed
 
 

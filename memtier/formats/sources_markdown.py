@@ -24,8 +24,9 @@ import re
 from collections.abc import Callable
 from datetime import date
 
-from memtier.formats.frontmatter import FrontMatterError, split_front_matter, text_list
-from memtier.formats.routing import Invalid, Parsed, SourceItem, source_day, split_facts
+from memtier.formats.frontmatter import FrontMatterError, field, split_front_matter, text_list
+from memtier.formats.routing import Invalid, Parsed, SourceItem, source_day
+from memtier.formats.sources_body import grouped_bullets, is_noise, split_body
 
 Files = list[tuple[str, str]]
 
@@ -33,7 +34,9 @@ STRUCTURED_TYPES: tuple[str, ...] = (
     "user", "feedback", "project", "reference", "knowledge", "event", "custom",
 )  # fmt: skip
 _H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$")
-_DAY_NAME = re.compile(r"^(\d{4}-\d\d-\d\d)\.md$")
+# PROTOCOL §12 v3: OpenClaw's session hook also writes YYYY-MM-DD-<slug>.md,
+# YYYY-MM-DD-HHMM.md and YYYY-MM-DD_<slug>.md; all belong to that date.
+_DAY_NAME = re.compile(r"^(\d{4}-\d\d-\d\d)(?:[-_][^/]+)?\.md$")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
 _BULLET = re.compile(r"^\s*([-*+]|\d+[.)])\s+")
 
@@ -72,11 +75,11 @@ def _indexed_item(name: str, text: str) -> SourceItem | Invalid:
     if day is None:
         return Invalid(name, "no valid 'created' date in the front matter")
     title, rest = _title_and_rest(body)
-    facts = split_facts(title, rest)
-    if not facts:
+    found = split_body(title, rest)
+    if not found.facts:
         return Invalid(name, "empty memory")
     tags = text_list(fields.get("tags"))
-    return SourceItem(name, facts, tags=tags, day=day, title=title)
+    return SourceItem(name, found.facts, tags=tags, day=day, title=title, block=found.block)
 
 
 def parse_structured(files: Files) -> Parsed:
@@ -99,15 +102,19 @@ def _structured_item(name: str, text: str) -> SourceItem | Invalid:
         return Invalid(name, "'createdAt' is not a date")
     title = fields.get("title")
     heading, rest = _title_and_rest(body)
-    title = title.strip() if isinstance(title, str) and title.strip() else heading
-    facts = split_facts(title, rest)
-    if not facts:
+    title = " ".join(title.split()) if isinstance(title, str) and title.strip() else heading
+    if heading and heading.strip().lower() != title.lower():
+        rest = body  # the body's own heading is not the title: it is content
+    found = split_body(title, rest)
+    if not found.facts:
         return Invalid(name, "empty memory")
     tags = text_list(fields.get("tags"))
     kind = kind.strip().lower()
     # "custom" names no home: its tags and date decide.
     item_kind = None if kind == "custom" else kind
-    return SourceItem(name, facts, kind=item_kind, tags=tags, day=day, title=title)
+    return SourceItem(
+        name, found.facts, kind=item_kind, tags=tags, day=day, title=title, block=found.block
+    )
 
 
 def _each(files: Files, item: Callable[[str, str], SourceItem | Invalid]) -> Parsed:
@@ -118,33 +125,96 @@ def _each(files: Files, item: Callable[[str, str], SourceItem | Invalid]) -> Par
     return parsed
 
 
-def memory_bullets(name: str, text: str) -> list[SourceItem]:
+def memory_bullets(name: str, text: str, *, hint: str = "") -> list[SourceItem]:
     """Every bullet (and prose line) of a MEMORY.md, each with the heading it stands under.
 
-    An indented line continues the bullet above it.
+    PROTOCOL §12 v3: the heading is the bullet's context (its subject, kept in the
+    text unless it only names a home); a sub-bullet or an indented line stays with
+    the bullet above it; ``---`` rules and "last updated" lines are no facts; a
+    fenced block is kept whole as one item.
     """
     items: list[SourceItem] = []
     heading = ""
-    pending: list[tuple[int, list[str]]] = []
-    in_fence = False
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.strip().startswith("```"):
-            in_fence = not in_fence
+    group: list[str] = []
+    start = 0
+    fence: list[str] | None = None
+
+    def close() -> None:
+        if group:
+            items.extend(_bullet_items(name, start, group, heading or hint))
+            group.clear()
+
+    for number, raw in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
+        line = raw.rstrip()
+        if fence is not None:
+            fence.append(line)
+            if line.lstrip().startswith(("```", "~~~")) and len(fence) > 1:
+                items.append(_fenced(name, start, fence, heading or hint))
+                fence = None
             continue
-        if in_fence or not line.strip():
+        if line.lstrip().startswith(("```", "~~~")):
+            close()
+            fence, start = [line], number
+            continue
+        if not line.strip() or is_noise(line):
+            close()
             continue
         if line.startswith("#"):
-            heading = line.lstrip("#").strip()
+            close()
+            level = len(line) - len(line.lstrip("#"))
+            title = line.lstrip("#").strip()
+            heading = "" if level == 1 else title
             continue
-        if pending and line.startswith((" ", "\t")) and not _BULLET.match(line):
-            pending[-1][1].append(line.strip())
+        if line[:1].isspace() and group:
+            group.append(line)
             continue
-        pending.append((number, [_BULLET.sub("", line).strip()]))
-        items.append(SourceItem(f"{name}:{number}", (), hint=heading))
-    merged: list[SourceItem] = []
-    for item, (_number, parts) in zip(items, pending, strict=True):
-        merged.append(SourceItem(item.ref, (" ".join(parts),), hint=item.hint))
-    return merged
+        close()
+        group.append(line)
+        start = number
+    close()
+    if fence:
+        items.append(_fenced(name, start, fence, heading or hint))
+    return items
+
+
+def _bullet_items(name: str, start: int, lines: list[str], heading: str) -> list[SourceItem]:
+    """One item per top-level bullet of *lines* (its sub-bullets folded in)."""
+    out: list[SourceItem] = []
+    chunk: list[str] = []
+    at = start
+    for offset, line in enumerate(lines):
+        if chunk and not line[:1].isspace():
+            out.append(_bullet_item(name, at, chunk, heading))
+            chunk, at = [], start + offset
+        chunk.append(line)
+    if chunk:
+        out.append(_bullet_item(name, at, chunk, heading))
+    return out
+
+
+def _bullet_item(name: str, number: int, lines: list[str], heading: str) -> SourceItem:
+    grouped = grouped_bullets(lines)
+    if grouped:
+        text = grouped[0]
+    else:
+        text = " ".join(_BULLET.sub("", line.strip()).strip() for line in lines)
+    return SourceItem(f"{name}:{number}", (_with_subject(heading, text),), hint=heading)
+
+
+def _with_subject(heading: str, text: str) -> str:
+    """The bullet with its heading in front, unless the heading only names a home."""
+    from memtier.formats.routing import TAG_HOMES
+
+    words = re.findall(r"[\w-]+", heading.lower())
+    homes = {name for _kind, names in TAG_HOMES for name in names}
+    if not heading or all(w in homes for w in words) or text.lower().startswith(heading.lower()):
+        return text
+    return f"{heading}: {text}"
+
+
+def _fenced(name: str, number: int, lines: list[str], heading: str) -> SourceItem:
+    head = [heading, ""] if heading else []
+    return SourceItem(f"{name}:{number}", tuple(head + lines), hint=heading, block=True)
 
 
 def daily_note(name: str, text: str) -> SourceItem | Invalid:
@@ -157,10 +227,14 @@ def daily_note(name: str, text: str) -> SourceItem | Invalid:
         except ValueError:
             day = None
     if day is None:
-        return Invalid(name, "file name is not a date (expected YYYY-MM-DD.md)")
+        return Invalid(name, "file name is not a date (expected YYYY-MM-DD[-slug].md)")
     lines = text.replace("\r\n", "\n").removeprefix("\ufeff").strip("\n").split("\n")
-    if lines and _H1.match(lines[0]) and day.isoformat() in lines[0]:
-        lines = lines[1:]  # memtier writes its own `# YYYY-MM-DD` heading
+    title = _H1.match(lines[0]) if lines else None
+    if title:
+        # memtier writes its own `# YYYY-MM-DD`; what the title says besides the date
+        # stays, as a heading inside the day (PROTOCOL §12 v3).
+        rest = " ".join(title.group(1).replace(day.isoformat(), "").split()).strip(" —–-:|")
+        lines = ([f"## {rest}"] if rest else []) + lines[1:]
     lines = [line.rstrip() for line in lines]
     while lines and not lines[0].strip():
         lines.pop(0)
@@ -169,17 +243,9 @@ def daily_note(name: str, text: str) -> SourceItem | Invalid:
     return SourceItem(name, tuple(lines), day=day, block=True)
 
 
-def parse_openclaw(memory_md: str | None, dailies: Files) -> Parsed:
-    """Items of an OpenClaw workspace: MEMORY.md bullets, then the daily notes."""
-    parsed = Parsed()
-    if memory_md is not None:
-        parsed.items.extend(memory_bullets("MEMORY.md", memory_md))
-    for name, text in dailies:
-        parsed.add(daily_note(name, text))
-    return parsed
-
-
-def _topic(name: str, text: str) -> SourceItem | Invalid:
+def _topic(name: str, text: str, hint: str = "") -> SourceItem | Invalid:
+    """A topic file: optional front matter (flat, or nested under ``metadata:`` as
+    Claude Code writes it), a title, a body kept as its writer meant it."""
     fields: dict[str, object] = {}
     body = text
     if text.removeprefix("\ufeff").startswith("---"):
@@ -188,36 +254,88 @@ def _topic(name: str, text: str) -> SourceItem | Invalid:
             return split
         fields, body = split
     heading, rest = _title_and_rest(body)
-    named = fields.get("name")
-    title = named.strip() if isinstance(named, str) and named.strip() else heading
+    named = field(fields, "name")
+    title = " ".join(named.split()) if isinstance(named, str) and named.strip() else heading
     title = title or name.rsplit("/", 1)[-1].removesuffix(".md").replace("_", " ")
-    facts = split_facts(title, rest)
-    if not facts:
+    described = field(fields, "description")
+    if isinstance(described, str) and described.strip():
+        title = f"{title} — {' '.join(described.split())}"
+    found = split_body(title, rest)
+    if not found.facts:
         return Invalid(name, "empty topic file")
-    kind = fields.get("type")
-    tags = text_list(fields.get("tags"))
+    kind = field(fields, "type")
     return SourceItem(
         name,
-        facts,
+        found.facts,
         kind=kind.strip().lower() if isinstance(kind, str) and kind.strip() else None,
-        tags=tags,
-        hint=title,
+        tags=text_list(field(fields, "tags")),
+        hint=" ".join(part for part in (hint, title) if part),
         title=title,
+        block=found.block,
     )
 
 
+def _inside(target: str) -> bool:
+    parts = target.removeprefix("./").split("/")
+    return not target.startswith("/") and ".." not in parts
+
+
 def parse_claude(index: str | None, topics: Files) -> Parsed:
-    """Items of a Claude Code memory folder: topic files, and index lines that are facts."""
+    """Items of a Claude Code memory folder: topic files, and index lines that are facts.
+
+    An index line linking to a topic file is that file's entry (the file is the
+    item); one linking outside the folder is reported as ``outside``, one linking to
+    a missing file as invalid (PROTOCOL §12 v3).
+    """
     parsed = Parsed()
-    names = {name for name, _text in topics}
+    read = {name: _topic(name, text) for name, text in topics}
+    names = {name for name, item in read.items() if not isinstance(item, Invalid)}
     if index is not None:
         for item in memory_bullets("MEMORY.md", index):
             links = _LINK.findall(item.facts[0])
-            targets = [t for _label, t in links if t.endswith(".md") and "://" not in t]
-            if not targets:
+            targets = [t.removeprefix("./") for _label, t in links]
+            targets = [t for t in targets if t.endswith(".md") and "://" not in t]
+            if not targets or any(t in read and t not in names for t in targets):
+                # no link, or a link to a topic file that cannot be read: the line's own
+                # words are the only copy of what it says
                 parsed.items.append(item)
-            elif not any(t.removeprefix("./") in names for t in targets):
+            elif any(t in names for t in targets):
+                continue
+            elif not all(_inside(t) for t in targets):
+                outside = next(t for t in targets if not _inside(t))
+                parsed.invalid.append(
+                    Invalid(item.ref, f"links to {outside}, outside the memory folder", "outside")
+                )
+            else:
                 parsed.invalid.append(Invalid(item.ref, "index entry links to a missing file"))
-    for name, text in topics:
-        parsed.add(_topic(name, text))
+    for topic in read.values():
+        parsed.add(topic)
     return parsed
+
+
+def parse_openclaw(
+    memory_md: str | None,
+    dailies: Files,
+    topics: Files | None = None,
+    user_md: str | None = None,
+) -> Parsed:
+    """Items of an OpenClaw workspace: MEMORY.md and USER.md bullets, the daily notes
+    (``memory/`` and ``memory/archive/``), then topic files (``memory/<folder>/…``,
+    routed by their folder and title)."""
+    parsed = Parsed()
+    if memory_md is not None:
+        parsed.items.extend(memory_bullets("MEMORY.md", memory_md))
+    if user_md is not None:
+        # USER.md is about the user: its bullets are preferences unless they say otherwise.
+        parsed.items.extend(memory_bullets("USER.md", user_md, hint="user"))
+    for name, text in dailies:
+        parsed.add(daily_note(name, text))
+    for name, text in topics or []:
+        folder = name.split("/")[-2] if name.count("/") >= 2 else ""
+        parsed.add(_topic(name, text, hint=folder))
+    return parsed
+
+
+def is_day_name(name: str) -> bool:
+    """True when *name* (a file name) is a daily note's name (PROTOCOL §12 v3)."""
+    return bool(_DAY_NAME.match(name))

@@ -40,6 +40,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("secrets", "Secrets: HOT, WARM, BUFFER, SCRATCH, COLD"),
     ("residue", "Leftover files"),
     ("shims", "Shims: memory/scripts/"),
+    ("index", "Index: memory/INDEX.md, memory/consolidated/"),
     ("sync", "Sync: memory/.sync/git (PROTOCOL §14)"),
 )
 _MARKS = {PASS: "✅ ", FAIL: "❌ ", WARN: "⚠️  "}
@@ -51,7 +52,7 @@ def section_of(check: Check) -> str:
     if check.id == "tags":
         return "hot" if check.path == "MEMORY.md" else "warm"
     head = check.id.split(".", 1)[0]
-    return {"episodic": "cold", "residue": "residue"}.get(head, head)
+    return {"episodic": "cold", "residue": "residue", "consolidation": "index"}.get(head, head)
 
 
 class HealthReport(NamedTuple):
@@ -140,6 +141,8 @@ def run_health_check(ws: Workspace) -> HealthReport:
             *unique,
             *hc.scratch_checks(ws),
         ]
-        after = [*hc.residue_checks(ws), *hc.shim_checks(ws), *synced]
+        from memtier.health.topics import index_checks
+
+        after = [*hc.residue_checks(ws), *hc.shim_checks(ws), *index_checks(ws), *synced]
         secrets = scan.finish()
     return HealthReport(checks=(*before, *secrets, *after), checked_at=ws.now)

@@ -67,18 +67,23 @@ class ToolRuntime:
                 f"internal error in {name} ({type(exc).__name__}); this is a bug in "
                 "memtier, please report it"
             )
+        from memtier.render import escape_controls
+
         structured = output.model_dump(mode="json")
+        # The text the model reads, escaped as the CLI prints it (control and bidi
+        # characters); the structured content keeps the data as it is.
         return CallToolResult(
-            content=[TextContent(type="text", text=structured["text"])],
+            content=[TextContent(type="text", text=escape_controls(structured["text"]))],
             structured_content=structured,
         )
 
 
 def error_line(message: str) -> str:
     """The CLI's error line for *message*, redacted (PROTOCOL §3), then the fixing call."""
+    from memtier.render import escape_controls
     from memtier.secrets import redact
 
-    line = f"memtier: error: {redact(message).text}"
+    line = f"memtier: error: {escape_controls(redact(message).text)}"
     hint = tool_hint(message)
     return f"{line}\n{hint}" if hint else line
 

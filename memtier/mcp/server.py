@@ -8,7 +8,7 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 
 from memtier import __version__
-from memtier.mcp import tools_facts, tools_recall, tools_session, tools_sync
+from memtier.mcp import tools_facts, tools_recall, tools_session, tools_sync, tools_topics
 from memtier.mcp.runtime import ToolRuntime
 
 SKILL_URI = "memtier://skill"
@@ -54,7 +54,7 @@ def build_server(runtime: ToolRuntime | None = None) -> MCPServer:
         return skill_text()
 
     del skill
-    for module in (tools_session, tools_recall, tools_facts, tools_sync):
+    for module in (tools_session, tools_recall, tools_facts, tools_topics, tools_sync):
         module.register(server, rt)
     return server
 

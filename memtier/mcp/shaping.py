@@ -34,6 +34,8 @@ _TOOL_FOR_COMMAND: tuple[tuple[str, str], ...] = (
     ("promote", "memory_promote"),
     ("stats", "memory_overview"),
     ("candidates", "memory_overview"),
+    ("consolidate", "memory_consolidate"),
+    ("recall", "memory_recall"),
 )
 _COMMAND_RE = re.compile(
     r"\bmemtier (" + "|".join(re.escape(c) for c, _ in _TOOL_FOR_COMMAND) + r")\b"
@@ -57,6 +59,11 @@ _HEALTH_FIX: dict[str, str] = {
     "scratch.present": "memtier init (creates the missing .learnings/ files)",
     "residue.tmp": "memory_session_start (removes leftover temporary files)",
     "shims.version": "memtier install-scripts",
+    "index.fresh": "memory_consolidate or memtier index rebuild",
+    "index.refs": "memtier index rebuild",
+    "index.format": "fix memory/INDEX.md by hand (memory_get path='memory/INDEX.md')",
+    "consolidation.immutable": "restore the generation from a backup; never edit one",
+    "consolidation.chain": "restore the missing generation from a backup",
     "secrets": "memory_replace the line without the credential, then rotate the credential",
 }
 

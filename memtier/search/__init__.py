@@ -85,7 +85,7 @@ def resolve_tiers(names: Iterable[str], all_tiers: bool) -> tuple[str, ...]:
         tier = name.strip().lower()
         if tier not in TIER_ORDER:
             raise InputError(
-                f"unknown tier {name!r} (expected hot, warm, buffer, scratch, cold or archive)"
+                f"unknown tier {name!r} (expected {', '.join(TIER_ORDER[:-1])} or archive)"
             )
         chosen.add(tier)
     if not chosen:

@@ -71,6 +71,29 @@ class _RipgrepUnusable(Exception):
     """ripgrep could not run or failed for a reason other than the user's pattern."""
 
 
+# A search that ripgrep has not answered in this time never will (a program that
+# hangs named by $MEMTIER_RG, a stuck mount): it is stopped, and the built-in
+# scanner answers instead, with a warning (PROTOCOL §9 search).
+RG_TIME_LIMIT_SECONDS = 10.0
+
+
+def _wait_bounded(process: subprocess.Popen[bytes]) -> int:
+    """ripgrep's exit status, or `_RipgrepUnusable` once it has run past the limit
+    (it and anything it started are killed: it runs in a session of its own)."""
+    import os
+    import signal
+
+    try:
+        return process.wait(timeout=RG_TIME_LIMIT_SECONDS)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            process.kill()
+        process.wait()
+        raise _RipgrepUnusable(f"no answer within {RG_TIME_LIMIT_SECONDS:g} s") from None
+
+
 def scan_with_rg(
     rg: str,
     root: Path,
@@ -115,15 +138,16 @@ def scan_with_rg(
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
             process = subprocess.Popen(
-                argv, cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=err
-            )
+                argv, cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                start_new_session=True,
+            )  # fmt: skip
         except OSError as exc:
             raise _RipgrepUnusable(exc.strerror or str(exc)) from None
         try:
             # Listing the tier folders for symlinks overlaps with ripgrep's search.
             symlink_warnings(root, paths, result.warnings)
         finally:
-            code = process.wait()
+            code = _wait_bounded(process)
         out.seek(0)
         output = out.read()
         err.seek(0)

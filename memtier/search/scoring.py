@@ -18,6 +18,7 @@ TAGS_CONTEXT = 0.5
 TIER_WEIGHTS: dict[str, float] = {
     "hot": 1.3,
     "warm": 1.3,
+    "index": 1.2,  # PROTOCOL §13: INDEX.md and consolidated/, after WARM
     "buffer": 1.15,
     "scratch": 1.15,
     "cold": 1.0,

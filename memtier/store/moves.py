@@ -14,14 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memtier.faults import checkpoint
-from memtier.store import (
-    _display,
-    _failed,
-    _fsync_dir,
-    _refuse_secret_name,
-    confine,
-    make_dirs,
-)
+from memtier.store.read import _display, confine
+from memtier.store.write import _failed, _fsync_dir, _refuse_secret_name, make_dirs
 
 __all__ = ["move_batches", "move_files"]
 

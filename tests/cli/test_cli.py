@@ -145,24 +145,28 @@ def test_atomic_write_redacts_secrets(root: Path, cli: CliRunner) -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["health-check", "--json"], "health-check"),
-        (["--root", "/w", "--now", "2026-01-01T00:00:00Z", "buffer", "note", "x"], "buffer"),
-        (["--root=/w", "stats"], "stats"),
-        (["--help"], None),
-        (["--version"], None),
-        (["--bogus", "stats"], None),
-        (["buffer", "note", "task"], "buffer"),
-        ([], None),
+        (["health-check", "--json"], ["health-check"]),
+        (["--root", "/w", "--now", "2026-01-01", "buffer", "note", "x"], ["buffer", "note"]),
+        (["--root=/w", "stats"], ["stats"]),
+        (["--help"], []),
+        (["--version"], []),
+        (["--bogus", "stats"], []),
+        (["buffer", "note", "task"], ["buffer", "note"]),
+        ([], []),
     ],
 )
-def test_command_name_skips_global_options(args: list[str], expected: str | None) -> None:
-    from memtier.cli._app import command_name
+def test_the_command_path_skips_global_options(args: list[str], expected: list[str]) -> None:
+    from memtier.cli.argv import read_argv
 
-    assert command_name(args) == expected
+    assert read_argv(args).path == expected
 
 
 def test_narrowed_application_holds_only_the_asked_command() -> None:
-    from memtier.cli._app import app_for
+    from memtier.cli._app import _narrowed
+    from memtier.cli.argv import read_argv
+
+    def app_for(args: list[str]) -> typer.Typer:
+        return _narrowed(app, read_argv(args).path)
 
     narrowed = app_for(["--root", "/w", "buffer", "note", "x"])
     assert [g.name for g in narrowed.registered_groups] == ["buffer"]

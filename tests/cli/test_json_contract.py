@@ -15,6 +15,7 @@ from tests.conftest import NOW_TEXT, CliRunner
 BUFFER = {"action", "active_tasks", "last_active", "line", "lines", "oversized", "path",
           "redacted", "stale", "text"}  # fmt: skip
 EPISODIC = {"action", "closed", "date", "line", "path", "redacted", "text"}
+INDEX = {"action", "changed", "path", "slug", "topics"}
 ROTATION = {"appended", "id", "lines", "note", "open_tasks", "placement", "rotated"}
 
 # Run in this order on one workspace: later commands need what earlier ones wrote.
@@ -42,8 +43,27 @@ CONTRACT: list[tuple[tuple[str, ...], set[str]]] = [
     ),
     (
         ("cron",),
-        {"already_installed", "crontab", "existing", "installed", "remove", "systemd", "text"},
+        {
+            "already_installed",
+            "crontab",
+            "existing",
+            "flush",
+            "installed",
+            "remove",
+            "systemd",
+            "text",
+        },
     ),
+    # PROTOCOL §13: the topic index, consolidation, recall and the daily flush.
+    (("index", "add", "deploy", "--category", "projects", "--match", "deployed"), INDEX),
+    (("index", "show"), INDEX),
+    (("index", "rebuild"), INDEX),
+    (("consolidate", "--due", "--plan"), {"action", "generations", "plan_id", "redacted", "text"}),
+    (
+        ("recall", "do you remember the deploy"),
+        {"chars", "current", "found_by", "newer_days", "query", "text", "topic", "truncated"},
+    ),
+    (("flush",), {"changed", "changes", "date", "due", "written"}),
     (("search", "rsync"), {"query", "results", "tiers", "total_matched", "warnings"}),
     (("recent-searches",), {"searches"}),
     (("tags",), {"counts", "files", "invalid", "vocabulary"}),
@@ -123,7 +143,7 @@ def test_every_command_json_has_its_pinned_keys(root: Path, cli: CliRunner) -> N
         assert all(n is None or type(n) is int for n in lines), (args, lines)
         seen.add(args[0] if args[0] not in ("buffer", "episodic") else " ".join(args[:2]))
     assert "init" not in seen  # init is pinned on its own (it needs a fresh folder)
-    assert len(seen) == 30  # every command but init and mcp (a server, no report)
+    assert len(seen) == 34  # every command but init and mcp (a server, no report)
 
 
 def test_init_json(tmp_path: Path, cli: CliRunner) -> None:
@@ -173,7 +193,7 @@ def test_an_error_with_json_is_also_an_object_on_stdout(root: Path, cli: CliRunn
 
 def test_transfer_commands_json(root: Path, tmp_path: Path, cli: CliRunner) -> None:
     shared = ("--root", str(root), "--now", NOW_TEXT, "--json")
-    envelope = tmp_path / "export.json"
+    envelope = root / "export.json"  # PROTOCOL §12 v3: --output lies in the workspace
     exported = cli(*shared, "export", "--output", str(envelope))
     assert set(json.loads(exported.stdout)) == {"count", "files", "output", "redacted", "warnings"}
     assert exported.stderr == f"memtier: exported {len(json.loads(exported.stdout)['files'])} " \

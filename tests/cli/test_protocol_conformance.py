@@ -1094,7 +1094,7 @@ def test_search_tier_any_case(root: Path, cli: CliRunner, tier: str) -> None:
 def test_search_zero_hits_names_the_tiers(root: Path, cli: CliRunner) -> None:
     result = mt(cli, root, "search", "zyxwvut")
     assert result.exit_code == 0
-    assert "HOT, WARM, BUFFER, SCRATCH, COLD" in result.stdout
+    assert "HOT, WARM, INDEX, BUFFER, SCRATCH, COLD" in result.stdout
 
 
 def test_search_archive_only_on_request(root: Path, cli: CliRunner) -> None:

@@ -392,7 +392,7 @@ def test_each_hit_names_path_line_tier_and_score(root: Path, cli: CliRunner) -> 
     mt(cli, root, "learn", "error", "qdrant crashed")
     mt(cli, root, "episodic", "append", "qdrant moved")
     data = hits(cli, root, "qdrant")
-    assert data["tiers"] == ["hot", "warm", "buffer", "scratch", "cold"]
+    assert data["tiers"] == ["hot", "warm", "index", "buffer", "scratch", "cold"]
     found = {(h["tier"], h["path"]) for h in data["results"]}
     assert found == {
         ("buffer", BUF),
@@ -433,9 +433,9 @@ def test_search_bad_options_are_one_line_exit_2(
 
 def test_all_adds_the_archive_after_the_live_tiers(root: Path, cli: CliRunner) -> None:
     data = hits(cli, root, "zzzq", "--all")
-    assert data["tiers"] == ["hot", "warm", "buffer", "scratch", "cold", "archive"]
+    assert data["tiers"] == ["hot", "warm", "index", "buffer", "scratch", "cold", "archive"]
     text = mt(cli, root, "search", "zzzq", "--all").stdout
-    assert "HOT, WARM, BUFFER, SCRATCH, COLD, ARCHIVE" in text
+    assert "HOT, WARM, INDEX, BUFFER, SCRATCH, COLD, ARCHIVE" in text
 
 
 def test_search_limit_and_tag(root: Path, cli: CliRunner) -> None:

@@ -58,11 +58,13 @@ def test_export_envelope_keys_and_file_entries(cli: CliRunner, root: Path) -> No
         assert (root / entry["path"]).read_text(encoding="utf-8") == entry["text"]
 
 
-def test_export_holds_the_archive_only_with_its_tier(cli: CliRunner, root: Path) -> None:
+def test_export_holds_the_archive_by_default_and_tier_narrows(cli: CliRunner, root: Path) -> None:
     old = root / "memory/archive/2026/01/2026-01-05.md"
     old.parent.mkdir(parents=True)
     old.write_text("# 2026-01-05\n")
-    live = as_json(mt(cli, root, "export"))
+    whole = as_json(mt(cli, root, "export"))  # PROTOCOL §12 v3: a whole backup
+    assert "memory/archive/2026/01/2026-01-05.md" in [e["path"] for e in whole["files"]]
+    live = as_json(mt(cli, root, "export", "--tier", "hot", "--tier", "cold"))
     assert all(not e["path"].startswith("memory/archive/") for e in live["files"])
     archived = as_json(mt(cli, root, "export", "--tier", "archive"))
     assert "memory/archive/2026/01/2026-01-05.md" in [e["path"] for e in archived["files"]]
@@ -73,7 +75,7 @@ def test_export_then_import_into_a_fresh_workspace_is_byte_identical(
 ) -> None:
     assert mt(cli, root, "remember", "nas01 runs zfs", "--kind", "infrastructure").exit_code == 0
     assert mt(cli, root, "episodic", "append", "moved the rack").exit_code == 0
-    dump = tmp_path / "dump.json"
+    dump = root / "dump.json"  # PROTOCOL §12 v3: --output lies in the workspace
     assert mt(cli, root, "export", "--output", str(dump)).exit_code == 0
     fresh = tmp_path / "fresh"
     assert cli("--now", NOW_TEXT, "init", "--root", str(fresh)).exit_code == 0
@@ -101,7 +103,9 @@ def test_import_report_accounts_for_every_item_and_dry_run_changes_no_byte(
         assert outcome["status"] in {"imported", "skipped"}
         if outcome["status"] == "skipped":
             reason = outcome["reason"]
-            assert reason == "duplicate" or reason.startswith("invalid: "), reason
+            # v3 adds expired, outside and unrecognised (PROTOCOL §12 v3)
+            labels = ("invalid: ", "expired: ", "outside: ", "unrecognised: ")
+            assert reason == "duplicate" or reason.startswith(labels), reason
     settled = snapshot(root)
     again = as_json(mt(cli, root, "import", fmt, source, "--json"))
     assert again["imported"] == 0

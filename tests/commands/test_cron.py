@@ -61,6 +61,7 @@ def test_install_twice_leaves_one_line(cli: CliRunner, root: Path, crontab_store
     lines = crontab_store.read_text().splitlines()
     assert lines[:2] == ["MAILTO=me", "30 2 * * * backup.sh"]
     assert sum("weekly-review" in line for line in lines) == 1
+    assert sum(line.startswith("0 11 * * * ") and " flush >> " in line for line in lines) == 1
 
 
 def test_failed_crontab_read_refuses_and_keeps_the_table(
@@ -90,6 +91,8 @@ def test_without_crontab_prints_line_and_systemd_units(
     assert set(payload["systemd"]) == {
         "memtier-weekly-review.service",
         "memtier-weekly-review.timer",
+        "memtier-daily-flush.service",
+        "memtier-daily-flush.timer",
     }
 
 
@@ -118,12 +121,13 @@ def test_percent_in_the_root_is_escaped_for_cron_and_systemd(
     folder = _workspace_at(tmp_path, "100%done")
     assert cli("cron", "--install", "--root", str(folder)).exit_code == 0
     lines = crontab_store.read_text().splitlines()
-    assert len(lines) == 1
-    assert "100\\%done" in lines[0]
-    assert "%" not in lines[0].replace("\\%", "")
+    assert len(lines) == 2  # the weekly review and the daily flush (PROTOCOL §13)
+    for line in lines:
+        assert "100\\%done" in line
+        assert "%" not in line.replace("\\%", "")
     again = cli("cron", "--install", "--root", str(folder))
     assert "Already in your crontab" in again.stdout
-    assert len(crontab_store.read_text().splitlines()) == 1
+    assert len(crontab_store.read_text().splitlines()) == 2
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     units = json.loads(cli("cron", "--json", "--root", str(folder)).stdout)["systemd"]
     service = units["memtier-weekly-review.service"]

@@ -65,3 +65,20 @@ def test_cli_init_demo_json(cli: CliRunner, tmp_path: Path) -> None:
     payload = json.loads(done.stdout)
     assert payload["demo"]["files"]
     assert (tmp_path / "d/memory/episodic/2027-03-10.md").is_file()
+
+
+def test_the_demo_shows_a_topic_with_one_generation(tmp_path: Path) -> None:
+    """PROTOCOL §13: the first run of `memtier index` / `recall` has something to show."""
+    from memtier.commands.recall_topic import recall
+    from memtier.commands.topics import index_show
+
+    folder = tmp_path / "demo"
+    result = init_demo(folder, NOW)
+    ws = Workspace.open(folder, NOW)
+    generation = "memory/consolidated/qdrant-migration-gen1-2026-11-30.md"
+    assert {"memory/INDEX.md", generation} <= set(result.demo or ())
+    (topic,) = index_show(ws).entries
+    assert topic.current == generation and len(topic.dates) >= 4
+    story = recall(ws, "do you remember the qdrant move")
+    assert story.topic == "qdrant-migration" and story.newer_days == ("2026-11-30",)
+    assert run_health_check(ws).ok

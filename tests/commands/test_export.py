@@ -13,7 +13,7 @@ from memtier.commands.importers import import_source
 from memtier.commands.init import init_workspace
 from memtier.commands.transfer_export import export_memory
 from memtier.formats.envelope import parse_envelope
-from memtier.workspace import Workspace
+from memtier.workspace import Workspace, memory_kind
 from tests.conftest import NOW, CliRunner
 
 Snapshot = Callable[[Path], dict[str, bytes]]
@@ -37,7 +37,8 @@ def _fill(root: Path) -> None:
 
 
 def _files(root: Path, snapshot: Snapshot) -> dict[str, bytes]:
-    return {k: v for k, v in snapshot(root).items() if not k.startswith("memory/archive/")}
+    """The memory files (PROTOCOL §1), the archive included; not the export beside them."""
+    return {k: v for k, v in snapshot(root).items() if memory_kind(k) is not None}
 
 
 @pytest.mark.parametrize("init_moment", [NOW, LATER])
@@ -45,7 +46,7 @@ def test_export_init_import_is_byte_identical(
     tmp_path: Path, root: Path, ws: Workspace, snapshot: Snapshot, init_moment: datetime
 ) -> None:
     _fill(root)
-    export = tmp_path / "export.json"
+    export = root / "export.json"
     export_memory(ws, output=export)
     fresh = tmp_path / "fresh"
     fresh.mkdir()
@@ -55,10 +56,15 @@ def test_export_init_import_is_byte_identical(
     assert _files(fresh, snapshot) == _files(root, snapshot)
 
 
-def test_archive_only_with_its_tier(tmp_path: Path, root: Path, ws: Workspace) -> None:
+def test_a_whole_backup_by_default_and_tier_narrows(root: Path, ws: Workspace) -> None:
     _fill(root)
-    live = json.loads(export_memory(ws).document)
-    assert not [f for f in live["files"] if f["path"].startswith("memory/archive/")]
+    (root / "memory/INDEX.md").write_text("# Memory Index\n")
+    whole = {f["path"]: f["tier"] for f in json.loads(export_memory(ws).document)["files"]}
+    assert whole["memory/archive/2026/09/2026-09-01.md"] == "archive"
+    assert whole["memory/memtier.toml"] == "config"
+    assert whole["memory/INDEX.md"] == "index"
+    live = json.loads(export_memory(ws, ["hot", "warm"]).document)
+    assert {f["tier"] for f in live["files"]} == {"hot", "warm"}
     archive = json.loads(export_memory(ws, ["archive"]).document)
     assert [f["path"] for f in archive["files"]] == ["memory/archive/2026/09/2026-09-01.md"]
     assert archive["files"][0]["tier"] == "archive"
@@ -81,7 +87,7 @@ def test_second_import_and_dry_run_change_nothing(
     tmp_path: Path, root: Path, ws: Workspace, snapshot: Snapshot
 ) -> None:
     _fill(root)
-    export = tmp_path / "export.json"
+    export = root / "export.json"
     export_memory(ws, output=export)
     fresh = tmp_path / "fresh"
     fresh.mkdir()
@@ -135,6 +141,58 @@ def test_cli_export_to_stdout_and_bad_tier(cli: CliRunner, root: Path) -> None:
     assert json.loads(done.stdout)["format"] == "memtier-export"
     bad = cli("--root", str(root), "export", "--tier", "lukewarm")
     assert bad.exit_code == 2 and "unknown tier 'lukewarm'" in bad.stderr
+
+
+def test_config_and_index_are_tiers_of_export(cli: CliRunner, root: Path) -> None:
+    (root / "memory/consolidated").mkdir()
+    (root / "memory/consolidated/blog.md").write_text("# blog - generation 1\n")
+    config = cli("--root", str(root), "export", "--tier", "config")
+    assert config.exit_code == 0, config.stderr
+    assert [f["path"] for f in json.loads(config.stdout)["files"]] == ["memory/memtier.toml"]
+    index = cli("--root", str(root), "export", "--tier", "INDEX")
+    assert [f["path"] for f in json.loads(index.stdout)["files"]] == ["memory/consolidated/blog.md"]
+    every = ("hot", "warm", "buffer", "scratch", "cold", "archive")
+    named = cli("--root", str(root), "export", *(a for t in every for a in ("--tier", t)))
+    assert "memory/memtier.toml" not in [f["path"] for f in json.loads(named.stdout)["files"]]
+    named_all = [*every, "config", "index"]
+    full = cli("--root", str(root), "export", *(a for t in named_all for a in ("--tier", t)))
+    assert (
+        full.stdout.split('"exported_at"')[1]
+        == cli("--root", str(root), "export").stdout.split('"exported_at"')[1]
+    )
+
+
+def test_round_trip_keeps_archive_retired_fact_and_vocabulary(
+    cli: CliRunner, root: Path, tmp_path: Path, snapshot: Snapshot
+) -> None:
+    """PROTOCOL §12 v3: export → init an empty folder → import memtier reproduces
+    the archived notes, the retirement log and an extended vocabulary."""
+    base = ("--root", str(root), "--now", "2026-11-30T10:00:00+01:00")
+    assert cli(*base, "remember", "nas01 runs zfs", "--kind", "infrastructure").exit_code == 0
+    retired = cli(
+        *base, "retire", "nas01 runs zfs", "--in", "memory/semantic/infrastructure.md",
+        "--reason", "moved to btrfs",
+    )  # fmt: skip
+    assert retired.exit_code == 0, retired.stderr
+    assert cli(*base, "tags", "--add", "restic", "--add", "nginx").exit_code == 0
+    (root / "memory/archive/2026/09").mkdir(parents=True)
+    (root / "memory/archive/2026/09/2026-09-01.md").write_text("# 2026-09-01\n- old trip\n")
+    (root / "memory/archive/learnings/2026/08").mkdir(parents=True)
+    (root / "memory/archive/learnings/2026/08/ERRORS.md").write_text("# Errors\n- x\n")
+    (root / "memory/INDEX.md").write_text("# Memory Index\n\n## Projects\n- blog\n")
+    assert cli(*base, "export", "--output", "backup.json").exit_code == 0
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    init_workspace(fresh, LATER)
+    done = cli("--root", str(fresh), "import", "memtier", str(root / "backup.json"), "--json")
+    assert done.exit_code == 0, done.stderr
+    expected = _files(root, snapshot)
+    assert "memory/archive/retired.md" in expected
+    assert "moved to btrfs" in expected["memory/archive/retired.md"].decode()
+    assert b"restic" in expected["memory/memtier.toml"]
+    assert _files(fresh, snapshot) == expected
+    vocabulary = cli("--root", str(fresh), "tags", "--json")
+    assert "restic" in json.loads(vocabulary.stdout)["vocabulary"]
 
 
 def test_cli_import_of_a_non_export_is_an_input_error(

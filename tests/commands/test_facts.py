@@ -323,3 +323,82 @@ def test_episodic_show_of_an_archived_day_says_where_it_went(cli: CliRunner, roo
     assert "memory/archive/2026/09/2026-09-01.md" in shown.stderr
     missing = cli("--root", str(root), "episodic", "show", "--date", "2026-09-02")
     assert missing.exit_code == 2 and "no episodic note" in missing.stderr
+
+
+# -- facts compared as people read them (issue 19) -----------------------------
+
+
+@pytest.mark.parametrize(
+    "disguised",
+    [
+        "ｑdrant runs on 10.0.0.7:6334",  # fullwidth q
+        "qdrant ru\u200bns on 10.0.0.7:6334",  # zero-width space
+        "qdr\u0430nt runs \u043en 10.0.0.7:6334",  # Cyrillic a, o
+        "qdrant runs on 10.0.0.7:6334\u200f",  # right-to-left mark
+    ],
+)
+def test_a_disguised_fact_is_a_duplicate(ws: Workspace, disguised: str) -> None:
+    remember(ws, "qdrant runs on 10.0.0.7:6334", kind="infrastructure")
+    before = (ws.root / INFRA).read_bytes()
+    with pytest.raises(DuplicateFactError) as refused:
+        remember(ws, disguised, kind="hot")
+    assert refused.value.score == 1.0
+    assert (ws.root / INFRA).read_bytes() == before
+
+
+def test_a_decomposed_accent_is_the_same_fact(ws: Workspace) -> None:
+    import unicodedata
+
+    remember(ws, "the café printer is at 10.0.0.9", kind="infrastructure")
+    with pytest.raises(DuplicateFactError):
+        remember(ws, unicodedata.normalize("NFD", "the café printer is at 10.0.0.9"), kind="hot")
+
+
+def test_a_disguised_near_duplicate_is_refused_too(ws: Workspace) -> None:
+    remember(ws, "nightly backup runs at 02:00 on nas01 with restic to b2", kind="decision")
+    with pytest.raises(DuplicateFactError) as refused:
+        remember(ws, "the nightly b\u0430ckup runs at 02:00 on n\u0430s01 with restic to b2",
+                 kind="decision")  # fmt: skip
+    assert 0.85 <= refused.value.score < 1.0
+
+
+@pytest.mark.parametrize("text", ["---", "\u200b", "* * *", "- \u200d"])
+def test_a_fact_must_hold_a_letter_or_digit(ws: Workspace, text: str) -> None:
+    before = (ws.root / INFRA).read_bytes()
+    for _ in range(2):
+        with pytest.raises(InputError, match="letter or digit"):
+            remember(ws, text, kind="infrastructure")
+    assert (ws.root / INFRA).read_bytes() == before
+    remember(ws, "router at 10.0.0.1", kind="infrastructure", section="Hosts")
+    with pytest.raises(InputError, match="letter or digit"):
+        replace_fact(ws, "router at", text, in_file=INFRA)
+
+
+def test_replace_and_retire_never_match_a_heading(ws: Workspace) -> None:
+    remember(ws, "keep it simple", kind="hot", section="Always true")
+    hot = ws.root / "MEMORY.md"
+    before = hot.read_bytes()
+    with pytest.raises(MatchError, match="heading"):
+        retire_fact(ws, "## Always true", in_file="MEMORY.md", reason="x")
+    with pytest.raises(MatchError, match="heading"):
+        replace_fact(ws, "Always true", "Sometimes true", in_file="MEMORY.md")
+    assert hot.read_bytes() == before
+    # "Always" stands on the heading and on a fact: only the fact matches.
+    remember(ws, "Always ask before a reboot", kind="hot")
+    done = retire_fact(ws, "Always", in_file="MEMORY.md", reason="obsolete")
+    assert done.old == "- Always ask before a reboot"
+    assert "## Always true" in hot.read_text(encoding="utf-8")
+
+
+def test_every_face_refuses_a_disguised_duplicate(cli: CliRunner, root: Path) -> None:
+    base = ("--root", str(root))
+    assert cli(*base, "remember", "qdrant runs on 10.0.0.7:6334", "--kind", "hot").exit_code == 0
+    again = cli(*base, "remember", "qdr\u0430nt runs on 10.0.0.7:6334", "--kind", "decision")
+    assert again.exit_code == 1 and "already stands" in again.stderr
+    empty = cli(*base, "remember", "\u200b", "--kind", "decision")
+    assert empty.exit_code == 2 and "letter or digit" in empty.stderr
+    kept = cli(*base, "remember", "keep it simple", "--kind", "hot", "--section", "Always true")
+    assert kept.exit_code == 0
+    heading = cli(*base, "retire", "## Always true", "--in", "MEMORY.md", "--reason", "x")
+    assert heading.exit_code == 1 and "heading" in heading.stderr
+    assert "## Always true" in (root / "MEMORY.md").read_text(encoding="utf-8")

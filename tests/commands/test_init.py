@@ -107,7 +107,7 @@ def test_hand_written_memory_md_is_kept(tmp_path: Path, cli: CliRunner) -> None:
     assert "created memory/working-buffer.md" in result.stdout
 
 
-def test_init_uses_current_directory_not_environment(
+def test_init_honours_the_environment_then_the_current_directory(
     tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     elsewhere = tmp_path / "elsewhere"
@@ -116,8 +116,11 @@ def test_init_uses_current_directory_not_environment(
     here.mkdir()
     monkeypatch.setenv("MEMTIER_ROOT", str(elsewhere))
     assert cli("init", cwd=here).exit_code == 0
+    assert (elsewhere / "MEMORY.md").is_file()  # like every command (PROTOCOL §1)
+    assert not (here / "MEMORY.md").exists()
+    monkeypatch.delenv("MEMTIER_ROOT")
+    assert cli("init", cwd=here).exit_code == 0
     assert (here / "MEMORY.md").is_file()
-    assert not (elsewhere / "MEMORY.md").exists()
 
 
 def test_init_creates_a_missing_root_folder(tmp_path: Path, cli: CliRunner) -> None:

@@ -160,7 +160,8 @@ def test_promote_yes_appends_refreshes_and_removes_the_flag(ws: Workspace) -> No
     assert "> last_verified: 2026-11-30\n" in text
     assert text.endswith("- Restart coturn after cert renewal\n")
     errors = ws.errors_file.read_text().split("\n")
-    assert errors[1] == "- 2026-11-01 Restart coturn after cert renewal"
+    # The flag gives way to [PROMOTED]: the review never flags the lesson again.
+    assert errors[1] == "- 2026-11-01 Restart coturn after cert renewal [PROMOTED]"
     assert "[PROMOTE-CANDIDATE]" not in ws.errors_file.read_text()
     # Again: already there, not duplicated.
     again = promote(ws, "restart coturn after cert renewal", target, yes=True)
@@ -173,7 +174,7 @@ def test_promote_keeps_pinned_last_when_removing_the_flag(ws: Workspace) -> None
     assert (
         (ws.learnings_dir / "LEARNINGS.md")
         .read_text()
-        .endswith("- 2026-11-04 Back up qdrant first #pinned\n")
+        .endswith("- 2026-11-04 Back up qdrant first [PROMOTED] #pinned\n")
     )
 
 

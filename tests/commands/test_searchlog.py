@@ -23,12 +23,12 @@ def test_each_search_appends_one_entry(cli: CliRunner, root: Path) -> None:
     first, second = log_entries(root)
     assert first == {
         "query": "badger",
-        "tiers": ["hot", "warm", "buffer", "scratch", "cold"],
+        "tiers": ["hot", "warm", "index", "buffer", "scratch", "cold"],
         "result_count": 1,
         "timestamp": NOW_TEXT,
     }
     assert second["query"] == "nothinghere" and second["result_count"] == 0
-    assert second["tiers"] == ["hot", "warm", "buffer", "scratch", "cold", "archive"]
+    assert second["tiers"] == ["hot", "warm", "index", "buffer", "scratch", "cold", "archive"]
     assert (root / LOG).read_bytes().endswith(b"}\n")
 
 

@@ -19,7 +19,15 @@ def test_json_keys_and_figures(cli: CliRunner, root: Path) -> None:
     assert result.exit_code == 0
     payload = json.loads(result.stdout)
     assert set(payload) == {"tiers", "total", "buffer", "top_tags", "notes"}
-    assert list(payload["tiers"]) == ["hot", "warm", "buffer", "scratch", "cold", "archive"]
+    assert list(payload["tiers"]) == [
+        "hot",
+        "warm",
+        "index",
+        "buffer",
+        "scratch",
+        "cold",
+        "archive",
+    ]
     assert payload["tiers"]["cold"] == {"files": 2, "lines": 4, "bytes": 14}
     assert payload["tiers"]["archive"] == {"files": 1, "lines": 2, "bytes": 4}
     hot = (root / "MEMORY.md").read_bytes()
@@ -59,7 +67,7 @@ def test_text_output_and_symlinks_not_counted(cli: CliRunner, root: Path, tmp_pa
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["tier", "files", "lines", "bytes"]
-    assert lines[5].split()[:2] == ["COLD", "0"]
+    assert lines[6].split()[:2] == ["COLD", "0"]
     assert "buffer: " in result.stdout and "(fresh)" in result.stdout
     assert lines[-1] == "notes: none"
     assert "2026-11-02.md: symlink" in result.stderr

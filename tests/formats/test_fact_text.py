@@ -9,9 +9,11 @@ from memtier.formats.fact_text import (
     end_insert_index,
     fold_lines,
     fold_text,
+    has_word_character,
     jaccard,
     merge_tags_line,
     normalise_fact,
+    read_as_people_do,
     refresh_last_verified,
     section_insert_index,
     word_set,
@@ -42,8 +44,10 @@ def test_fold_is_idempotent_and_never_crashes(text: str) -> None:
 def test_fast_fold_equals_the_plain_rule(text: str) -> None:
     import re
 
-    # The rule as PROTOCOL §10 states it; fold_text takes a faster road to the same text.
-    assert fold_text(text) == " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
+    # The rule as PROTOCOL §10 states it, on the text as people read it; fold_text
+    # takes a faster road to the same text.
+    seen = read_as_people_do(text)
+    assert fold_text(text) == " ".join(re.sub(r"[\W_]+", " ", seen).split())
     assert fold_lines(text) == [fold_text(line) for line in text.split("\n")]
 
 
@@ -83,3 +87,31 @@ def test_refresh_last_verified_returns_the_previous_date() -> None:
 def test_merge_tags_line() -> None:
     assert merge_tags_line("#tags: a, b", ["b", "c"]) == "#tags: a, b, c"
     assert merge_tags_line("#tags:", []) == "#tags:"
+
+
+def test_facts_are_compared_as_people_read_them() -> None:
+    """Issue 19: NFD, fullwidth, zero-width and bidi characters, look-alike letters."""
+    import unicodedata
+
+    plain = fold_text("nas01 runs Ubüntu on the backup shelf")
+    assert fold_text(unicodedata.normalize("NFD", "nas01 runs Ubüntu on the backup shelf")) == plain
+    assert fold_text("ｎａｓ０１ runs Ubüntu on the backup shelf") == plain
+    assert fold_text("nas01 runs Ub\u200cü\u200bntu on the\u2060 backup shelf") == plain
+    assert fold_text("nas01 runs \u202eUbüntu\u202c on the backup shelf") == plain
+    assert fold_text("n\u0430s01 runs Ubüntu \u043en the b\u0430ckup shelf") == plain  # Cyrillic
+    assert fold_text("nas01 runs Ubüntu \u03bfn the backup shelf") == plain  # Greek omicron
+    assert fold_text("\u0397ost \u039cain") == "host main"  # Greek capitals Eta, Mu
+
+
+def test_look_alike_folding_keeps_other_scripts_apart() -> None:
+    # Two different Russian words stay different; ASCII text is only lowered.
+    assert fold_text("Сервер работает") != fold_text("Сервер отключён")
+    assert read_as_people_do("Rate-Limit!") == "rate-limit!"
+    assert fold_text("ﬁle") == "file"
+
+
+def test_a_fact_needs_a_letter_or_digit() -> None:
+    for text in ("---", "\u200b", "***", "…", " \u200d\u2060 ", "- - -", "→ ←"):
+        assert not has_word_character(text), text
+    for text in ("x", "7", "ok?", "密", "нет", "①"):
+        assert has_word_character(text), text

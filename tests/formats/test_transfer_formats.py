@@ -26,7 +26,8 @@ from memtier.formats.sources_markdown import daily_note, memory_bullets, parse_c
 def test_front_matter_scalars_and_both_list_forms() -> None:
     doc = split_front_matter(
         "---\nid: 'a: b'\nscore: 0.7\nn: 3\nok: true\ntags: [x, 'y z', \"w\"]\n"
-        "more:\n  - one\n  - two\nempty:\n---\n\n# Title\nbody\n"
+        "more:\n  - one\n  - two\nempty:\ntitle: >-\n  folded\n  title\n"
+        "metadata:\n  type: user\n---\n\n# Title\nbody\n"
     )
     assert doc.fields == {
         "id": "a: b",
@@ -35,7 +36,9 @@ def test_front_matter_scalars_and_both_list_forms() -> None:
         "ok": True,
         "tags": ["x", "y z", "w"],
         "more": ["one", "two"],
-        "empty": [],
+        "empty": None,
+        "title": "folded title",
+        "metadata": {"type": "user"},
     }
     assert doc.body == "# Title\nbody"
 
@@ -45,9 +48,12 @@ def test_front_matter_scalars_and_both_list_forms() -> None:
     [
         ("no fence\n", "no front matter"),
         ("---\nid: x\n", "not closed"),
-        ("---\njust words\n---\n", "expected 'key: value'"),
-        ("---\n- orphan\n---\n", "list item without a key"),
-        ("---\nx: {a: 1}\n---\n", "unsupported value"),
+        ("---\njust words\n---\n", "not a set of 'key: value' lines"),
+        ("---\n- orphan\n---\n", "not a set of 'key: value' lines"),
+        ("---\nx: [unclosed\n---\n", "front matter line"),
+        ("---\na: &x [1]\nb: *x\n---\n", "anchors or aliases"),
+        ("---\n" + "[" * 100_000 + "\n---\n", "longer than"),
+        ("---\nx: " + "[" * 50 + "]" * 50 + "\n---\n", "nested deeper"),
     ],
 )
 def test_malformed_front_matter_says_why(text: str, why: str) -> None:
@@ -65,7 +71,9 @@ def test_malformed_front_matter_says_why(text: str, why: str) -> None:
         (SourceItem("a", ("x",), tags=("runbook", "Restic Backup")), "howto:restic-backup"),
         (SourceItem("a", ("x",), hint="Preferences and style"), "preference"),
         (SourceItem("a", ("x",), kind="note", day=date(2026, 1, 2)), "event"),
-        (SourceItem("a", ("x",), kind="person"), "unrouted"),
+        (SourceItem("a", ("x",), kind="person"), "preference"),
+        (SourceItem("a", ("x",), kind="organization"), "project"),
+        (SourceItem("a", ("x",), kind="flatmate"), "unrouted"),
     ],
 )
 def test_routing_table(item: SourceItem, kind: str) -> None:
@@ -109,7 +117,11 @@ def test_mcp_relation_follows_its_entity() -> None:
 
 def test_memory_bullets_carry_heading_and_continuations() -> None:
     items = memory_bullets("M", "# Top\n## Infra\n- a\n  b\n```\n- code\n```\nprose\n")
-    assert [(i.facts, i.hint) for i in items] == [(("a b",), "Infra"), (("prose",), "Infra")]
+    assert [(i.facts, i.hint) for i in items] == [
+        (("a b",), "Infra"),
+        (("Infra", "", "```", "- code", "```"), "Infra"),
+        (("prose",), "Infra"),
+    ]
 
 
 def test_daily_note_drops_its_own_date_heading() -> None:

@@ -32,6 +32,8 @@ TOOLS = {
     "memory_health": (True, False, True),
     "memory_overview": (True, False, True),
     "memory_promote": (False, False, False),
+    "memory_recall": (True, False, True),  # §13
+    "memory_consolidate": (False, False, False),  # §13: plans unless confirm
     "memory_sync": (False, False, False),  # §14
 }
 

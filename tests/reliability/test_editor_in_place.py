@@ -19,6 +19,7 @@ import pytest
 
 from memtier import store
 from memtier.commands.episodic_writes import episodic_append
+from memtier.store import write as store_write
 from memtier.workspace import Workspace
 from tests.conftest import NOW, NOW_TEXT, REPO, CliRunner
 
@@ -87,13 +88,13 @@ def test_a_refused_append_is_one_clear_error(
     ws = Workspace.open(root, NOW)
     note = ws.episodic_note()
     note.write_text("# 2026-11-30\n")
-    real = store._refuse_if_changed
+    real = store_write._refuse_if_changed
 
     def editor_saves_first(target: Path, expect: tuple[int, int, int], shown: str) -> None:
         _save_in_place(target, "# 2026-11-30\n- the editor's line\n")
         real(target, expect, shown)
 
-    monkeypatch.setattr(store, "_refuse_if_changed", editor_saves_first)
+    monkeypatch.setattr(store_write, "_refuse_if_changed", editor_saves_first)
     result = cli("episodic", "append", "memtier's line", "--root", str(root), "--now", NOW_TEXT)
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1

@@ -27,16 +27,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtier.clock import format_timestamp, parse_day, parse_timestamp
-from memtier.commands.learnings import (
+from memtier.config import parse_config
+from memtier.errors import InputError
+from memtier.formats.buffer import active_task_lines, header_problem, parse_buffer
+from memtier.formats.episodic import closure_problem, locate_closure, split_closure
+from memtier.formats.lessons import (
     is_candidate_line,
     lesson_text,
     normalise_lesson,
     remove_candidate_flag,
 )
-from memtier.config import parse_config
-from memtier.errors import InputError
-from memtier.formats.buffer import active_task_lines, header_problem, parse_buffer
-from memtier.formats.episodic import closure_problem, locate_closure, split_closure
 from memtier.secrets import detect, redact
 from memtier.store import decode_document
 from tests.conftest import NOW

@@ -143,7 +143,7 @@ EDITS = (
         ("promote", CANDIDATE, "--to", DECISIONS, "--yes"),
         LEARNINGS,
         _append,
-        {LEARNINGS: ("- 2026-11-30 P001 by hand\n", f"{CANDIDATE}\n")},
+        {LEARNINGS: ("- 2026-11-30 P001 by hand\n", f"{CANDIDATE} [PROMOTED]\n")},
     ),
     # PROTOCOL §10: the fact writers re-read their file under the lock too.
     Edit(

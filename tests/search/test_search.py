@@ -59,7 +59,7 @@ def test_json_keys_are_the_contract(cli: CliRunner, root: Path, scanner: str) ->
     payload = search(cli, root, "qdrant")
     assert set(payload) == {"query", "tiers", "total_matched", "results", "warnings"}
     assert payload["query"] == "qdrant"
-    assert payload["tiers"] == ["hot", "warm", "buffer", "scratch", "cold"]
+    assert payload["tiers"] == ["hot", "warm", "index", "buffer", "scratch", "cold"]
     assert payload["total_matched"] == 1
     (hit,) = results(payload)
     assert set(hit) == {
@@ -198,7 +198,7 @@ def test_archive_only_with_all_or_its_tier(cli: CliRunner, root: Path, scanner: 
     empty = search(cli, root, "zanzibar")
     assert results(empty) == [] and empty["total_matched"] == 0
     everything = search(cli, root, "zanzibar", "--all")
-    assert everything["tiers"] == ["hot", "warm", "buffer", "scratch", "cold", "archive"]
+    assert everything["tiers"] == ["hot", "warm", "index", "buffer", "scratch", "cold", "archive"]
     assert paths(everything) == ["memory/archive/2025/01/2025-01-03.md"]
     assert results(everything)[0]["tier"] == "archive"
     only = search(cli, root, "zanzibar", "--tier", "archive")
@@ -251,7 +251,7 @@ def test_zero_hits_are_reported_plainly(cli: CliRunner, root: Path, scanner: str
     result = cli("search", "nonexistentword", "--root", str(root), "--now", NOW_TEXT)
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
-        "no matches for 'nonexistentword' in HOT, WARM, BUFFER, SCRATCH, COLD",
+        "no matches for 'nonexistentword' in HOT, WARM, INDEX, BUFFER, SCRATCH, COLD",
         "hint: add --all to search the archive too",
     ]
 
@@ -273,7 +273,7 @@ def test_human_output_is_shaped_like_ripgrep(cli: CliRunner, root: Path, scanner
     lines = result.stdout.splitlines()
     assert lines[0].startswith("memory/episodic/2026-11-29.md:3-5  COLD  score ")
     assert lines[1:4] == ["3-- first line", "4:- the qdrant snapshot", "5-- last line"]
-    assert lines[-1] == "1 of 1 matching sections in HOT, WARM, BUFFER, SCRATCH, COLD"
+    assert lines[-1] == "1 of 1 matching sections in HOT, WARM, INDEX, BUFFER, SCRATCH, COLD"
     none = cli("search", "qdrant", "--context", "0", "--root", str(root), "--now", NOW_TEXT)
     assert none.stdout.splitlines()[1:2] == ["4:- the qdrant snapshot"]
 

@@ -1,0 +1,128 @@
+"""Health checks of the topic index and its generations (PROTOCOL §13, §6 grows).
+
+- ``index.format``: an entry that does not parse, an unknown status, a repeated slug;
+- ``index.refs``: a Consolidations or Current path that does not exist;
+- ``consolidation.immutable``: a generation whose Digest (or header) does not match;
+- ``consolidation.chain``: a ``Previous`` that does not exist, or a gap in N;
+- ``index.fresh`` (warning): a rebuild would change INDEX.md.
+
+Nothing runs in a workspace without ``INDEX.md`` and ``consolidated/``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from memtier.health.checks import load
+from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.workspace import Workspace
+
+_REBUILD = "fix: memtier index rebuild"
+
+
+def index_checks(ws: Workspace) -> list[Check]:
+    from memtier.formats.index import parse_index
+
+    checks: list[Check] = []
+    rel = ws.relative(ws.index_file)
+    if os.path.lexists(ws.index_file):
+        text, problem = load(ws, ws.index_file)
+        if text is None:
+            return [Check("index.format", FAIL, rel, f"{rel} — unreadable: {problem or 'gone'}")]
+        parsed = parse_index(text)
+        for found in parsed.problems:
+            message = f"{rel}:{found.line} — {found.message}"
+            checks.append(Check("index.format", FAIL, rel, message, hint="fix it by hand"))
+        if not parsed.problems:
+            count = len(parsed.entries)
+            checks.append(Check("index.format", PASS, rel, f"{rel} — {count} topic(s)"))
+        checks += _refs(ws, rel, parsed.entries)
+        if not parsed.problems:
+            checks.append(_fresh(ws, rel))
+    checks += consolidation_checks(ws)
+    return checks
+
+
+def _refs(ws: Workspace, rel: str, entries: tuple[object, ...]) -> list[Check]:
+    missing: list[Check] = []
+    for entry in entries:
+        paths = [g.path for g in getattr(entry, "consolidations", ())]
+        current = getattr(entry, "current", None)
+        for path in dict.fromkeys([*paths, *([current] if current else [])]):
+            if not (ws.root / path).is_file():
+                message = f"{rel} — {getattr(entry, 'slug', '?')}: {path} does not exist"
+                missing.append(Check("index.refs", FAIL, rel, message, hint=_REBUILD))
+    return missing or [Check("index.refs", PASS, rel, "every generation the index names exists")]
+
+
+def _fresh(ws: Workspace, rel: str) -> Check:
+    from memtier.health.index_state import read_index
+
+    if read_index(ws).stale:
+        message = f"{rel} — out of date (a rebuild would change it)"
+        return Check("index.fresh", WARN, rel, message, hint=_REBUILD)
+    return Check("index.fresh", PASS, rel, f"{rel} — up to date")
+
+
+def consolidation_checks(ws: Workspace) -> list[Check]:
+    from memtier.formats.consolidated import NAME_RE, checked_generation
+
+    folder = ws.consolidated_dir
+    if not folder.is_dir():
+        return []
+    checks: list[Check] = []
+    chain: dict[str, dict[int, str]] = {}
+    previous: dict[str, str | None] = {}
+    for path in sorted(folder.iterdir()):
+        if not path.name.endswith(".md"):
+            continue
+        rel = ws.relative(path)
+        text, problem = load(ws, path)
+        if text is None:
+            message = f"{rel} — unreadable: {problem or 'gone'}"
+            checks.append(Check("consolidation.immutable", FAIL, rel, message))
+            continue
+        problems, gen = checked_generation(path.name, text)
+        if problems or gen is None:
+            message = f"{rel} — changed after it was written: {problems[0] if problems else '?'}"
+            why = "a generation is never rewritten; a correction is the next generation"
+            checks.append(Check("consolidation.immutable", FAIL, rel, message, (why,)))
+            continue
+        named = NAME_RE.match(path.name)
+        assert named is not None
+        chain.setdefault(named.group("slug"), {})[int(named.group("n"))] = rel
+        previous[rel] = gen.previous
+    if not checks and chain:
+        count = sum(len(v) for v in chain.values())
+        checks.append(
+            Check(
+                "consolidation.immutable",
+                PASS,
+                ws.relative(folder),
+                f"{count} generation(s) intact",
+            )
+        )
+    checks += _chain(ws, chain, previous)
+    return checks
+
+
+def _chain(
+    ws: Workspace, chain: dict[str, dict[int, str]], previous: dict[str, str | None]
+) -> list[Check]:
+    out: list[Check] = []
+    for slug, gens in sorted(chain.items()):
+        numbers = sorted(gens)
+        gaps = [n for n in range(1, numbers[-1] + 1) if n not in gens]
+        if gaps:
+            message = f"{slug} — generation(s) {', '.join(map(str, gaps))} missing"
+            out.append(Check("consolidation.chain", FAIL, gens[numbers[-1]], message))
+        for number in numbers:
+            rel, prev = gens[number], previous.get(gens[number])
+            if prev is not None and not (ws.root / prev).is_file():
+                message = f"{rel} — Previous {prev} does not exist"
+                out.append(Check("consolidation.chain", FAIL, rel, message))
+    if chain and not out:
+        out.append(
+            Check("consolidation.chain", PASS, ws.relative(ws.consolidated_dir), "chains complete")
+        )
+    return out

@@ -1,0 +1,155 @@
+"""Topic tools (PROTOCOL §13, §11): memory_recall and memory_consolidate.
+
+Both return a ``text`` within ``max_chars`` and a small ``data`` object (never
+a second copy of the text), so each channel stays within the budget plus a
+small envelope.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp_types import CallToolResult
+from pydantic import BaseModel, Field
+
+from memtier.mcp.hints import DEFAULT_BUDGET, MaxChars, read_only, writes
+from memtier.mcp.runtime import ToolRuntime
+from memtier.mcp.shaping import bound_lines, check_budget
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from memtier.workspace import Workspace
+
+
+# What the core's messages name on the command line, and the tool's own words (§11 v3).
+_TOOL_TERMS: tuple[tuple[str, str], ...] = (
+    ("memtier consolidate --due", "memory_consolidate(topic='due')"),
+    ("memtier health-check", "memory_health"),
+    ("--plan-id", "plan_id"),
+    ("--summary", "summary"),
+    ("--max-chars", "max_chars"),
+    ("summary_max_chars", "summary_max_chars in memtier.toml (the person's setting)"),
+)
+_CONSOLIDATE_CALL = re.compile(r"memtier consolidate (\S+) --plan")
+_INDEX_ADD = re.compile(r"\(memtier index add\)")
+
+
+def in_tool_terms(message: str) -> str:
+    """A core message about the topic commands, worded for a model calling the tools."""
+    message = _CONSOLIDATE_CALL.sub(r"memory_consolidate(topic='\1') without confirm", message)
+    message = _INDEX_ADD.sub("(a person adds topics: memtier index add)", message)
+    for cli, tool in _TOOL_TERMS:
+        message = message.replace(cli, tool)
+    return message
+
+
+def _worded(body: Callable[[], TopicOutput]) -> TopicOutput:
+    from memtier.errors import MemtierError
+
+    try:
+        return body()
+    except MemtierError as exc:
+        exc.message = in_tool_terms(exc.message)
+        exc.args = (exc.message,)
+        raise
+
+
+class TopicOutput(BaseModel):
+    text: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+def _recall(ws: Workspace, text: str, max_chars: int, rg: str | None) -> TopicOutput:
+    from memtier.commands.recall_topic import recall
+
+    check_budget(max_chars)
+    report = recall(ws, text, max_chars, rg)
+    data = {
+        "topic": report.topic,
+        "found_by": report.found_by,
+        "current": report.current,
+        "truncated": report.truncated,
+    }
+    return TopicOutput(text="\n".join(report.lines), data=data)
+
+
+def _consolidate(
+    ws: Workspace,
+    topic: str,
+    plan_id: str | None,
+    summary: str | None,
+    confirm: bool,
+    max_chars: int,
+) -> TopicOutput:
+    from memtier.commands.consolidate import consolidate
+
+    check_budget(max_chars)
+    due = topic == "due"
+    report = consolidate(
+        ws,
+        None if due else topic,
+        due=due,
+        plan_only=not confirm,
+        summary=summary,
+        plan_id=plan_id,
+    )
+    lines = [line for line in report.text_lines() if not line.startswith("write it:")]
+    if not confirm and report.plans:
+        lines.append(
+            "nothing written; call again with confirm=true (and summary + plan_id to add "
+            "your summary of these sources)"
+        )
+    bounded = bound_lines(lines, max_chars, "memory_get path='<generation path>'")
+    data = {
+        "written": report.written,
+        "plan_id": report.plans[0].plan_id if len(report.plans) == 1 else None,
+        "paths": [p.path for p in report.plans][:20],
+        "truncated": bounded.truncated,
+    }
+    return TopicOutput(text=bounded.text, data=data)
+
+
+def register(server: MCPServer, rt: ToolRuntime) -> None:
+    def memory_recall(
+        text: Annotated[str, Field(description="What to recall, e.g. 'the qdrant move'.")],
+        max_chars: MaxChars = DEFAULT_BUDGET,
+    ) -> Annotated[CallToolResult, TopicOutput]:
+        """Recall a topic's story from the index: its latest generation, newer note lines, facts.
+
+        Falls back to a search when no topic matches."""
+        import os
+
+        from memtier.search import find_rg
+
+        override = os.environ.get("MEMTIER_RG")
+        rg = None if override == "none" else find_rg(override or None)
+        return rt.call(
+            "memory_recall", lambda ws: _worded(lambda: _recall(ws, text, max_chars, rg))
+        )
+
+    def memory_consolidate(
+        topic: Annotated[str, Field(description="Topic slug, or 'due'.")],
+        plan_id: Annotated[str | None, Field(description="Plan id to write against.")] = None,
+        summary: Annotated[str | None, Field(description="Your summary of the plan.")] = None,
+        confirm: Annotated[bool, Field(description="Write; false only plans.")] = False,
+        max_chars: MaxChars = DEFAULT_BUDGET,
+    ) -> Annotated[CallToolResult, TopicOutput]:
+        """Fold a topic's new days into its next immutable generation, every line cited.
+
+        Without confirm it only plans (text and plan_id)."""
+        return rt.call(
+            "memory_consolidate",
+            lambda ws: _worded(
+                lambda: _consolidate(ws, topic, plan_id, summary, confirm, max_chars)
+            ),
+        )
+
+    server.add_tool(memory_recall, name="memory_recall", annotations=read_only("Recall a topic"))
+    server.add_tool(
+        memory_consolidate,
+        name="memory_consolidate",
+        annotations=writes("Consolidate a topic", idempotent=False),
+    )

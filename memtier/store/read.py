@@ -1,0 +1,190 @@
+"""Reading memory files the way every writer must (PROTOCOL §3): confined to the
+root, regular files only, stamped against a person's in-place save, CRLF and a
+byte-order mark kept. Part of `memtier.store`, which re-exports every public name."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from memtier.errors import CHANGING_MESSAGE, ConcurrentEdit, ConfinementError, InputError
+from memtier.workspace import inside_root, special_file_kind
+
+_BOM = "\ufeff"
+
+
+# ---------------------------------------------------------------------------
+# paths
+
+
+def _display(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def confine(root: Path, path: Path) -> Path:
+    """The real path of *path* (relative paths are taken from *root*) if it stays inside.
+
+    Symlinks are followed, so a link pointing outside is refused like ``../x``.
+    Raises `ConfinementError` (exit 2) otherwise.
+    """
+    real_root = Path(os.path.realpath(root))
+    if "\0" in str(path):
+        raise InputError("a path cannot hold a NUL byte")
+    candidate = path if path.is_absolute() else root / path
+    try:
+        real = Path(os.path.realpath(candidate, strict=False))
+        # realpath gives up silently on a loop; resolve(strict) names it.
+        if candidate.is_symlink() or any(p.is_symlink() for p in candidate.parents):
+            candidate.resolve(strict=False)
+    except (RuntimeError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
+            raise InputError(f"{path}: cannot be resolved ({exc.strerror})") from None
+        raise InputError(f"{path}: symlink loop") from None
+    if not inside_root(real_root, real):
+        raise ConfinementError(
+            f"{path}: resolves outside the workspace root {real_root}; not read or written",
+            path=path,
+        )
+    return real
+
+
+# ---------------------------------------------------------------------------
+# reading
+
+
+@dataclass(frozen=True)
+class Document:
+    """A text file as read: newline-normalised text plus how to write it back."""
+
+    text: str
+    crlf: bool = False
+    bom: bool = False
+    # (inode, size, mtime in ns) of the file as read: `write_text` refuses to
+    # replace a file whose stamp changed since (an editor saved it in place).
+    stamp: tuple[int, int, int] | None = None
+    source: str | None = None  # the real path the stamp belongs to
+
+    def encode(self, text: str) -> bytes:
+        """*text* (with ``\\n`` newlines) in this document's on-disk conventions."""
+        if self.crlf:
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        if self.bom:
+            text = _BOM + text
+        return text.encode("utf-8")
+
+
+OUTSIDE_MESSAGE = "points outside the workspace"
+
+
+def read_regular_bytes(path: Path, *, root: Path | None = None, shown: str | None = None) -> bytes:
+    return read_stamped(path, root=root, shown=shown)[0]
+
+
+def file_stamp(info: os.stat_result) -> tuple[int, int, int]:
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+# A file saved within this many ns that is empty or cut mid-line may be half written.
+_QUIET_NS = 50_000_000
+_TORN_WAIT_SECONDS = 2.0
+
+
+def read_stamped(
+    path: Path, *, root: Path | None = None, shown: str | None = None
+) -> tuple[bytes, tuple[int, int, int]]:
+    """A regular file's bytes and stamp, read as every memory file is (PROTOCOL §3 v2):
+    never through a link out of *root* (an outside file must not reach the agent's
+    context), never blocking (a FIFO), never a FIFO, socket or device (``/dev/zero``
+    as a note would never end). Errors are `InputError` naming the file."""
+    shown = shown or _display(path, root)
+    target = path
+    if root is not None:
+        try:
+            target = confine(root, path)
+        except ConfinementError:
+            raise ConfinementError(f"{shown}: {OUTSIDE_MESSAGE}; not read", path=path) from None
+    try:
+        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise InputError(f"{shown}: no such file", path=path) from None
+    except IsADirectoryError:
+        raise InputError(f"{shown}: is a directory, expected a file", path=path) from None
+    except PermissionError:
+        raise InputError(f"{shown}: permission denied", path=path) from None
+    except OSError as exc:
+        raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{shown}: is a directory, expected a file", path=path)
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{shown}: {special_file_kind(mode)}, not a regular file", path=path)
+        import time
+
+        # An editor saving in place truncates the file and writes it again: a read
+        # in between sees a torn file. The stamp before and after the read must
+        # agree with the bytes read; a file cut off mid-line (or emptied) a moment
+        # ago is read again once it has been quiet for a while (bounded).
+        deadline = time.monotonic() + _TORN_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            before = file_stamp(os.fstat(fd))
+            os.lseek(fd, 0, os.SEEK_SET)
+            data = b"".join(iter(lambda: os.read(fd, 1 << 20), b""))
+            after = file_stamp(os.fstat(fd))
+            if before != after or after[1] != len(data):
+                continue
+            recent = time.time_ns() - after[2] < _QUIET_NS
+            if not (recent and not data.endswith(b"\n")):
+                return data, after
+            time.sleep(0.005)
+        raise ConcurrentEdit(f"{shown}: {CHANGING_MESSAGE}", path=path)
+    except OSError as exc:
+        raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
+    finally:
+        os.close(fd)
+
+
+def read_document(path: Path, *, root: Path | None = None) -> Document:
+    """Read a UTF-8 text file; bad input becomes an `InputError` naming the file."""
+    shown = _display(path, root)
+    data, stamp = read_stamped(path, root=root, shown=shown)
+    source = os.path.realpath(path)
+    return replace(decode_document(data, shown, path), stamp=stamp, source=source)
+
+
+def decode_document(data: bytes, shown: str, path: Path | None = None) -> Document:
+    if b"\x00" in data:
+        raise InputError(f"{shown}: binary file (contains NUL bytes)", path=path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{shown}: not UTF-8 text (invalid byte at offset {exc.start})", path=path
+        ) from None
+    bom = text.startswith(_BOM)
+    if bom:
+        text = text[1:]
+    crlf = "\r\n" in text
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    return Document(text=text, crlf=crlf, bom=bom)
+
+
+def read_text(path: Path, *, root: Path | None = None) -> str:
+    """The newline-normalised text of a UTF-8 file (see `read_document`)."""
+    return read_document(path, root=root).text
+
+
+def read_text_or_none(path: Path, *, root: Path | None = None) -> str | None:
+    """Like `read_text`, but None when the file does not exist."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    return read_text(path, root=root)

@@ -1,0 +1,255 @@
+"""Atomic writes, moves and the removal of the protocol's own residue (PROTOCOL §3,
+§7). Part of `memtier.store`, which re-exports every public name."""
+
+from __future__ import annotations
+
+import os
+import stat
+from contextlib import suppress
+from pathlib import Path
+
+from memtier.errors import CHANGING_MESSAGE, ConcurrentEdit, InputError, WriteFailed
+from memtier.faults import checkpoint
+from memtier.store.read import Document, _display, confine, file_stamp
+
+TEMP_SUFFIX = ".memtier-tmp"
+
+
+_NAME_MAX = 255
+
+
+def temp_name(name: str) -> str:
+    """``.<name>.<8 hex>.memtier-tmp``, the name cut short so the whole stays within
+    the 255 bytes a file name may have: a 250-byte note can still be replaced."""
+    tail = f".{os.urandom(4).hex()}{TEMP_SUFFIX}"
+    room = _NAME_MAX - 1 - len(tail.encode())
+    # Cut on a character boundary (a cut UTF-8 sequence is dropped whole).
+    kept = os.fsencode(name)[:room].decode("utf-8", "ignore")
+    return f".{kept}{tail}"
+
+
+def _refuse_secret_name(path: Path, root: Path) -> None:
+    from memtier.secrets import refuse_secret_in_name
+
+    refuse_secret_in_name(_display(path, Path(os.path.realpath(root))))
+
+
+def is_temp_file(path: Path) -> bool:
+    """True for a temporary file left by an interrupted atomic write."""
+    return path.name.startswith(".") and path.name.endswith(TEMP_SUFFIX)
+
+
+# ---------------------------------------------------------------------------
+# atomic writes
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return  # not every filesystem lets a folder be opened; the rename is done
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _failed(action: str, shown: str, exc: OSError) -> WriteFailed:
+    reason = exc.strerror or str(exc)
+    return WriteFailed(f"cannot {action} {shown}: {reason}")
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_bytes(
+    path: Path, data: bytes, *, root: Path, expect: tuple[int, int, int] | None = None
+) -> Path:
+    """Atomically replace *path* (confined to *root*) with *data*; returns the real path.
+    A file whose stamp is no longer *expect* (as read) is refused: `ConcurrentEdit`."""
+    target = confine(root, path)
+    _refuse_secret_name(target, root)
+    shown = _display(target, Path(os.path.realpath(root)))
+    if target.is_dir():
+        raise InputError(f"{shown}: is a directory, expected a file", path=target)
+    folder = target.parent
+    if not folder.is_dir():
+        make_dirs(folder, root=root)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = _new_file_mode()
+    except OSError as exc:
+        raise _failed("write", shown, exc) from None
+    temp = folder / temp_name(target.name)
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise _failed("write", shown, exc) from None
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        checkpoint("store.temp-written")
+        if expect is not None:
+            _refuse_if_changed(target, expect, shown)
+        os.replace(temp, target)
+    except OSError as exc:
+        _discard(temp)
+        raise _failed("write", shown, exc) from None
+    except BaseException:
+        _discard(temp)
+        raise
+    checkpoint("store.replaced")
+    _fsync_dir(folder)
+    return target
+
+
+def _refuse_if_changed(target: Path, expect: tuple[int, int, int], shown: str) -> None:
+    """Compare, just before the replace, the file with the stamp taken when it was read."""
+    try:
+        now = file_stamp(os.stat(target))
+    except FileNotFoundError:
+        now = None
+    if now != expect:
+        raise ConcurrentEdit(f"{shown}: {CHANGING_MESSAGE}", path=target)
+
+
+def _discard(temp: Path) -> None:
+    with suppress(OSError):
+        temp.unlink()
+
+
+def write_text(path: Path, text: str, *, root: Path, like: Document | None = None) -> Path:
+    """Atomically write *text*, ending it with a newline (PROTOCOL §2).
+
+    *like* is the document as read before the change: its CRLF line endings and
+    byte-order mark are kept, so a person's file conventions survive.
+    """
+    if text and not text.endswith("\n"):
+        text += "\n"
+    data = (like or Document(text="")).encode(text)
+    expect = None
+    if like is not None and like.source is not None and like.source == os.path.realpath(path):
+        expect = like.stamp  # the same file as read: it must not have changed since
+    return write_bytes(path, data, root=root, expect=expect)
+
+
+def create_exclusive(path: Path, text: str, *, root: Path) -> bool:
+    """Create *path* only if it does not exist (the rotation marker); False if it did."""
+    target = confine(root, path)
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _new_file_mode())
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        raise _failed("create", _display(target, root), exc) from None
+    try:
+        try:
+            os.write(fd, text.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        # A full disk: the file we just made is ours and holds nothing; take it back.
+        _discard(target)
+        raise _failed("create", _display(target, root), exc) from None
+    _fsync_dir(target.parent)
+    return True
+
+
+def make_dirs(path: Path, *, root: Path, sync: bool = True) -> bool:
+    """Create a folder (and its parents) inside *root*; True if it was created.
+    With *sync* False the caller fsyncs the new folder's parent itself."""
+    target = confine(root, path)
+    _refuse_secret_name(target, root)
+    if target.is_dir():
+        return False
+    try:
+        target.mkdir(parents=True, exist_ok=False)
+    except (FileExistsError, NotADirectoryError):
+        if target.is_dir():
+            return False
+        # A file stands where a folder of the layout belongs: name it (input error).
+        blocker = next(
+            (p for p in (target, *target.parents) if p.exists() and not p.is_dir()), target
+        )
+        raise InputError(f"{_display(blocker, root)}: exists and is not a folder") from None
+    except OSError as exc:
+        raise _failed("create folder", _display(target, root), exc) from None
+    if sync:
+        _fsync_dir(target.parent)
+    return True
+
+
+# ---------------------------------------------------------------------------
+# moving and removing
+
+
+def free_destination(folder: Path, name: str) -> Path:
+    """*folder*/*name*, or ``<stem>.1<suffix>``, ``<stem>.2<suffix>`` … if taken."""
+    candidate = folder / name
+    stem, suffix = os.path.splitext(name)
+    n = 0
+    while candidate.exists() or candidate.is_symlink():
+        n += 1
+        candidate = folder / f"{stem}.{n}{suffix}"
+    return candidate
+
+
+def move_file(source: Path, folder: Path, *, root: Path) -> Path:
+    """Move *source* into *folder* under a free name; never overwrites.
+
+    A single ``rename`` on one filesystem: after a crash the file is either
+    still at its old place or already at its new one, never in both or neither.
+    Callers hold the workspace lock, so the free name cannot be taken meanwhile.
+    (Many files at once: `store.moves.move_batches`, same rules.)
+    """
+    make_dirs(folder, root=root)
+    real_folder = confine(root, folder)
+    src = confine(root, source) if source.is_symlink() else confine(root, source.parent)
+    if not source.is_symlink():
+        src = src / source.name
+    dest = free_destination(real_folder, source.name)
+    checkpoint("store.before-move")
+    try:
+        os.rename(src, dest)
+    except OSError as exc:
+        raise _failed("move", _display(src, root), exc) from None
+    checkpoint("store.moved")
+    _fsync_dir(real_folder)
+    _fsync_dir(src.parent)
+    return dest
+
+
+_RESIDUE_SUFFIXES = (".md.lock", ".md.pending")
+
+
+def remove_residue(path: Path, *, root: Path) -> bool:
+    """Delete the protocol's own residue; True if something was removed.
+
+    Only the rotation marker (``*.md.lock``), a ``*.md.pending`` snapshot and our
+    temporary files qualify; anything else is a programming error.
+    """
+    target = confine(root, path)
+    if not (target.name.endswith(_RESIDUE_SUFFIXES) or is_temp_file(target)):
+        raise ValueError(f"refusing to delete {target}: not protocol residue")
+    try:
+        target.unlink()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise _failed("remove", _display(target, root), exc) from None
+    _fsync_dir(target.parent)
+    return True
