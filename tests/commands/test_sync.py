@@ -329,3 +329,17 @@ def test_sync_init_in_an_empty_folder_with_an_empty_remote_is_refused(tmp_path: 
     done = memtier(folder, "sync", "init", str(remote))
     assert done.returncode == 1 and "memtier init" in done.stderr
     assert not (folder / "MEMORY.md").exists()
+
+
+def test_the_topic_index_is_rebuilt_after_a_merge(tmp_path: Path) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "index", "add", "qdrant", "--category", "projects", "--match", "qdrant")
+    settle([a, b])
+    ok(a, "episodic", "append", "moved qdrant to host b", "--date", "2026-11-28")
+    ok(b, "episodic", "append", "qdrant snapshot checked", "--date", "2026-11-27")
+    assert settle([a, b]) == [0, 0]
+    for ws in (a, b):
+        assert memtier(ws, "index", "rebuild", "--check").returncode == 0
+        index = (ws / "memory/INDEX.md").read_text()
+        assert "2026-11-27" in index and "2026-11-28" in index
+    assert tracked(a) == tracked(b)
