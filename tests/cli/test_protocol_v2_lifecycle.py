@@ -290,7 +290,7 @@ def test_rotation_leaves_an_unmergeable_tail_and_closes_after_it(
     rid = rotation_id((root / BUF).read_text())
     mt(cli, root, "rotate")
     assert note_path(root).read_text() == (
-        f"# day\nfree text\nUpdated: x\n### 10:00 working buffer ({rid})\n## Active Task:\n- a\n"
+        f"# day\nfree text\nUpdated: x\n### 10:00 working buffer ({rid})\n#### Active Task:\n- a\n"
         + closure("working buffer rotated", "none", "a")
     )
 
