@@ -81,6 +81,7 @@ class SessionStartResult:
     last_open: LastOpen | None = None
     # The base context's budget in characters (`--max-chars`); None: no limit.
     max_chars: int | None = None
+    today: date | None = None  # the day the context was made for
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -99,9 +100,14 @@ class SessionStartResult:
             ContextPart("MEMORY.md", "MEMORY.md", self.hot),
             ContextPart("memory/working-buffer.md", "memory/working-buffer.md", self.buffer),
         ]
-        if self.last_open is not None:
-            line = self.last_open.line()
-            parts.append(ContextPart(line, self.last_open.path, line, None, heading=False))
+        last = self.last_open
+        if last is not None and not self.episodic:
+            # §4 step 7 (v3): after an absence, what was decided and left open, whole.
+            today = self.today or date.fromisoformat(last.day)
+            parts.append(ContextPart(last.title(today), last.path, last.block(), last.line_number))
+        elif last is not None:
+            line = last.line()
+            parts.append(ContextPart(line, last.path, line, None, heading=False))
         for day, text in self.episodic.items():
             path = f"memory/episodic/{day}.md"
             parts.append(ContextPart(path, path, text))
@@ -181,6 +187,7 @@ def session_start(ws: Workspace) -> SessionStartResult:
         health_ok=ok,
         health_failed=failed,
         warnings=tuple(dict.fromkeys(run.warnings)),
+        today=ws.today,
         **context,
     )
 

@@ -173,6 +173,19 @@ def is_oversized(text: str, config: Config) -> bool:
     )
 
 
+def oversize_advice(rotate: str, end: str) -> str:
+    """What to do about an oversized buffer, with each face's names for the two ways
+    to rotate (``memtier rotate`` / ``memory_rotate``): one wording for both."""
+    return f"rotation is due at session end ({end}), or rotate now at a natural break ({rotate})"
+
+
+def oversize_warning(tasks: int, lines: int, rotate: str, end: str) -> str:
+    """The warning a write to an oversized buffer carries (PROTOCOL §4 buffer)."""
+    return f"working buffer is oversized ({tasks} active tasks, {lines} lines): " + oversize_advice(
+        rotate, end
+    )
+
+
 def fresh_buffer(now: datetime, config: Config) -> str:
     """A new buffer (created = last_active = now), from the one template `init` uses."""
     from memtier.formats.templates import render_template

@@ -948,6 +948,7 @@ def test_archive_usage_errors(root: Path, cli: CliRunner, args: tuple[str, ...])
 
 def test_review_session_gate(root: Path, cli: CliRunner) -> None:
     (root / (BUF + ".lock")).write_text("")
+    mt(cli, root, "buffer", "task", "in hand")  # a fresh buffer is no session (§8 v3)
     result = mt(cli, root, "weekly-review", now="2026-11-30T11:59:00+01:00")
     assert result.exit_code == 0
     note = (root / "memory" / "episodic" / f"{TODAY}.md").read_text()

@@ -12,8 +12,8 @@ import pytest
 from memtier.commands.session_start import RECOVERED_MARKER, session_start
 from memtier.formats.buffer import Buffer, active_task_lines, fresh_buffer, parse_buffer
 from memtier.formats.episodic import (
-    nested_body,
     closure_problem,
+    nested_body,
     rotation_heading,
     rotation_id,
     split_closure,

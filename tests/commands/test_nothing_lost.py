@@ -222,6 +222,7 @@ def test_archive_dry_run_says_would(ws: Workspace, cli: CliRunner) -> None:
 
 
 def test_weekly_review_deferrals_carry_their_time(ws: Workspace) -> None:
+    buffer_task(ws, "in hand")
     weekly_review(ws)
     weekly_review(Workspace.open(ws.root, NOW + timedelta(minutes=30)))
     text = ws.episodic_note().read_text()
