@@ -29,6 +29,7 @@ from memtier.clock import format_timestamp, parse_day
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
+    DONE_PREFIX,
     Buffer,
     active_indexes,
     active_section,
@@ -47,7 +48,6 @@ from memtier.render import NO_REDACTIONS
 from memtier.workspace import Workspace
 
 NOTES_HEADING = "## Notes"
-DONE_PREFIX = "- [done] "
 _OPEN_BOX = re.compile(r"\[ \]\s+")
 
 

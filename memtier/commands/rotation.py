@@ -26,6 +26,7 @@ from memtier.formats.buffer import (
     Buffer,
     add_task,
     body_has_content,
+    done_tasks,
     fresh_buffer,
     parse_buffer,
 )
@@ -90,7 +91,12 @@ def fresh_closure(
 
 
 def add_block(
-    ws: Workspace, rid: str, block: str, closure: ClosureBlock, day: date | None = None
+    ws: Workspace,
+    rid: str,
+    block: str,
+    closure: ClosureBlock,
+    day: date | None = None,
+    done: Iterable[str] = (),
 ) -> str:
     """*block* (its first line names *rid*) into the note of *day* (default today),
     closure block last.
@@ -102,7 +108,7 @@ def add_block(
     ``Open:``); a block that a person's text follows is repaired the way
     ``episodic close`` repairs it (§4 v3); a note without one gets the block
     and *closure* at the end; a missing note is created with its title line
-    (§2 v2).
+    (§2 v2). *done*: the tasks the block marks ``[done]``, which leave ``Open:``.
     """
     day = day or ws.today
     note = read_note(ws, day)
@@ -111,7 +117,7 @@ def add_block(
         return "created"
     if has_rotation_id(note.text, rid):
         return "already-present"
-    new_text, placement = close_note(note.text, closure, block)
+    new_text, placement = close_note(note.text, closure, block, done=done)
     write_note(ws, day, new_text, note)
     return placement
 
@@ -280,7 +286,8 @@ def append_body(ws: Workspace, buffer: Buffer, rid: str) -> str:
         return "empty"
     # The buffer's `## ` sections nest under the block's `### ` heading.
     block = rotation_heading(ws.now, rid) + nested_body(buffer.body, ROTATION_LEVEL)
-    return add_block(ws, rid, block, fresh_closure(ws, buffer.active_tasks))
+    closure = fresh_closure(ws, buffer.active_tasks)
+    return add_block(ws, rid, block, closure, done=done_tasks(buffer.body))
 
 
 # ---------------------------------------------------------------------------

@@ -46,6 +46,7 @@ from memtier.formats.buffer import (
     Buffer,
     KeptLine,
     body_has_content,
+    done_tasks,
     fresh_buffer,
     header_problem,
     is_oversized,
@@ -508,7 +509,7 @@ def _append_recovered(run: _Run, buffer: Buffer, rid: str) -> None:
     # A note without a closure block gets one, as a rotation gives it (§5 step 4),
     # so that session-start leaves a workspace that passes health-check.
     closure = fresh_closure(ws, buffer.active_tasks, "stale working buffer recovered")
-    if add_block(ws, rid, block, closure, day) == "already-present":
+    if add_block(ws, rid, block, closure, day, done_tasks(buffer.body)) == "already-present":
         return
     checkpoint("session_start.recovered-appended")
     run.did(f"appended the stale buffer to {ws.relative(ws.episodic_note(day))}")

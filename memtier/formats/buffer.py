@@ -37,6 +37,7 @@ BUFFER_NAME = BUFFER_FILE
 BUFFER_TEMPLATE = f"{MEMORY_DIR}/{BUFFER_FILE}"  # the template mirrors the layout
 HEADER_LINES = 4
 NOTES_HEADING = "## Notes"
+DONE_PREFIX = "- [done] "  # a finished task, as `buffer done` writes it (PROTOCOL §4)
 
 _ACTIVE_LINE_RE = re.compile(r"-\s+\S")
 _ACTIVE_TEXT_RE = re.compile(r"-\s+")
@@ -137,6 +138,12 @@ class Buffer:
     def has_content(self) -> bool:
         """False when the body holds nothing beyond an empty ``## Active Task:`` (§4 step 5)."""
         return body_has_content(self.body)
+
+
+def done_tasks(body: str) -> list[str]:
+    """The tasks a buffer body marks ``- [done] …``."""
+    lines = body.split("\n")
+    return [line[len(DONE_PREFIX) :].strip() for line in lines if line.startswith(DONE_PREFIX)]
 
 
 def body_has_content(body: str) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
@@ -280,19 +281,25 @@ def _merge_field(old: str, new: str) -> str:
     return ITEM_SEPARATOR.join(merged) if merged else NONE
 
 
-def merge_closure(old: ClosureBlock | None, new: ClosureBlock) -> ClosureBlock:
+def merge_closure(
+    old: ClosureBlock | None, new: ClosureBlock, done: Iterable[str] = ()
+) -> ClosureBlock:
     """PROTOCOL §2 (v2): *new* keeps every item of *old*; ``Updated:`` is *new*'s date.
 
     Items are compared whole, so nothing is cut and no item is repeated; ``none``
-    gives way to real text. Only ``episodic close`` replaces a block instead.
+    gives way to real text. Only ``episodic close --replace`` replaces a block.
+    *done*: tasks the rotated buffer marks ``[done]``; an open item that a
+    mid-session rotation moved and that is finished since leaves ``Open:``.
     """
     if old is None:
         return new
+    finished = {item.casefold() for item in done}
+    kept = [item for item in _items(old.open) if item.casefold() not in finished]
     return replace(
         new,
         decisions=_merge_field(old.decisions, new.decisions),
         signal=_merge_field(old.signal, new.signal),
-        open=_merge_field(old.open, new.open),
+        open=_merge_field(ITEM_SEPARATOR.join(kept), new.open),
     )
 
 
@@ -303,7 +310,12 @@ def merge_into_note(note: str, new: ClosureBlock) -> str:
 
 
 def close_note(
-    note: str, block: ClosureBlock, addition: str = "", *, replace: bool = False
+    note: str,
+    block: ClosureBlock,
+    addition: str = "",
+    *,
+    replace: bool = False,
+    done: Iterable[str] = (),
 ) -> tuple[str, str]:
     """*note* with *addition* before its closure block, that block merged with *block*.
 
@@ -330,7 +342,7 @@ def close_note(
             rest = after.rstrip("\n") + "\n" if after.strip() else ""
             head, placement = before + rest, "rebuilt"
             old = _parse_block(_content_lines(raw))
-    final = block if replace or old is None else merge_closure(old, block)
+    final = block if replace or old is None else merge_closure(old, block, done)
     return head + addition + final.render(), placement
 
 
