@@ -52,10 +52,11 @@ def session_start_command(
     """Start a session: recover the buffer, heartbeat, print the base context.
 
     Runs the decision tree of the protocol in order (missing files, stale rotation
-    lock, interrupted rotation, stale buffer), sets last_active to now, then prints
-    MEMORY.md, the working buffer, the last session's Open: items (however long
-    ago), today's and yesterday's notes, the last 20 lines of each .learnings file
-    and the health-check verdict. Exit 0 even when health fails.
+    lock, interrupted rotation, stale buffer: filed under the day it was last
+    active), sets last_active to now, then prints MEMORY.md, the working buffer,
+    the last session's Open: items (after an absence: its whole closure block, with
+    its date), today's and yesterday's notes, the last 20 lines of each .learnings
+    file and the health-check verdict. Exit 0 even when health fails.
     """
     return fast.session_start(max_chars)
 

@@ -140,7 +140,7 @@ def fresh_check(ws: Workspace, rel: str, text: str) -> Check:
         age = (ws.today - day).days
         if age >= limit:
             message = f"{rel} — last_verified stale or invalid"
-            why = f"{age} days old; re-verify at least every {limit} days"
+            why = f"{age} days old; re-verify at least every {limit} day{'' if limit == 1 else 's'}"
             return Check("warm.fresh", FAIL, rel, message, (where, why), verify_hint(rel))
         ago = f"{age} day{'' if age == 1 else 's'} ago"
         return Check("warm.fresh", PASS, rel, f"{rel} — last_verified {day} ({ago})")
