@@ -117,6 +117,33 @@ def uncarried_lines(buffer_text: str, in_notes: set[str]) -> list[str]:
     return kept
 
 
+def unrestated_lines(note: str, in_notes: set[str]) -> list[str]:
+    """A note's lines without the restatements of a carried task (PROTOCOL §5 step 5 v3).
+
+    A task carried by a mid-session rotation stands in the next rotated block
+    again, and once done as its ``- [done]`` line: a task line already standing
+    in an earlier active-task section of the note, or a done line whose task
+    stands in a note, restates it. (Tokens are unique per write in these tests,
+    so a repeated line is a restatement, never a second write.)
+    """
+    from memtier.formats.buffer import DONE_PREFIX
+
+    kept: list[str] = []
+    seen_tasks: set[str] = set()
+    in_tasks = False
+    for line in content_lines(note):
+        if line.startswith("#"):
+            in_tasks = line.rstrip().endswith("Active Task:")
+        elif in_tasks and line.startswith("- "):
+            if line in seen_tasks:
+                continue
+            seen_tasks.add(line)
+        if line.startswith(DONE_PREFIX) and "- " + line[len(DONE_PREFIX) :] in in_notes:
+            continue
+        kept.append(line)
+    return kept
+
+
 def token_counts(folder: Path) -> Counter[str]:
     """How often each token occurs across every markdown file under *folder*
     (a task a mid-session rotation carried counted once, `uncarried_lines`)."""
@@ -127,6 +154,8 @@ def token_counts(folder: Path) -> Counter[str]:
             text = path.read_text(encoding="utf-8", errors="replace")
             if path.name == "working-buffer.md":
                 lines = uncarried_lines(text, in_notes)
+            elif "episodic" in path.parts or "archive" in path.parts:
+                lines = unrestated_lines(text, in_notes)
             else:
                 lines = content_lines(text)
             counts.update(TOKEN.findall("\n".join(lines)))

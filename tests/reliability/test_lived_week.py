@@ -453,26 +453,34 @@ def _search_cli(root: Path) -> Callable[[str], list[str]]:
     return search
 
 
-def test_a_lived_week_through_the_cli(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    log = run_cli(root, WEEK)
-    rows = account(root, WEEK, _search_cli(root))
+def _memory_files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted((root / "memory").rglob("*.md"))
+    }
+
+
+def test_a_lived_week_through_the_cli_and_the_tool_server(tmp_path: Path) -> None:
+    cli_root = tmp_path / "cli" / "ws"
+    log = run_cli(cli_root, WEEK)
+    rows = account(cli_root, WEEK, _search_cli(cli_root))
     print_account("CLI", rows)
-    check_week(root, log, rows)
+    check_week(cli_root, log, rows)
 
-
-def test_a_lived_week_through_the_tool_server(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
-    root = tmp_path / "ws"
+    anyio = pytest.importorskip("anyio")
+    root = tmp_path / "mcp" / "ws"
     log = run_mcp(root, WEEK)
     tokens = list(written_tokens(WEEK))
     searched = Log()
-    anyio = pytest.importorskip("anyio")
-    anyio.run(
-        _mcp_sitting, root, Sitting("2027-04-15T12:30:00+01:00", [("search", t) for t in tokens]),
-        searched,
-    )  # fmt: skip
+    last = Sitting("2027-04-15T12:30:00+01:00", [("search", t) for t in tokens])
+    anyio.run(_mcp_sitting, root, last, searched)
     found = {tokens[i]: r["paths"] for i, (_w, _n, r) in enumerate(searched.entries)}
     rows = account(root, WEEK, lambda token: found[token])
     print_account("tool server", rows)
     check_week(root, log, rows)
+    # Two faces, one core: the same week leaves the same memory, byte for byte.
+    cli_files, mcp_files = _memory_files(cli_root), _memory_files(root)
+    assert list(cli_files) == list(mcp_files)
+    assert [f for f in cli_files if cli_files[f] != mcp_files[f]] == []
+    print(f"both faces: {len(cli_files)} memory files, byte-identical")
