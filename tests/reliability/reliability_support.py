@@ -117,19 +117,19 @@ def uncarried_lines(buffer_text: str, in_notes: set[str]) -> list[str]:
     return kept
 
 
-def unrestated_lines(note: str, in_notes: set[str]) -> list[str]:
+def unrestated_lines(note: str, in_notes: set[str], seen_tasks: set[str]) -> list[str]:
     """A note's lines without the restatements of a carried task (PROTOCOL §5 step 5 v3).
 
     A task carried by a mid-session rotation stands in the next rotated block
-    again, and once done as its ``- [done]`` line: a task line already standing
-    in an earlier active-task section of the note, or a done line whose task
+    again (of that day's note or a later one), and once done as its ``- [done]``
+    line: a task line already standing in an earlier active-task section
+    (*seen_tasks*, shared across the notes), or a done line whose task
     stands in a note, restates it. (Tokens are unique per write in these tests,
     so a repeated line is a restatement, never a second write.)
     """
     from memtier.formats.buffer import DONE_PREFIX
 
     kept: list[str] = []
-    seen_tasks: set[str] = set()
     in_tasks = False
     for line in content_lines(note):
         if line.startswith("#"):
@@ -149,13 +149,14 @@ def token_counts(folder: Path) -> Counter[str]:
     (a task a mid-session rotation carried counted once, `uncarried_lines`)."""
     counts: Counter[str] = Counter()
     in_notes = note_lines(folder)
-    for path in folder.rglob("*.md"):
+    seen_tasks: set[str] = set()
+    for path in sorted(folder.rglob("*.md"), key=lambda p: p.name):
         if path.is_file() and not path.is_symlink():
             text = path.read_text(encoding="utf-8", errors="replace")
             if path.name == "working-buffer.md":
                 lines = uncarried_lines(text, in_notes)
             elif "episodic" in path.parts or "archive" in path.parts:
-                lines = unrestated_lines(text, in_notes)
+                lines = unrestated_lines(text, in_notes, seen_tasks)
             else:
                 lines = content_lines(text)
             counts.update(TOKEN.findall("\n".join(lines)))
