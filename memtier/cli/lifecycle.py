@@ -52,10 +52,11 @@ def session_start_command(
     """Start a session: recover the buffer, heartbeat, print the base context.
 
     Runs the decision tree of the protocol in order (missing files, stale rotation
-    lock, interrupted rotation, stale buffer), sets last_active to now, then prints
-    MEMORY.md, the working buffer, the last session's Open: items (however long
-    ago), today's and yesterday's notes, the last 20 lines of each .learnings file
-    and the health-check verdict. Exit 0 even when health fails.
+    lock, interrupted rotation, stale buffer: filed under the day it was last
+    active), sets last_active to now, then prints MEMORY.md, the working buffer,
+    the last session's Open: items (after an absence: its whole closure block, with
+    its date), today's and yesterday's notes, the last 20 lines of each .learnings
+    file and the health-check verdict. Exit 0 even when health fails.
     """
     return fast.session_start(max_chars)
 
@@ -149,13 +150,27 @@ def episodic_close_command(
     signal: Annotated[str, text_option("--signal", help="What was learned about the system.")],
     open_items: Annotated[str, text_option("--open", help="What remains open, or 'none'.")],
     date: DateOption = None,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="Write the block exactly as given instead of merging (drops open items "
+            "that are done).",
+        ),
+    ] = False,
 ) -> int:
-    """Write the note's closure block (Updated/Decisions/Signal/Open), replacing a final one."""
+    """Close a day's note: its closure block (Updated/Decisions/Signal/Open), merged.
+
+    Run after session-end: the open tasks the rotation moved stay in Open:, and
+    your items join them (an item that adds detail to one replaces it). Text a
+    person wrote after the block is moved before it.
+    """
     from memtier.commands.episodic_writes import episodic_close
     from memtier.commands.lifecycle import parse_date_option
 
     ws = open_workspace()
-    result = episodic_close(ws, decisions, signal, open_items, parse_date_option(date, ws))
+    day = parse_date_option(date, ws)
+    result = episodic_close(ws, decisions, signal, open_items, day, replace=replace)
     return show(result)
 
 

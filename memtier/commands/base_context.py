@@ -10,18 +10,23 @@ The CLI and the tool server share it; only the "how to read the rest" wording
 differs (`MoreHint`).
 
 `last_open` finds the newest closed episodic note, however many days ago it
-was written, so an agent back after a long weekend still sees what was left.
+was written (in the archive too), so an agent back after a long weekend still
+sees what was left; when neither today's nor yesterday's note is shown, the
+context carries that note's whole closure block (PROTOCOL §4 step 7 v3).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
 from typing import Any
 
 from memtier import store
 from memtier.errors import InputError
-from memtier.formats.episodic import split_closure
+from memtier.formats.episodic import ClosureBlock, split_closure
 from memtier.workspace import Workspace
 
 # How many of the newest notes are read looking for a closure block: a note
@@ -44,11 +49,15 @@ def cli_more(path: str, first: int | None, last: int | None) -> str:
 
 @dataclass(frozen=True)
 class LastOpen:
-    """The ``Open:`` field of the newest closed note, and the day it belongs to."""
+    """The closure block of the newest closed note, and the day it belongs to."""
 
     day: str
     path: str
     open: str
+    decisions: str = ""
+    signal: str = ""
+    updated: str = ""
+    line_number: int | None = None  # where its `Updated:` line stands in the file
 
     def to_json(self) -> dict[str, Any]:
         return {"date": self.day, "path": self.path, "open": self.open}
@@ -56,26 +65,71 @@ class LastOpen:
     def line(self) -> str:
         return f"last session's Open: items ({self.day}): {self.open}"
 
+    def title(self, today: date) -> str:
+        days = (today - date.fromisoformat(self.day)).days
+        return f"last closed note: {self.day} ({plural(days, 'day')} ago), {self.path}"
+
+    def block(self) -> str:
+        """The whole closure block (PROTOCOL §4 step 7 v3)."""
+        return ClosureBlock(self.updated, self.decisions, self.signal, self.open).render()
+
+
+def plural(count: int, word: str) -> str:
+    """``1 day``, ``2 days``: the count with its word, singular for one."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+# A note the weekly review alone closed (its every decision starts so) says
+# nothing about the last session: the context looks past it (PROTOCOL §4 step 7 v3).
+REVIEW_ONLY = "weekly review"
+
+
+def _note_paths(ws: Workspace) -> Iterator[Path]:
+    """Dated notes up to today, newest first: the episodic folder, then the archive
+    (globbed only when the live notes did not answer)."""
+    today = ws.today.isoformat()
+    for folder, pattern in (
+        (ws.episodic_dir, "????-??-??.md"),
+        (ws.archive_dir, "*/*/????-??-??*.md"),
+    ):
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        paths = [p for p in folder.glob(pattern) if p.name[:10] <= today]
+        yield from sorted(paths, key=lambda p: p.name, reverse=True)
+
 
 def last_open(ws: Workspace) -> LastOpen | None:
-    """The newest episodic note up to today that ends with a closure block."""
-    folder = ws.episodic_dir
-    if not folder.is_dir() or folder.is_symlink():
-        return None
-    today = ws.today.isoformat()
-    names = sorted(
-        (p.name for p in folder.glob("????-??-??.md") if p.name[:10] <= today), reverse=True
-    )
-    for name in names[:OPEN_LOOKBACK_NOTES]:
-        path = folder / name
+    """The newest episodic note up to today that ends with a closure block of a session.
+
+    Notes the weekly review alone closed are passed over, and the archive is
+    read when the episodic folder holds nothing closer: after an absence longer
+    than the notes' TTL the last session's note is there (PROTOCOL §4 step 7 v3).
+    """
+    review_only: LastOpen | None = None
+    paths = itertools.islice(_note_paths(ws), OPEN_LOOKBACK_NOTES)
+    for path in paths:
         try:
             text = store.read_text(path, root=ws.root)
         except InputError:
             continue  # unreadable or confined: health-check reports it
         _, block = split_closure(text)
-        if block is not None:
-            return LastOpen(day=name[:10], path=ws.relative(path), open=block.open)
-    return None
+        if block is None:
+            continue
+        found = LastOpen(
+            day=path.name[:10],
+            path=ws.relative(path),
+            open=block.open,
+            decisions=block.decisions,
+            signal=block.signal,
+            updated=block.updated,
+            line_number=text.rstrip("\n").count("\n") - 2,
+        )
+        items = [item.strip() for item in block.decisions.split(";")]
+        if all(item.startswith(REVIEW_ONLY) for item in items):
+            review_only = review_only or found
+            continue
+        return found
+    return review_only
 
 
 @dataclass(frozen=True)

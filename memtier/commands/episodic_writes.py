@@ -21,10 +21,11 @@ from memtier.errors import InputError
 from memtier.faults import checkpoint
 from memtier.formats.episodic import (
     ClosureBlock,
+    close_note,
     closure_problem,
     new_note,
     place_before_closure,
-    replace_closure,
+    split_closure,
 )
 from memtier.render import NO_REDACTIONS
 from memtier.workspace import Workspace
@@ -39,6 +40,9 @@ class EpisodicResult(NamedTuple):
     closed: bool = False
     redacted: Mapping[str, int] = NO_REDACTIONS
     archived: str | None = None  # where TTL archival moved the note (show only)
+    # close only: "created" | "inserted" | "rebuilt" | "appended" (formats.episodic.close_note)
+    placement: str | None = None
+    replaced: bool = False
 
     def to_json(self) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -80,7 +84,18 @@ class EpisodicResult(NamedTuple):
         elif self.action == "append":
             yield f"appended to {self.path}: {self.line}"
         else:
-            yield f"closure block written to {self.path}"
+            yield from self._close_lines()
+
+    def _close_lines(self) -> Iterable[str]:
+        how = "written as given" if self.replaced else "merged with the note's block"
+        if self.placement in (None, "created", "appended"):
+            how = "written"
+        yield f"closure block {how} in {self.path}"
+        if self.placement == "rebuilt":
+            yield "repaired: the text that followed the closure block now stands before it"
+        _head, block = split_closure(self.text)
+        if block is not None:
+            yield from (f"  {line}" for line in block.lines()[1:])
 
 
 def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> EpisodicResult:
@@ -104,9 +119,21 @@ def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> Episodi
 
 
 def episodic_close(
-    ws: Workspace, decisions: str, signal: str, open_items: str, day: date | None = None
+    ws: Workspace,
+    decisions: str,
+    signal: str,
+    open_items: str,
+    day: date | None = None,
+    *,
+    replace: bool = False,
 ) -> EpisodicResult:
-    """PROTOCOL §4: write the closure block, replacing a final one in place."""
+    """PROTOCOL §4 (v3): write the closure block, merged with the note's own.
+
+    Merged like every other writer's block (§2), so the open tasks a rotation
+    put there stay; *replace* writes the block exactly as given (the way to drop
+    an open item that is done). A block that a person's text follows is
+    repaired either way: that text moves before it.
+    """
     if day is not None:
         require_in_range(day)
     fields = [clean_text(v, f"--{n}") for v, n in ((decisions, "decisions"), (signal, "signal"))]
@@ -121,11 +148,15 @@ def episodic_close(
 
         note = read_note(ws, day)
         checkpoint("episodic.read")
-        # The one writer that replaces a closure block instead of merging it (§2 v2).
-        text = replace_closure(note.text, block) if note else new_note(day, "", block)
+        placement = "created"
+        if note is None:
+            text = new_note(day, "", block)
+        else:
+            text, placement = close_note(note.text, block, replace=replace)
         write_note(ws, day, text, note)
         checkpoint("episodic.written")
-    return _episodic_result(ws, "close", day, text, None, redacted)
+    result = _episodic_result(ws, "close", day, text, None, redacted)
+    return result._replace(placement=placement, replaced=replace)
 
 
 def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:

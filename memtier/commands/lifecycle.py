@@ -29,6 +29,7 @@ from memtier.clock import format_timestamp, parse_day, require_in_range
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
+    DONE_PREFIX,
     Buffer,
     active_indexes,
     active_section,
@@ -46,7 +47,6 @@ from memtier.formats.buffer import (
 from memtier.render import NO_REDACTIONS
 from memtier.workspace import Workspace
 
-DONE_PREFIX = "- [done] "
 _OPEN_BOX = re.compile(r"\[ \]\s+")
 
 
@@ -155,10 +155,13 @@ class BufferResult(NamedTuple):
     def warnings(self) -> tuple[str, ...]:
         if self.action == "show" or not self.oversized:
             return ()
-        return (
-            f"working buffer is oversized ({len(self.active_tasks)} active tasks, "
-            f"{self.lines} lines): rotation is due at session end (memtier session-end)",
-        )
+        return (self.oversize_warning("memtier rotate", "memtier session-end"),)
+
+    def oversize_warning(self, rotate: str, end: str) -> str:
+        """One wording for both faces, each naming its own way to rotate."""
+        from memtier.formats.buffer import oversize_warning
+
+        return oversize_warning(len(self.active_tasks), self.lines, rotate, end)
 
     def to_json(self) -> dict[str, Any]:
         # "line" is a line number and "text" the text, as in every command's JSON.

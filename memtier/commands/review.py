@@ -38,6 +38,7 @@ from memtier.formats.episodic import (
 from memtier.workspace import Workspace
 
 SESSION_GATE = "Active session detected; weekly review deferred"
+FRESHNESS = "warm.fresh"  # the one health check that does not block (§8 step 4 v3)
 SIZE_GATE = "Buffer oversized; deferring weekly review until session-end rotation"
 NO_CHANGES = "No meaningful changes"
 
@@ -58,6 +59,8 @@ class ReviewResult:
     health_failed_ids: tuple[str, ...] = ()
     closure: ClosureBlock | None = None
     note: str | None = None
+    # WARM files not verified for warm_max_age_days: they do not block (§8 step 4 v3).
+    stale: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -73,9 +76,17 @@ class ReviewResult:
 
     @property
     def notices(self) -> tuple[str, ...]:
+        found: list[str] = []
         if self.lock_removed:
-            return ("removed a leftover rotation marker memory/working-buffer.md.lock",)
-        return ()
+            found.append("removed a leftover rotation marker memory/working-buffer.md.lock")
+        if self.stale:
+            # §8 step 4 (v3): freshness does not block the review; the person or
+            # agent verifies these files (memtier verify) after checking them.
+            found.append(
+                f"{_plural(len(self.stale), 'WARM file')} not verified recently "
+                f"(not blocking the review): {', '.join(self.stale)}"
+            )
+        return tuple(found)
 
     @property
     def message(self) -> str:
@@ -194,8 +205,10 @@ def _gate(ws: Workspace) -> str | None:
     except InputError:
         return None  # a broken buffer fails the health check in step 4
     last = buffer.last_active_at()
-    # §8 step 2: "less than stale_hours ago"; a heartbeat in the future is a live session.
-    if last is not None and ws.now - last < timedelta(hours=ws.config.stale_hours):
+    # §8 step 2: "less than stale_hours ago"; a heartbeat in the future is a live
+    # session. A fresh buffer (as init or session-end leaves it) is no session (v3).
+    recent = last is not None and ws.now - last < timedelta(hours=ws.config.stale_hours)
+    if recent and buffer.has_content:
         return DEFERRED_SESSION
     if is_oversized(text, ws.config):
         return DEFERRED_SIZE
@@ -227,7 +240,12 @@ def _shorten(text: str, limit: int = SIGNAL_LESSON_CHARS) -> str:
     return cut.rstrip(" ;,") + "…"
 
 
-def _summary(ws: Workspace, archived: ArchiveResult, flagged: tuple[Flagged, ...]) -> ClosureBlock:
+def _summary(
+    ws: Workspace,
+    archived: ArchiveResult,
+    flagged: tuple[Flagged, ...],
+    stale: tuple[str, ...] = (),
+) -> ClosureBlock:
     done: list[str] = []
     episodic: tuple[ArchiveMove, ...] = archived.moved_of("episodic")
     learnings = archived.moved_of("learnings")
@@ -238,14 +256,20 @@ def _summary(ws: Workspace, archived: ArchiveResult, flagged: tuple[Flagged, ...
     if flagged:
         done.append(f"flagged {_plural(len(flagged), 'promotion candidate')}")
     decisions = "weekly review performed: " + "; ".join(done)
+    opened: list[str] = []
     if flagged:
         signal = f"{_plural(len(flagged), 'lesson')} recurring: " + "; ".join(
             _shorten(f.text or f.lesson) for f in flagged[:3]
         )
-        open_items = "review promotion candidates (memtier candidates)"
+        opened.append("review promotion candidates (memtier candidates)")
+    elif stale:
+        signal = f"{_plural(len(stale), 'WARM file')} not verified for "
+        signal += f"{ws.config.warm_max_age_days} days; no lesson reached the recurrence threshold"
     else:
         signal = "health check passed; no lesson reached the recurrence threshold"
-        open_items = "none"
+    # §8 step 8 (v3): each stale file is left open, to be checked and verified.
+    opened += [f"verify {path}" for path in stale]
+    open_items = "; ".join(opened) or "none"
     return ClosureBlock(ws.today.isoformat(), decisions, signal, open_items)
 
 
@@ -268,17 +292,41 @@ def weekly_review(ws: Workspace) -> ReviewResult:
             note = _write_note_line(ws, line, block)
             return ReviewResult(gate, lock_removed, note=note)
         report = run_health_check(ws)
-        if not report.ok:
+        # §8 step 4 (v3): integrity blocks the review, freshness does not: after
+        # an absence longer than the TTL every WARM file is stale, and blocking
+        # would keep old notes live for the whole absence.
+        blocking = [check for check in report.failed if check.id != FRESHNESS]
+        if blocking:
             return ReviewResult(
                 HEALTH_FAILED,
                 lock_removed,
-                health_failures=tuple(check.message for check in report.failed),
-                health_failed_ids=tuple(dict.fromkeys(check.id for check in report.failed)),
+                health_failures=tuple(check.message for check in blocking),
+                health_failed_ids=tuple(dict.fromkeys(check.id for check in blocking)),
             )
+        stale = tuple(c.path for c in report.failed if c.id == FRESHNESS and c.path)
+        failures = tuple(check.message for check in report.failed)
+        ids = tuple(dict.fromkeys(check.id for check in report.failed))
         archived = archive_episodic(ws).merge(archive_learnings(ws))
         flagged = flag_recurring(ws)
         if not archived.moved and not flagged:
-            return ReviewResult(NO_CHANGE, lock_removed, archived=archived)
-        block = _summary(ws, archived, flagged)
+            return ReviewResult(
+                NO_CHANGE,
+                lock_removed,
+                archived=archived,
+                health_failures=failures,
+                health_failed_ids=ids,
+                stale=stale,
+            )
+        block = _summary(ws, archived, flagged, stale)
         note = _write_closure(ws, block)
-    return ReviewResult(DONE, lock_removed, archived, flagged, closure=block, note=note)
+    return ReviewResult(
+        DONE,
+        lock_removed,
+        archived,
+        flagged,
+        health_failures=failures,
+        health_failed_ids=ids,
+        closure=block,
+        note=note,
+        stale=stale,
+    )

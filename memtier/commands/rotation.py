@@ -22,16 +22,22 @@ from typing import Any, NamedTuple
 from memtier import store
 from memtier.errors import InputError, MemtierError, RefusedError, WriteFailed
 from memtier.faults import checkpoint
-from memtier.formats.buffer import Buffer, body_has_content, fresh_buffer, parse_buffer
+from memtier.formats.buffer import (
+    Buffer,
+    add_task,
+    body_has_content,
+    done_tasks,
+    fresh_buffer,
+    parse_buffer,
+)
 from memtier.formats.episodic import (
     ClosureBlock,
-    closure_problem,
+    close_note,
     has_rotation_id,
     line_ids,
-    merge_into_note,
+    nested_body,
     new_note,
     next_rotation_id,
-    place_before_closure,
     rotation_heading,
     snapshot_ids,
 )
@@ -84,33 +90,34 @@ def fresh_closure(
     )
 
 
-def add_block(ws: Workspace, rid: str, block: str, closure: ClosureBlock) -> str:
-    """*block* (its first line names *rid*) into today's note, closure block last.
+def add_block(
+    ws: Workspace,
+    rid: str,
+    block: str,
+    closure: ClosureBlock,
+    day: date | None = None,
+    done: Iterable[str] = (),
+) -> str:
+    """*block* (its first line names *rid*) into the note of *day* (default today),
+    closure block last.
 
     PROTOCOL §5 step 4 (v2), shared with session-start's recoveries: a block
     with this id already in the note means a rerun, and nothing is written
     (``"already-present"``). A closed note gets the block before its closure
     block, and that block is merged with *closure* (§2 v2: the open tasks join
-    ``Open:``); a note without one gets the block and *closure* at the end; a
-    missing note is created with its title line (§2 v2).
+    ``Open:``); a block that a person's text follows is repaired the way
+    ``episodic close`` repairs it (§4 v3); a note without one gets the block
+    and *closure* at the end; a missing note is created with its title line
+    (§2 v2). *done*: the tasks the block marks ``[done]``, which leave ``Open:``.
     """
-    day = ws.today
+    day = day or ws.today
     note = read_note(ws, day)
     if note is None:
         write_note(ws, day, new_note(day, block, closure), None)
         return "created"
-    text = note.text
-    if has_rotation_id(text, rid):
+    if has_rotation_id(note.text, rid):
         return "already-present"
-    if closure_problem(text) is None:
-        placed, placement = place_before_closure(text, block)
-        new_text = merge_into_note(placed, closure)
-    else:
-        # No valid closure block as the last four lines: none at all, or one that
-        # text follows. Append the block, then a fresh closure block; what stands
-        # in the note keeps its place.
-        head = text if text == "" or text.endswith("\n") else text + "\n"
-        new_text, placement = head + block + closure.render(), "appended"
+    new_text, placement = close_note(note.text, closure, block, done=done)
     write_note(ws, day, new_text, note)
     return placement
 
@@ -164,14 +171,35 @@ class RotateResult(NamedTuple):
             yield f"open tasks: {'; '.join(self.open_tasks)}"
 
 
+# The marker's last word when the fresh buffer carries the active tasks (§5 step
+# 5 v3), so that a session-start finishing a crashed rotation carries them too.
+KEEP_TASKS = "keep-tasks"
+ROTATION_LEVEL = 3  # `### 14:05 working buffer (r-…)`, formats.episodic.rotation_heading
+
+
 def rotate_buffer(ws: Workspace) -> RotateResult:
-    """`memtier rotate` (PROTOCOL §5), under the workspace lock."""
+    """`memtier rotate` (PROTOCOL §5), under the workspace lock: a rotation in the
+    middle of a session, so the active tasks stay in the fresh buffer (v3)."""
     with store.workspace_lock(ws.lock_file):
-        return rotate_locked(ws)
+        return rotate_locked(ws, keep_tasks=True)
 
 
-def rotate_locked(ws: Workspace) -> RotateResult:
-    """The six steps of PROTOCOL §5; the caller holds the workspace lock."""
+def carried_buffer(ws: Workspace, task_lines: Iterable[str]) -> str:
+    """A fresh buffer that still holds *task_lines* as its active tasks (§5 step 5 v3)."""
+    fresh = parse_buffer(fresh_buffer(ws.now, ws.config))
+    body = fresh.body
+    for line in task_lines:
+        body = add_task(body, line)
+    return Buffer(fresh.created, fresh.last_active, body).render()
+
+
+def rotate_locked(ws: Workspace, *, keep_tasks: bool) -> RotateResult:
+    """The six steps of PROTOCOL §5; the caller holds the workspace lock.
+
+    *keep_tasks*: a mid-session rotation (``memtier rotate``, the oversized
+    rotation of session-start) carries the active task lines into the fresh
+    buffer; ``session-end`` does not (§5 step 5 v3).
+    """
     # Step 1: a marker means a rotation crashed (a running one would hold our lock).
     if ws.buffer_lock.exists() or ws.buffer_lock.is_symlink():
         raise RefusedError(LOCK_PRESENT_MESSAGE, path=ws.buffer_lock)
@@ -182,7 +210,7 @@ def rotate_locked(ws: Workspace) -> RotateResult:
     rid = _rotation_id(ws, doc, line_ids(note.text) if note is not None else set())
     # Step 2. The marker names the snapshot id, which tells session-start that
     # the .pending beside it comes from a version that heads its blocks with ids.
-    marker = f"{rid} {ws.now.isoformat()}\n"
+    marker = f"{rid} {ws.now.isoformat()}{' ' + KEEP_TASKS if keep_tasks else ''}\n"
     if not store.create_exclusive(ws.buffer_lock, marker, root=ws.root):
         raise RefusedError(LOCK_PRESENT_MESSAGE, path=ws.buffer_lock)
     checkpoint("rotate.locked")
@@ -203,8 +231,9 @@ def rotate_locked(ws: Workspace) -> RotateResult:
         _take_back(ws, pending=True)
         raise
     checkpoint("rotate.note-written")
-    # Step 5.
-    store.write_text(ws.buffer, fresh_buffer(ws.now, ws.config), root=ws.root, like=doc)
+    # Step 5 (v3: a mid-session rotation keeps the work in hand).
+    tasks = buffer.active_task_lines if keep_tasks else []
+    store.write_text(ws.buffer, carried_buffer(ws, tasks), root=ws.root, like=doc)
     checkpoint("rotate.buffer-reset")
     # Step 6.
     store.remove_residue(ws.buffer_pending, root=ws.root)
@@ -255,8 +284,10 @@ def append_body(ws: Workspace, buffer: Buffer, rid: str) -> str:
     """PROTOCOL §5 step 4: the buffer body, headed by time and id, into today's note."""
     if not body_has_content(buffer.body):
         return "empty"
-    block = rotation_heading(ws.now, rid) + buffer.body
-    return add_block(ws, rid, block, fresh_closure(ws, buffer.active_tasks))
+    # The buffer's `## ` sections nest under the block's `### ` heading.
+    block = rotation_heading(ws.now, rid) + nested_body(buffer.body, ROTATION_LEVEL)
+    closure = fresh_closure(ws, buffer.active_tasks)
+    return add_block(ws, rid, block, closure, done=done_tasks(buffer.body))
 
 
 # ---------------------------------------------------------------------------
@@ -284,4 +315,5 @@ def session_end(ws: Workspace) -> SessionEndResult:
         _doc, buffer = read_buffer(ws)
         if not buffer.has_content:
             return SessionEndResult(None)
-        return SessionEndResult(rotate_locked(ws))
+        # Only session-end leaves the fresh buffer without tasks (§5 step 5 v3).
+        return SessionEndResult(rotate_locked(ws, keep_tasks=False))

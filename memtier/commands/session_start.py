@@ -32,13 +32,21 @@ from typing import Any
 from memtier import store
 from memtier.clock import format_timestamp
 from memtier.commands.base_context import ContextPart, LastOpen, fit_context, last_open
-from memtier.commands.rotation import add_block, fresh_closure, read_note, rotate_locked
+from memtier.commands.rotation import (
+    KEEP_TASKS,
+    add_block,
+    carried_buffer,
+    fresh_closure,
+    read_note,
+    rotate_locked,
+)
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
     Buffer,
     KeptLine,
     body_has_content,
+    done_tasks,
     fresh_buffer,
     header_problem,
     is_oversized,
@@ -74,6 +82,7 @@ class SessionStartResult:
     last_open: LastOpen | None = None
     # The base context's budget in characters (`--max-chars`); None: no limit.
     max_chars: int | None = None
+    today: date | None = None  # the day the context was made for
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -92,9 +101,14 @@ class SessionStartResult:
             ContextPart("MEMORY.md", "MEMORY.md", self.hot),
             ContextPart("memory/working-buffer.md", "memory/working-buffer.md", self.buffer),
         ]
-        if self.last_open is not None:
-            line = self.last_open.line()
-            parts.append(ContextPart(line, self.last_open.path, line, None, heading=False))
+        last = self.last_open
+        if last is not None and not self.episodic:
+            # §4 step 7 (v3): after an absence, what was decided and left open, whole.
+            today = self.today or date.fromisoformat(last.day)
+            parts.append(ContextPart(last.title(today), last.path, last.block(), last.line_number))
+        elif last is not None:
+            line = last.line()
+            parts.append(ContextPart(line, last.path, line, None, heading=False))
         for day, text in self.episodic.items():
             path = f"memory/episodic/{day}.md"
             parts.append(ContextPart(path, path, text))
@@ -127,12 +141,20 @@ class _Run:
         # (docs/DECISIONS.md, "A .pending from an older version").
         self.marker_id: str | None = None
         self.legacy_marker = False
+        # The marker says the rotation was a mid-session one: its fresh buffer
+        # carries the active tasks (PROTOCOL §5 step 5 v3).
+        self.keep_tasks = False
 
     def did(self, action: str) -> None:
         self.actions.append(action)
 
-    def fresh_buffer(self, like: store.Document | None, keep: tuple[KeptLine, ...] = ()) -> None:
-        text = fresh_buffer(self.ws.now, self.ws.config)
+    def fresh_buffer(
+        self,
+        like: store.Document | None,
+        keep: tuple[KeptLine, ...] = (),
+        tasks: Iterable[str] = (),
+    ) -> None:
+        text = carried_buffer(self.ws, tasks)
         if keep:
             fresh = parse_buffer(text)
             text = Buffer(fresh.created, fresh.last_active, with_lines(fresh.body, keep)).render()
@@ -166,6 +188,7 @@ def session_start(ws: Workspace) -> SessionStartResult:
         health_ok=ok,
         health_failed=failed,
         warnings=tuple(dict.fromkeys(run.warnings)),
+        today=ws.today,
         **context,
     )
 
@@ -193,9 +216,11 @@ def _read_marker(run: _Run) -> None:
         text = store.read_text(run.ws.buffer_lock, root=run.ws.root)
     except InputError:
         return
-    first = text.split(" ", 1)[0].strip()
+    words = text.split()
+    first = words[0] if words else ""
     if first.startswith("r-"):
         run.marker_id = first
+        run.keep_tasks = words[-1] == KEEP_TASKS
     elif text.strip():
         run.legacy_marker = True
 
@@ -264,8 +289,10 @@ def _recover_pending(run: _Run) -> None:
         # The rotation that left .pending had finished its append (§4 step 4).
         if current is not None and _still_the_snapshot(pending, current):
             # ...but died before its fresh buffer: keeping this one would keep the
-            # body twice. Lines added to it since the snapshot stay (v2).
-            run.fresh_buffer(buffer_doc, extra)
+            # body twice. Lines added to it since the snapshot stay (v2), and a
+            # mid-session rotation's tasks stay in hand (§5 step 5 v3).
+            tasks = pending.active_task_lines if run.keep_tasks else ()
+            run.fresh_buffer(buffer_doc, extra, tasks)
         _discard_pending(run, "its rotation block already stands in an episodic note")
         return
     # The id the rotation took, for the [RECOVERED: STALE] marker below.
@@ -283,14 +310,14 @@ def _recover_pending(run: _Run) -> None:
     if is_stale(pending, ws.now, ws.config) or not pending.active_task_lines:
         _append_recovered(run, pending, rid)
         run.fresh_buffer(buffer_doc or pending_doc)
-        _discard_pending(run, "recovered into today's note")
+        _discard_pending(run, "recovered into the note of its day")
         return
     store.write_text(ws.buffer, pending_doc.text, root=ws.root, like=pending_doc)
     checkpoint("session_start.buffer-restored")
     run.did(f"restored {ws.relative(ws.buffer)} from working-buffer.md.pending")
     if is_oversized(pending_doc.text, ws.config):
         # rotate_locked snapshots to .pending again and removes it when done.
-        result = rotate_locked(ws)
+        result = rotate_locked(ws, keep_tasks=True)  # mid-session (§5 step 5 v3)
         run.did(f"rotated the oversized recovered buffer into {result.note}")
         return
     _discard_pending(run, "buffer restored")
@@ -431,7 +458,7 @@ def _recover_stale(run: _Run) -> None:
     # .pending, append, fresh buffer, then the journal goes. A crash anywhere in
     # between is recovered by step 4, which finds the marker's id and keeps a
     # line a person adds meanwhile exactly once (v2).
-    note = read_note(ws, ws.today)
+    note = read_note(ws, recovery_day(ws, buffer)[0])
     rid = next_rotation_id(doc.text, line_ids(note.text) if note is not None else set(), ws.host_id)
     marked = store.create_exclusive(ws.buffer_lock, f"{rid} {ws.now.isoformat()}\n", root=ws.root)
     store.write_text(ws.buffer_pending, doc.text, root=ws.root, like=doc)
@@ -445,19 +472,47 @@ def _recover_stale(run: _Run) -> None:
         checkpoint("session_start.lock-removed")
 
 
+def recovery_day(ws: Workspace, buffer: Buffer) -> tuple[date, str]:
+    """The note a recovered body goes to, and what its marker line adds (§4 step 5 v3).
+
+    Its day is the calendar date of ``last_active`` in its own offset: work done
+    at 21:05 on 4 March belongs to 4 March. When that day's note is already in
+    the archive, or the day is more than ``episodic_ttl_days`` ago, the body goes
+    to today's note and the marker names the day instead.
+    """
+    last = buffer.last_active_at()
+    day = last.date() if last is not None else ws.today
+    if day >= ws.today:
+        return ws.today, ""
+    if (ws.today - day).days > ws.config.episodic_ttl_days:
+        return ws.today, f" (work of {day.isoformat()}; older than the notes' TTL)"
+    if not ws.episodic_note(day).exists() and _archived(ws, day):
+        return ws.today, f" (work of {day.isoformat()}; its note is archived)"
+    return day, ""
+
+
+def _archived(ws: Workspace, day: date) -> bool:
+    from memtier.commands.fact_get import find_day_note
+
+    found = find_day_note(ws, day)
+    return found is not None and found != ws.episodic_note(day)
+
+
 def _append_recovered(run: _Run, buffer: Buffer, rid: str) -> None:
-    """The body under ``[RECOVERED: STALE] <last_active> (<id>)`` in today's note (§4 v2)."""
+    """The body under ``[RECOVERED: STALE] <last_active> (<id>)`` in the note of its day
+    (§4 step 5 v3), or today's note naming the day."""
     ws = run.ws
     if not body_has_content(buffer.body):
         return  # §4 step 5: an empty `## Active Task:` alone is not appended
-    block = f"{RECOVERED_MARKER} {buffer.last_active} ({rid})\n{buffer.body}"
+    day, why = recovery_day(ws, buffer)
+    block = f"{RECOVERED_MARKER} {buffer.last_active}{why} ({rid})\n{buffer.body}"
     # A note without a closure block gets one, as a rotation gives it (§5 step 4),
     # so that session-start leaves a workspace that passes health-check.
     closure = fresh_closure(ws, buffer.active_tasks, "stale working buffer recovered")
-    if add_block(ws, rid, block, closure) == "already-present":
+    if add_block(ws, rid, block, closure, day, done_tasks(buffer.body)) == "already-present":
         return
     checkpoint("session_start.recovered-appended")
-    run.did(f"appended the stale buffer to {ws.relative(ws.episodic_note())}")
+    run.did(f"appended the stale buffer to {ws.relative(ws.episodic_note(day))}")
 
 
 # ---------------------------------------------------------------------------

@@ -37,6 +37,7 @@ BUFFER_NAME = BUFFER_FILE
 BUFFER_TEMPLATE = f"{MEMORY_DIR}/{BUFFER_FILE}"  # the template mirrors the layout
 HEADER_LINES = 4
 NOTES_HEADING = "## Notes"
+DONE_PREFIX = "- [done] "  # a finished task, as `buffer done` writes it (PROTOCOL §4)
 
 _ACTIVE_LINE_RE = re.compile(r"-\s+\S")
 _ACTIVE_TEXT_RE = re.compile(r"-\s+")
@@ -139,6 +140,12 @@ class Buffer:
         return body_has_content(self.body)
 
 
+def done_tasks(body: str) -> list[str]:
+    """The tasks a buffer body marks ``- [done] …``."""
+    lines = body.split("\n")
+    return [line[len(DONE_PREFIX) :].strip() for line in lines if line.startswith(DONE_PREFIX)]
+
+
 def body_has_content(body: str) -> bool:
     return any(line.strip() and line.rstrip() != ACTIVE_HEADING for line in body.split("\n"))
 
@@ -170,6 +177,19 @@ def is_oversized(text: str, config: Config) -> bool:
     return (
         len(active_task_lines(text)) > config.buffer_max_active
         or count_lines(text) > config.buffer_max_lines
+    )
+
+
+def oversize_advice(rotate: str, end: str) -> str:
+    """What to do about an oversized buffer, with each face's names for the two ways
+    to rotate (``memtier rotate`` / ``memory_rotate``): one wording for both."""
+    return f"rotation is due at session end ({end}), or rotate now at a natural break ({rotate})"
+
+
+def oversize_warning(tasks: int, lines: int, rotate: str, end: str) -> str:
+    """The warning a write to an oversized buffer carries (PROTOCOL §4 buffer)."""
+    return f"working buffer is oversized ({tasks} active tasks, {lines} lines): " + oversize_advice(
+        rotate, end
     )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
@@ -68,14 +69,43 @@ def closure_problem(text: str) -> str | None:
         return "blank line after the closure block"
     if len(lines) < CLOSURE_LINES:
         return "fewer than four lines"
-    for line, name in zip(lines[-CLOSURE_LINES:], CLOSURE_FIELDS, strict=True):
+    first = len(lines) - CLOSURE_LINES + 1
+    for number, (line, name) in enumerate(
+        zip(lines[-CLOSURE_LINES:], CLOSURE_FIELDS, strict=True), start=first
+    ):
         if not line.startswith(name):
-            return f"expected a line starting with '{name}', found {line[:40]!r}"
+            return f"line {number}: expected '{name}', found {shorten(line)!r}"
         if not line[len(name) :].strip():
-            return f"'{name}' has no text"
+            return f"line {number}: '{name}' has no text"
     # PROTOCOL §2 (v2, compat): `Updated:` is followed by a date and nothing else.
     if parse_day(lines[-CLOSURE_LINES][len("Updated:") :].strip()) is None:
-        return "'Updated:' must be followed by a date YYYY-MM-DD"
+        return f"line {first}: 'Updated:' must be followed by a date YYYY-MM-DD"
+    return None
+
+
+def shorten(text: str, limit: int = 48) -> str:
+    """*text* cut at a word boundary within *limit* characters, marked with ``…``."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut.strip():
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ;,") + "…"
+
+
+def displaced_closure(text: str) -> tuple[int, str] | None:
+    """(line number, text) of the first line after a valid closure block that is no
+    longer last (PROTOCOL §4 v3: a person appended text after it), or None."""
+    if closure_problem(text) is None:
+        return None
+    found = locate_closure(text)
+    if found is None:
+        return None
+    before, block, after = found
+    for offset, line in enumerate(_content_lines(after)):
+        if line.strip():
+            number = before.count("\n") + block.count("\n") + offset + 1
+            return number, line
     return None
 
 
@@ -219,24 +249,57 @@ def _items(text: str) -> list[str]:
     return [item for item in items if item and item.casefold() != NONE]
 
 
+# What may follow an item that another item extends: "watch the backup (sftp
+# timeout)" extends "watch the backup", "watch the backups" does not.
+_EXTENSION_START = frozenset(" \t(:,—")
+
+
+def _extends(longer: str, shorter: str) -> bool:
+    """True when *longer* is *shorter* with more words after it (case folded)."""
+    a, b = longer.casefold(), shorter.casefold()
+    return len(a) > len(b) and a.startswith(b) and a[len(b)] in _EXTENSION_START
+
+
 def _merge_field(old: str, new: str) -> str:
-    merged = list(dict.fromkeys([*_items(old), *_items(new)]))
+    """The union of the items of *old* and *new*, old first (PROTOCOL §2 v2).
+
+    An item that only adds detail to another (``watch the backup (sftp
+    timeout)`` after ``watch the backup``) takes that item's place, and a shorter
+    form of an item already there adds nothing: a task a rotation moved and the
+    same task as the agent closes the day with are one item, not two (§4 v3).
+    """
+    merged: list[str] = []
+    for item in [*_items(old), *_items(new)]:
+        if any(item.casefold() == m.casefold() or _extends(m, item) for m in merged):
+            continue
+        wider = [i for i, m in enumerate(merged) if _extends(item, m)]
+        if wider:
+            merged[wider[0]] = item
+            merged = [m for i, m in enumerate(merged) if i not in wider[1:]]
+        else:
+            merged.append(item)
     return ITEM_SEPARATOR.join(merged) if merged else NONE
 
 
-def merge_closure(old: ClosureBlock | None, new: ClosureBlock) -> ClosureBlock:
+def merge_closure(
+    old: ClosureBlock | None, new: ClosureBlock, done: Iterable[str] = ()
+) -> ClosureBlock:
     """PROTOCOL §2 (v2): *new* keeps every item of *old*; ``Updated:`` is *new*'s date.
 
     Items are compared whole, so nothing is cut and no item is repeated; ``none``
-    gives way to real text. Only ``episodic close`` replaces a block instead.
+    gives way to real text. Only ``episodic close --replace`` replaces a block.
+    *done*: tasks the rotated buffer marks ``[done]``; an open item that a
+    mid-session rotation moved and that is finished since leaves ``Open:``.
     """
     if old is None:
         return new
+    finished = {item.casefold() for item in done}
+    kept = [item for item in _items(old.open) if item.casefold() not in finished]
     return replace(
         new,
         decisions=_merge_field(old.decisions, new.decisions),
         signal=_merge_field(old.signal, new.signal),
-        open=_merge_field(old.open, new.open),
+        open=_merge_field(ITEM_SEPARATOR.join(kept), new.open),
     )
 
 
@@ -244,6 +307,43 @@ def merge_into_note(note: str, new: ClosureBlock) -> str:
     """*note* with its final closure block merged with *new*, or *new* appended."""
     _head, old = split_closure(note)
     return replace_closure(note, merge_closure(old, new))
+
+
+def close_note(
+    note: str,
+    block: ClosureBlock,
+    addition: str = "",
+    *,
+    replace: bool = False,
+    done: Iterable[str] = (),
+) -> tuple[str, str]:
+    """*note* with *addition* before its closure block, that block merged with *block*.
+
+    The one way every writer closes a note (PROTOCOL §2 v2, §4 v3, §5 step 4):
+    a final block is merged (``"inserted"``); a valid block that text follows
+    (a person's line after it) is repaired: the text after it moves before it
+    and the blocks merge (``"rebuilt"``); a note without one gets *block* at
+    the end (``"appended"``). With *replace* (``episodic close --replace``)
+    *block* is written as given. No line of the note is lost or repeated.
+    """
+    addition = _ensure_newline(addition)
+    old: ClosureBlock | None = None
+    closed = _raw_closure(note)
+    if closed is not None:
+        head, raw = closed
+        old, placement = _parse_block(_content_lines(raw)), "inserted"
+    else:
+        found = locate_closure(note)
+        if found is None:
+            head, placement = _ensure_newline(note), "appended"
+        else:
+            before, raw, after = found
+            # Blank lines that trailed the old block end nothing any more.
+            rest = after.rstrip("\n") + "\n" if after.strip() else ""
+            head, placement = before + rest, "rebuilt"
+            old = _parse_block(_content_lines(raw))
+    final = block if replace or old is None else merge_closure(old, block, done)
+    return head + addition + final.render(), placement
 
 
 # ---------------------------------------------------------------------------
@@ -288,6 +388,42 @@ def next_rotation_id(snapshot: str, known: set[str], host: str = "") -> str:
 def rotation_heading(now: datetime, rid: str) -> str:
     """``### 14:05 working buffer (r-3f9a1c2e)``: when a block was written, by which snapshot."""
     return f"### {now.strftime('%H:%M')} {ROTATION_HEADING} ({rid})\n"
+
+
+_HEADING_RE = re.compile(r"^(#{1,6})(?=\s)")
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+
+
+def _marks(line: str) -> int:
+    return len(line) - len(line.lstrip("#"))
+
+
+def nested_body(body: str, level: int) -> str:
+    """*body* with its markdown headings moved below a heading of *level*.
+
+    A rotated buffer's ``## Notes`` stands under ``### 14:05 working buffer``
+    (level 3) and becomes ``#### Notes``, so the note's outline nests. Lines
+    inside code fences are left alone (a shell comment is not a heading); no
+    heading goes deeper than level 6.
+    """
+    lines = body.split("\n")
+    fenced = False
+    headings: list[int] = []
+    for index, line in enumerate(lines):
+        if _FENCE_RE.match(line):
+            fenced = not fenced
+        elif not fenced and _HEADING_RE.match(line):
+            headings.append(index)
+    if not headings:
+        return body
+    top = min(_marks(lines[i]) for i in headings)
+    shift = level + 1 - top
+    if shift <= 0:
+        return body
+    for index in headings:
+        marks = _marks(lines[index])
+        lines[index] = "#" * min(marks + shift, 6) + lines[index][marks:]
+    return "\n".join(lines)
 
 
 def line_ids(note: str) -> set[str]:

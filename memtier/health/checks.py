@@ -80,7 +80,11 @@ def hot_checks(ws: Workspace) -> list[Check]:
     size = count_lines(text)
     if size > limit:
         message = f"{rel} — {size} lines — exceeds {limit} line limit"
-        checks.append(Check("hot.size", FAIL, rel, message, (f"at most {limit} lines",)))
+        fix = (
+            f"fix: move facts to their WARM file (memtier remember TEXT --kind K), then "
+            f"memtier retire TEXT --in {rel} --reason …, until at most {limit} lines"
+        )
+        checks.append(Check("hot.size", FAIL, rel, message, (f"at most {limit} lines",), fix))
     else:
         checks.append(Check("hot.size", PASS, rel, f"{rel} — {size} lines (limit {limit})"))
     checks.append(tags_check(ws, rel, text))
@@ -93,11 +97,15 @@ def tags_check(ws: Workspace, rel: str, text: str) -> Check:
     line2 = lines[1] if len(lines) > 1 else ""
     tokens = parse_tag_line(line2)
     if tokens is None:
-        return Check("tags", FAIL, rel, f"{rel} — missing #tags:", (f"line 2: {line2}",))
+        fix = "fix: line 2 must start with '#tags:' (edit it by hand; memtier tags lists the tags)"
+        return Check("tags", FAIL, rel, f"{rel} — missing #tags:", (f"line 2: {line2}",), fix)
     invalid = list(dict.fromkeys(t for t in tokens if not ws.config.in_vocabulary(t)))
     if invalid:
         detail = (f"line 2: {line2}", "allowed tags: see 'vocabulary' in memory/memtier.toml")
-        return Check("tags", FAIL, rel, f"{rel} — invalid tag(s): {', '.join(invalid)}", detail)
+        fix = "fix: use tags of the vocabulary (memtier tags); a new tag is the person's "
+        fix += f"choice: memtier tags --add {invalid[0]}"
+        message = f"{rel} — invalid tag(s): {', '.join(invalid)}"
+        return Check("tags", FAIL, rel, message, detail, fix)
     if not tokens:
         # PROTOCOL §2: an empty tag list passes (compat) but is worth a warning.
         return Check("tags", WARN, rel, f"{rel} — #tags: line has no tags", (f"line 2: {line2}",))
@@ -132,9 +140,10 @@ def fresh_check(ws: Workspace, rel: str, text: str) -> Check:
         age = (ws.today - day).days
         if age >= limit:
             message = f"{rel} — last_verified stale or invalid"
-            why = f"{age} days old; re-verify at least every {limit} days"
+            why = f"{age} days old; re-verify at least every {limit} day{'' if limit == 1 else 's'}"
             return Check("warm.fresh", FAIL, rel, message, (where, why), verify_hint(rel))
-        return Check("warm.fresh", PASS, rel, f"{rel} — last_verified {day} ({age} days ago)")
+        ago = f"{age} day{'' if age == 1 else 's'} ago"
+        return Check("warm.fresh", PASS, rel, f"{rel} — last_verified {day} ({ago})")
     message = f"{rel} — missing last_verified"
     return Check("warm.fresh", FAIL, rel, message, hint=verify_hint(rel))
 
@@ -182,19 +191,21 @@ def buffer_checks(ws: Workspace) -> list[Check]:
         limit = ws.config.buffer_max_lines
         size = count_lines(text)
         if size > limit:
-            why = ("rotate it: memtier session-end (or memtier rotate)",)
             message = f"{size} lines — exceeds {limit} line limit"
-            checks.append(Check("buffer.size", FAIL, rel, message, why))
+            from memtier.formats.buffer import oversize_advice
+
+            fix = "fix: " + oversize_advice("memtier rotate", "memtier session-end")
+            checks.append(Check("buffer.size", FAIL, rel, message, hint=fix))
         else:
             checks.append(Check("buffer.size", PASS, rel, f"{name} — {size} lines (limit {limit})"))
     residue = [
         (ws.buffer_pending, "pending rotation file present"),
         (ws.buffer_lock, "rotation lock file present"),
     ]
-    hint = ("recover with: memtier session-start",)
+    fix = "fix: memtier session-start (finishes or undoes the interrupted rotation)"
     present = [(p, m) for p, m in residue if exists(p)]
     for path, message in present:
-        checks.append(Check("buffer.residue", FAIL, ws.relative(path), message, hint))
+        checks.append(Check("buffer.residue", FAIL, ws.relative(path), message, hint=fix))
     if not present:
         checks.append(Check("buffer.residue", PASS, None, "no rotation residue (.pending, .lock)"))
     return checks
@@ -225,17 +236,45 @@ def episodic_checks(ws: Workspace) -> list[Check]:
                 Check("episodic.closure", PASS, rel, f"{path.name} — closure block valid")
             )
             continue
-        lines = text.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        first = max(len(lines) - 4, 0) + 1
-        detail = (trouble, *_numbered(lines[first - 1 :], first))
-        message = f"{path.name} — closure block missing or malformed"
-        checks.append(Check("episodic.closure", FAIL, rel, message, detail))
+        checks.append(_closure_failure(path.name, rel, text, trouble))
     if not checks:
         days = f"{ws.today.isoformat()} or {ws.yesterday.isoformat()}"
         checks.append(Check("episodic.closure", PASS, None, f"no note for {days} to check"))
     return checks
+
+
+def _closure_failure(name: str, rel: str, text: str, trouble: str) -> Check:
+    """The compat message of §6, the right line, and the command that fixes it.
+
+    A valid block that text follows (a person's line after it) is its own case
+    (PROTOCOL §4 v3): `episodic close` moves that text before the block and
+    merges; with ``none`` fields it adds nothing else.
+    """
+    from memtier.formats.episodic import displaced_closure, shorten
+
+    day = name.removesuffix(".md")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    message = f"{name} — closure block missing or malformed"
+    displaced = displaced_closure(text)
+    if displaced is not None:
+        number, line = displaced
+        case = f"line {number}: {shorten(line)!r}: text after the closure block"
+        fix = f"fix: memtier episodic close --date {day} --decisions none --signal none "
+        fix += "--open none (merges, and moves that text before the block)"
+        return Check(
+            "episodic.closure",
+            FAIL,
+            rel,
+            message,
+            (case, *_numbered(lines[number - 1 :], number)),
+            f"{name} — text after the closure block; {fix}",
+        )
+    first = max(len(lines) - 4, 0) + 1
+    detail = (trouble, *_numbered(lines[first - 1 :], first))
+    fix = f"fix: memtier episodic close --date {day} --decisions … --signal … --open …"
+    return Check("episodic.closure", FAIL, rel, message, detail, fix)
 
 
 # -- SCRATCH (PROTOCOL §6 scratch.present) -----------------------------------------
@@ -245,7 +284,8 @@ def scratch_checks(ws: Workspace) -> list[Check]:
     rel = ws.relative(ws.learnings_dir)
     if ws.learnings_dir.is_dir():
         return [Check("scratch.present", PASS, rel, ".learnings directory present")]
-    return [Check("scratch.present", WARN, rel, ".learnings directory not found")]
+    fix = "fix: memtier init (creates the missing files and folders, overwrites nothing)"
+    return [Check("scratch.present", WARN, rel, ".learnings directory not found", hint=fix)]
 
 
 # -- leftovers (PROTOCOL §6 residue.tmp) ---------------------------------------------

@@ -103,11 +103,10 @@ def _scan(ws: Workspace, paths: Iterable[Path]) -> list[Check]:
             checks.append(Check("secrets", WARN, rel, message))
         for finding in detect(text):
             message = f"{rel}:{finding.line} — credential found ({finding.rule})"
-            why = (
-                f"line {finding.line} matches the {finding.rule} rule",
-                "remove the secret from the file (the check never prints it)",
-            )
-            checks.append(Check("secrets", FAIL, rel, message, why))
+            why = (f"line {finding.line} matches the {finding.rule} rule",)
+            fix = f"fix: remove the credential from {rel}:{finding.line} "
+            fix += "(the check never prints it), then rotate the credential"
+            checks.append(Check("secrets", FAIL, rel, message, why, fix))
     return checks
 
 

@@ -39,7 +39,7 @@ def _buffer_output(result: BufferResult) -> BufferOutput:
     base = write_output(result, result.redacted)
     text = base.text
     if result.oversized:
-        text += "\nwarning: the buffer is oversized: call memory_rotate (or memory_session_end)"
+        text += "\nwarning: " + result.oversize_warning("memory_rotate", "memory_session_end")
     return BufferOutput(
         text=text,
         data=base.data,
@@ -155,19 +155,26 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
         signal: Annotated[str, Field(description="What was learned about the system.")],
         open: Annotated[str, Field(description="What remains open, or 'none'.")],
         date: DayParam = None,
+        replace: Annotated[
+            bool,
+            Field(description="Write the block exactly as given instead of merging it."),
+        ] = False,
     ) -> Annotated[CallToolResult, WriteOutput]:
-        """Close a day: write its note's closure block (Updated, Decisions, Signal, Open).
+        """Close a day: its note's closure block (Updated, Decisions, Signal, Open), merged.
 
-        Call at the end of a day's work, after memory_session_end. The next session
-        starts by reading this Open: line, so list what is left precisely. A
-        closure block already ending the note is replaced.
+        Call at the end of a day's work, after memory_session_end. Merged with
+        the block the note has: the open tasks the rotation moved stay in Open:,
+        and yours join them. replace=true writes the block as given (to drop an
+        open item that is done). The next session reads this Open: line.
         """
 
         def body(ws: Workspace) -> WriteOutput:
             from memtier.commands import episodic_writes, lifecycle
 
             day = lifecycle.parse_date_option(date, ws)
-            result = episodic_writes.episodic_close(ws, decisions, signal, open, day)
+            result = episodic_writes.episodic_close(
+                ws, decisions, signal, open, day, replace=replace
+            )
             return write_output(result, result.redacted)
 
         return rt.call("memory_close_day", body)
@@ -210,7 +217,7 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
     server.add_tool(
         memory_close_day,
         name="memory_close_day",
-        annotations=writes("Close the day", destructive=True),
+        annotations=writes("Close the day"),  # additive: it merges (§11 v3)
     )
     server.add_tool(memory_rotate, name="memory_rotate", annotations=writes("Rotate the buffer"))
     server.add_tool(

@@ -106,9 +106,12 @@ def test_bad_input_is_one_line_exit_2(cli: CliRunner, root: Path) -> None:
         assert result.stderr.startswith("memtier: error:") and result.stderr.count("\n") == 1
 
 
-def test_verify_is_the_way_out_of_the_thirty_day_lock_out(cli: CliRunner, root: Path) -> None:
+def test_verify_is_the_way_out_of_stale_files(cli: CliRunner, root: Path) -> None:
     away = ("--root", str(root), "--now", "2027-01-11T08:00:00+01:00")  # a Monday, 42 days on
-    assert cli(*away, "weekly-review").exit_code == 1
+    # PROTOCOL §8 step 4 v3: freshness no longer locks the review out; it says so.
+    first = cli(*away, "weekly-review")
+    assert first.exit_code == 0
+    assert "5 WARM files not verified recently (not blocking the review)" in first.stderr
     health = cli(*away, "health-check", "--verbose")
     assert "memtier verify memory/semantic/infrastructure.md" in health.stdout
     verified = cli(*away, "verify", "--stale", "--json")

@@ -638,7 +638,8 @@ def test_step_4_oversized_pending_is_rotated(root: Path, cli: CliRunner) -> None
     session_start(cli, root)
     note = (root / "memory" / "episodic" / f"{TODAY}.md").read_text()
     assert note.endswith("Open: a; b; c; d\n")
-    assert (root / BUF).read_text() == buffer_text(NOW_TEXT, created=NOW_TEXT)
+    # A mid-session rotation keeps the active tasks in the fresh buffer (§5 step 5 v3).
+    assert (root / BUF).read_text() == buffer_text(NOW_TEXT, *"abcd", created=NOW_TEXT)
 
 
 def test_step_5_stale_buffer_goes_to_today_with_the_closure_block_last(
@@ -785,11 +786,12 @@ def test_rotation_inserts_before_an_existing_closure_block(root: Path, cli: CliR
     merged = "Updated: 2026-11-30\nDecisions: kept; working buffer rotated\nSignal: kept\n"
     merged += "Open: kept; t1\n"
     assert note.read_text() == (
-        f"# day\nearlier\n### 10:00 working buffer ({rid})\n## Active Task:\n- t1\n" + merged
+        f"# day\nearlier\n### 10:00 working buffer ({rid})\n#### Active Task:\n- t1\n" + merged
     )
-    # PROTOCOL §4 step 4 (v2): a later buffer with the same line is another rotation.
+    # PROTOCOL §4 step 4 (v2): a later buffer with the same line is another rotation
+    # (the task stayed in the buffer: a mid-session rotation keeps it, §5 step 5 v3).
     later = "2026-11-30T10:30:00+01:00"
-    mt(cli, root, "buffer", "task", "t1", now=later)
+    mt(cli, root, "buffer", "heartbeat", now=later)
     assert mt(cli, root, "rotate", now=later).exit_code == 0
     assert note.read_text().count("- t1\n") == 2
     assert note.read_text().endswith("Open: kept; t1\n")
@@ -822,14 +824,17 @@ def test_episodic_commands(root: Path, cli: CliRunner) -> None:
     again = ("episodic", "close", "--decisions", "D2", "--signal", "S2", "--open", "O2")
     mt(cli, root, *again, "--date", "2026-11-20")
     lines = note.read_text().splitlines()
+    # PROTOCOL §4 v3: merged with the block already there.
     assert lines[-6:] == [
         "first",
         "second",
         "Updated: 2026-11-30",
-        "Decisions: D2",
-        "Signal: S2",
+        "Decisions: D1; D2",
+        "Signal: S1; S2",
         "Open: O2",
     ]
+    mt(cli, root, *again, "--date", "2026-11-20", "--replace")
+    assert note.read_text().splitlines()[-3:] == ["Decisions: D2", "Signal: S2", "Open: O2"]
     shown = mt(cli, root, "episodic", "show", "--date", "2026-11-20")
     assert shown.exit_code == 0 and "Decisions: D2" in shown.stdout
     mt(cli, root, "episodic", "append", "today's line")
@@ -943,6 +948,7 @@ def test_archive_usage_errors(root: Path, cli: CliRunner, args: tuple[str, ...])
 
 def test_review_session_gate(root: Path, cli: CliRunner) -> None:
     (root / (BUF + ".lock")).write_text("")
+    mt(cli, root, "buffer", "task", "in hand")  # a fresh buffer is no session (§8 v3)
     result = mt(cli, root, "weekly-review", now="2026-11-30T11:59:00+01:00")
     assert result.exit_code == 0
     note = (root / "memory" / "episodic" / f"{TODAY}.md").read_text()
@@ -1326,28 +1332,34 @@ def test_rewrites_keep_permission_bits(
 
 
 @pytest.mark.parametrize(
-    "note",
+    ("note", "head", "old"),
     [
-        "# day\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\nlate line\n",
-        "# day\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\n\n",
-        "# day\nno block, no final newline",
+        (
+            "# day\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\nlate line\n",
+            "# day\nlate line\n",
+            True,
+        ),
+        ("# day\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\n\n", "# day\n", True),
+        ("# day\nno block, no final newline", "# day\nno block, no final newline\n", False),
     ],
     ids=["text-after-block", "blank-after-block", "no-block"],
 )
-def test_rotation_into_a_note_without_a_final_block_appends_a_fresh_one(
-    root: Path, cli: CliRunner, note: str
+def test_rotation_into_a_note_without_a_final_block(
+    root: Path, cli: CliRunner, note: str, head: str, old: bool
 ) -> None:
-    """§5 step 4: the last four lines are not a closure block, so the body is appended
-    and a fresh block written; what the note held keeps its place."""
+    """§5 step 4, §4 v3: a block that text follows is put back last and merged (the
+    text moves before it); a note without any block gets the body and a fresh one."""
     path = root / "memory" / "episodic" / f"{TODAY}.md"
     path.write_text(note)
     mt(cli, root, "buffer", "task", "t1")
     rid = rotation_id((root / BUF).read_text())
     assert mt(cli, root, "rotate").exit_code == 0
-    head = note if note.endswith("\n") else note + "\n"
-    assert path.read_text() == head + (
-        f"### 10:00 working buffer ({rid})\n## Active Task:\n- t1\n"
-        "Updated: 2026-11-30\nDecisions: working buffer rotated\n"
-        "Signal: none\nOpen: t1\n"
+    block = (
+        "Updated: 2026-11-30\nDecisions: a; working buffer rotated\nSignal: b\nOpen: c; t1\n"
+        if old
+        else "Updated: 2026-11-30\nDecisions: working buffer rotated\nSignal: none\nOpen: t1\n"
+    )
+    assert path.read_text() == (
+        head + f"### 10:00 working buffer ({rid})\n#### Active Task:\n- t1\n" + block
     )
     assert health(cli, root)[0] == 0

@@ -290,7 +290,7 @@ def test_rotation_leaves_an_unmergeable_tail_and_closes_after_it(
     rid = rotation_id((root / BUF).read_text())
     mt(cli, root, "rotate")
     assert note_path(root).read_text() == (
-        f"# day\nfree text\nUpdated: x\n### 10:00 working buffer ({rid})\n## Active Task:\n- a\n"
+        f"# day\nfree text\nUpdated: x\n### 10:00 working buffer ({rid})\n#### Active Task:\n- a\n"
         + closure("working buffer rotated", "none", "a")
     )
 
@@ -302,6 +302,7 @@ def test_session_gate_line_is_exact_and_before_the_closure_block(
     root: Path, cli: CliRunner
 ) -> None:
     note_path(root).write_text("# day\nx\n" + closure("a", "b", "c"))
+    (root / BUF).write_text((root / BUF).read_text() + "- in hand\n")  # a live session
     result = mt(cli, root, "weekly-review", now="2026-11-30T11:00:00+01:00")
     assert result.exit_code == 0
     lines = note_path(root).read_text().splitlines()

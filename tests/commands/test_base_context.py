@@ -60,3 +60,41 @@ def test_last_open_is_the_newest_closed_note_up_to_today(ws: Workspace, root: Pa
 
 def test_last_open_without_notes(ws: Workspace) -> None:
     assert last_open(ws) is None
+
+
+def test_after_an_absence_the_last_sessions_block_comes_from_the_archive(
+    ws: Workspace, root: Path
+) -> None:
+    """Issue 21: after 40 days the context held only an Open: line. PROTOCOL §4 step 7
+    v3: the newest note's whole block with its date, also when the review archived it
+    and wrote notes of its own meanwhile."""
+    from memtier.commands.session_start import session_start
+
+    archived = root / "memory/archive/2026/10"
+    archived.mkdir(parents=True)
+    (archived / "2026-10-20.md").write_text(
+        "# 2026-10-20\nUpdated: 2026-10-20\nDecisions: moved qdrant to host b\n"
+        "Signal: apt mirror is slow\nOpen: upgrade grafana\n"
+    )
+    (root / "memory/episodic/2026-11-23.md").write_text(
+        "# 2026-11-23\nUpdated: 2026-11-23\nDecisions: weekly review performed: archived 3 "
+        "episodic notes\nSignal: s\nOpen: none\n"
+    )
+    found = last_open(ws)
+    assert found is not None and found.day == "2026-10-20"
+    assert found.path == "memory/archive/2026/10/2026-10-20.md"
+    text = "\n".join(session_start(ws).text_lines())
+    title = "===== last closed note: 2026-10-20 (41 days ago), memory/archive/2026/10/2026-10-20.md"
+    assert title in text
+    block = "Updated: 2026-10-20\nDecisions: moved qdrant to host b\n"
+    assert block + "Signal: apt mirror is slow\nOpen: upgrade grafana\n" in text
+
+
+def test_one_day_is_said_in_the_singular(ws: Workspace, root: Path) -> None:
+    from datetime import date
+
+    (root / "memory/episodic/2026-11-28.md").write_text(CLOSED.format(d="2026-11-28", o="x"))
+    found = last_open(ws)
+    assert found is not None
+    assert "(2 days ago)" in found.title(date(2026, 11, 30))
+    assert "(1 day ago)" in found.title(date(2026, 11, 29))

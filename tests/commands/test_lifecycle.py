@@ -190,7 +190,7 @@ def test_episodic_append_to_a_new_note_and_another_day(ws: Workspace) -> None:
     assert ws.episodic_note().read_text().startswith("# 2026-11-30\n\nlater\nUpdated: ")
 
 
-def test_episodic_close_writes_and_replaces(ws: Workspace) -> None:
+def test_episodic_close_merges_and_replaces(ws: Workspace) -> None:
     episodic_append(ws, "event")
     episodic_close(ws, "d1", "s1", "none")
     episodic_close(ws, "d2", "s2", "o2")
@@ -198,9 +198,14 @@ def test_episodic_close_writes_and_replaces(ws: Workspace) -> None:
     assert closure_problem(text) is None
     head, block = split_closure(text)
     assert head == "# 2026-11-30\n\nevent\n"
-    # `episodic close` is the one writer that replaces instead of merging (§2 v2).
-    assert block is not None and (block.decisions, block.open) == ("d2", "o2")
+    # PROTOCOL §4 v3: `episodic close` merges like every writer...
+    assert block is not None and (block.decisions, block.open) == ("d1; d2", "o2")
     assert block.updated == "2026-11-30"
+    # ...and --replace writes the block exactly as given.
+    episodic_close(ws, "d3", "s3", "none", replace=True)
+    head, block = split_closure(ws.episodic_note().read_text())
+    assert head == "# 2026-11-30\n\nevent\n"
+    assert block is not None and (block.decisions, block.signal, block.open) == ("d3", "s3", "none")
     with pytest.raises(InputError):
         episodic_close(ws, "d", " ", "o")
 

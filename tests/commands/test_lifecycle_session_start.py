@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from memtier.commands.session_start import RECOVERED_MARKER, session_start
-from memtier.formats.buffer import Buffer, fresh_buffer, parse_buffer
+from memtier.formats.buffer import Buffer, active_task_lines, fresh_buffer, parse_buffer
 from memtier.formats.episodic import (
     closure_problem,
+    nested_body,
     rotation_heading,
     rotation_id,
     split_closure,
@@ -48,8 +49,11 @@ def _buffer(ws: Workspace) -> Buffer:
     return parse_buffer(ws.buffer.read_text())
 
 
-def _is_fresh(ws: Workspace) -> bool:
-    return ws.buffer.read_text() == fresh_buffer(NOW, ws.config)
+def _is_fresh(ws: Workspace, tasks: list[str] | None = None) -> bool:
+    """A fresh buffer (holding *tasks*, after a mid-session rotation, §5 step 5 v3)."""
+    from memtier.commands.rotation import carried_buffer
+
+    return ws.buffer.read_text() == carried_buffer(ws, tasks or [])
 
 
 def _errors_lines(ws: Workspace) -> list[str]:
@@ -151,11 +155,12 @@ def test_pending_oversized_by_tasks_is_rotated(ws: Workspace, tasks: int, rotate
     ws.buffer_pending.write_text(buffer_text(RECENT, body))
     session_start(ws)
     assert ws.episodic_note().exists() is rotated
-    assert _is_fresh(ws) is rotated
+    # A mid-session rotation keeps the active tasks in the fresh buffer (§5 step 5 v3).
+    assert _is_fresh(ws, active_task_lines(body)) is rotated
     if rotated:
         head, block = split_closure(ws.episodic_note().read_text())
         heading = rotation_heading(NOW, rotation_id(buffer_text(RECENT, body)))
-        assert head == TITLE + heading + body
+        assert head == TITLE + heading + nested_body(body, 3)
         assert block is not None and block.open == "task 0; task 1; task 2; task 3"
     assert not ws.buffer_pending.exists() and not ws.buffer_lock.exists()
 
@@ -169,7 +174,7 @@ def test_pending_oversized_by_lines_is_rotated(ws: Workspace, lines: int, rotate
     ws.buffer_pending.write_text(text)
     session_start(ws)
     assert ws.episodic_note().exists() is rotated
-    assert _is_fresh(ws) is rotated
+    assert _is_fresh(ws, active_task_lines(body)) is rotated
 
 
 def _rotated(text: str) -> str:

@@ -70,17 +70,23 @@ def test_a_day_by_the_skill(tmp_path: Path, cli: CliRunner) -> None:
     crash = {"MEMTIER_FAULT": "rotate.note-written"}
     assert run_memtier("rotate", "--root", str(root), env=crash).returncode == -9
     assert memtier("session-start") == 0
+    # The mid-session rotation kept the task in hand (§5 step 5 v3).
+    assert memtier("buffer", "done", "migrate qdrant") == 0
     assert memtier("buffer", "task", "check backups") == 0
-    assert memtier("episodic", "close", "--decisions", "moved qdrant", "--signal", "apt slow",
-                   "--open", "check backups") == 0  # fmt: skip
+    # The end of the day, in the one order (§4 v3): session-end, then a merged close.
     assert memtier("session-end") == 0
+    assert memtier("episodic", "close", "--decisions", "moved qdrant", "--signal", "apt slow",
+                   "--open", "check backups (after the sftp fix)") == 0  # fmt: skip
     assert memtier("health-check") == 0
 
     note = next((root / "memory/episodic").glob("*.md")).read_text()
     buffer = parse_buffer((root / "memory/working-buffer.md").read_text())
-    for line in ("- migrate qdrant", "- [done] rebuild gateway", "kernel updated on atlas",
-                 "- check backups", *(f"- step {n} done" for n in range(8))):  # fmt: skip
+    for line in ("- migrate qdrant", "- [done] migrate qdrant", "- [done] rebuild gateway",
+                 "kernel updated on atlas", "- check backups",
+                 *(f"- step {n} done" for n in range(8))):  # fmt: skip
         assert note.count(line + "\n") == 1, line
     assert closure_problem(note) is None
-    assert note.rstrip("\n").endswith("Open: check backups")
+    # One item, not "check backups; check backups (after the sftp fix)"; the task
+    # done after the rotation left Open:.
+    assert note.rstrip("\n").endswith("Open: check backups (after the sftp fix)")
     assert buffer.active_tasks == []

@@ -67,13 +67,18 @@ def test_day_two_crash_after_the_snapshot_keeps_day_two(ws: Workspace) -> None:
     assert run_health_check(day2).ok
 
 
-def test_a_rerun_after_the_append_lands_once(ws: Workspace) -> None:
+@pytest.mark.parametrize("command", ["session-end", "rotate"])
+def test_a_rerun_after_the_append_lands_once(ws: Workspace, command: str) -> None:
     _routine(ws)
-    _killed_at(ws, "rotate.note-written", "rotate")
+    _killed_at(ws, "rotate.note-written", command)
     session_start(ws)
     note = ws.episodic_note().read_text()
     assert note.count("- check backups\n") == 1
-    assert "- check backups" not in ws.buffer.read_text()
+    # A mid-session rotation keeps its tasks in hand, also when session-start
+    # finishes it (§5 step 5 v3); session-end's leaves none.
+    tasks = parse_buffer(ws.buffer.read_text()).active_tasks
+    assert tasks == (["check backups"] if command == "rotate" else [])
+    assert "backups ok" not in ws.buffer.read_text()
 
 
 def test_weekly_review_keeps_what_episodic_close_wrote(ws: Workspace) -> None:
@@ -160,15 +165,16 @@ def test_pending_stale_path_keeps_a_line_a_person_added(ws: Workspace) -> None:
     assert run_health_check(later).ok
 
 
-def test_a_line_a_person_added_survives_a_finished_rotation(ws: Workspace) -> None:
+@pytest.mark.parametrize("command", ["session-end", "rotate"])
+def test_a_line_a_person_added_survives_a_finished_rotation(ws: Workspace, command: str) -> None:
     """The rotation died after its append, before the fresh buffer; a person added a line."""
     buffer_task(ws, "migrate qdrant")
-    _killed_at(ws, "rotate.note-written", "rotate")
+    _killed_at(ws, "rotate.note-written", command)
     _person_adds(ws, "- added after the crash")
     session_start(ws)
     assert ws.episodic_note().read_text().count("- migrate qdrant\n") == 1
     body = parse_buffer(ws.buffer.read_text()).body
-    assert "- migrate qdrant" not in body
+    assert body.count("- migrate qdrant") == (1 if command == "rotate" else 0)
     assert body.count("- added after the crash\n") == 1
 
 
@@ -190,7 +196,10 @@ def test_first_episodic_append_keeps_the_day_healthy(ws: Workspace) -> None:
     buffer_task(ws, "t")
     rotate_buffer(ws)
     assert run_health_check(ws).ok
-    episodic_close(ws, "d", "s", "o")
+    episodic_close(ws, "d", "s", "o")  # merged (§4 v3): the moved task stays open
+    text = ws.episodic_note().read_text()
+    assert text.endswith("Decisions: working buffer rotated; d\nSignal: s\nOpen: t; o\n")
+    episodic_close(ws, "d", "s", "o", replace=True)
     assert ws.episodic_note().read_text().endswith("Decisions: d\nSignal: s\nOpen: o\n")
 
 
@@ -213,6 +222,7 @@ def test_archive_dry_run_says_would(ws: Workspace, cli: CliRunner) -> None:
 
 
 def test_weekly_review_deferrals_carry_their_time(ws: Workspace) -> None:
+    buffer_task(ws, "in hand")
     weekly_review(ws)
     weekly_review(Workspace.open(ws.root, NOW + timedelta(minutes=30)))
     text = ws.episodic_note().read_text()
@@ -277,9 +287,9 @@ def test_identical_buffers_in_one_second_both_land(ws: Workspace) -> None:
     """A fixed clock: rotate, write the same line, rotate, write it again, crash, recover."""
     for _round in range(2):
         buffer_task(ws, "check backups")
-        rotate_buffer(ws)
+        session_end(ws)
     buffer_task(ws, "check backups")
-    _killed_at(ws, "rotate.pending-written", "rotate")
+    _killed_at(ws, "rotate.pending-written", "session-end")
     session_start(ws)
     session_end(ws)
     assert ws.episodic_note().read_text().count("- check backups\n") == 3

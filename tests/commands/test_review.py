@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from memtier.commands.lifecycle import buffer_note, buffer_task
 from memtier.commands.review import NO_CHANGES, SESSION_GATE, SIZE_GATE, weekly_review
 from memtier.workspace import Workspace
 from tests.conftest import NOW, CliRunner
@@ -36,7 +37,8 @@ def test_session_gate_defers_and_notes_it(ws: Workspace) -> None:
     today_note(ws).write_text(CLOSED)
     old = ws.episodic_note(ws.today - timedelta(days=40))
     old.write_text("old\n")
-    result = weekly_review(ws)  # the buffer's last_active is NOW: a live session
+    buffer_task(ws, "migrate qdrant")
+    result = weekly_review(ws)  # the buffer's last_active is NOW and it holds a task
     assert result.status == "deferred-session" and result.exit_code == 0
     # The deferral line carries its time, so two deferrals are two lines.
     line = "10:00 " + SESSION_GATE
@@ -44,7 +46,41 @@ def test_session_gate_defers_and_notes_it(ws: Workspace) -> None:
     assert old.exists()  # nothing else happened
 
 
+def test_a_fresh_buffer_is_no_session(ws: Workspace) -> None:
+    """Issue 21: ten minutes after init the review said "active session detected" and
+    wrote `Open: weekly review` (PROTOCOL §8 step 2 v3: a fresh buffer is no session)."""
+    old = ws.episodic_note(ws.today - timedelta(days=40))
+    old.write_text("# old\n")
+    soon = Workspace.open(ws.root, NOW + timedelta(minutes=10))
+    result = weekly_review(soon)
+    assert result.status == "done", result.message
+    assert not old.exists()
+    text = today_note(ws).read_text()
+    assert SESSION_GATE not in text
+    assert "Open: weekly review" not in text
+
+
+def test_freshness_does_not_block_and_stale_files_stay_open(ws: Workspace) -> None:
+    """Issue 21: after 30 days away every WARM file is stale and every review exited 1;
+    PROTOCOL §8 step 4 v3: the review goes on, each stale file is left as `verify`."""
+    old = ws.episodic_note(ws.today - timedelta(days=31))
+    old.write_text("# old\n")
+    away = Workspace.open(ws.root, NOW + timedelta(days=31))
+    result = weekly_review(away)
+    assert result.status == "done" and result.exit_code == 0, result.message
+    assert not old.exists()
+    assert result.closure is not None
+    stale = [f"verify {p}" for p in result.stale]
+    assert "verify memory/semantic/infrastructure.md" in stale
+    assert result.closure.open == "; ".join(stale)
+    assert any("not blocking" in n for n in result.notices)
+    # Integrity still blocks.
+    (ws.root / "MEMORY.md").write_text("broken\n")
+    assert weekly_review(away).status == "health-failed"
+
+
 def test_session_gate_creates_a_closed_note(ws: Workspace) -> None:
+    buffer_note(ws, "a live session")
     weekly_review(ws)
     text = today_note(ws).read_text()
     assert SESSION_GATE + "\n" in text
@@ -175,6 +211,7 @@ def test_no_op_run_only_removes_the_lock_marker(
 
 def test_cli_exit_codes_and_json(cli: CliRunner, root: Path) -> None:
     args = ("weekly-review", "--root", str(root), "--now")
+    cli("buffer", "task", "in hand", "--root", str(root), "--now", NOW.isoformat())
     live = cli(*args, NOW.isoformat(), "--json")
     assert live.exit_code == 0
     payload = json.loads(live.stdout)

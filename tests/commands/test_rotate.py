@@ -12,14 +12,15 @@ import pytest
 from memtier.commands.lifecycle import buffer_note, buffer_task
 from memtier.commands.rotation import (
     LOCK_PRESENT_MESSAGE,
-    fresh_closure,
+    carried_buffer,
     rotate_buffer,
     session_end,
 )
 from memtier.errors import InputError, RefusedError
-from memtier.formats.buffer import fresh_buffer, parse_buffer
+from memtier.formats.buffer import parse_buffer
 from memtier.formats.episodic import (
     closure_problem,
+    nested_body,
     rotation_heading,
     rotation_id,
     split_closure,
@@ -36,11 +37,17 @@ def _fill(ws: Workspace) -> str:
     buffer_task(ws, "rebuild gateway")
     buffer_note(ws, "apt mirror is slow")
     text = ws.buffer.read_text()
-    return rotation_heading(ws.now, rotation_id(text)) + parse_buffer(text).body
+    # The buffer's `## ` sections nest under the block's `### ` heading (§5 step 4).
+    return rotation_heading(ws.now, rotation_id(text)) + nested_body(parse_buffer(text).body, 3)
 
 
-def _assert_rotated(ws: Workspace) -> None:
-    assert ws.buffer.read_text() == fresh_buffer(ws.now, ws.config)
+FILLED_TASKS = ("- migrate qdrant", "- rebuild gateway")
+
+
+def _assert_rotated(ws: Workspace, tasks: tuple[str, ...] = FILLED_TASKS) -> None:
+    """A fresh buffer; a mid-session rotation's still holds the active tasks (§5 step 5 v3)."""
+    assert ws.buffer.read_text() == carried_buffer(ws, tasks)
+    assert parse_buffer(ws.buffer.read_text()).active_task_lines == list(tasks)
     assert not ws.buffer_lock.exists()
     assert not ws.buffer_pending.exists()
 
@@ -84,16 +91,18 @@ def test_rotate_into_closed_note_merges_the_block(ws: Workspace) -> None:
     )
 
 
-def test_rotate_appends_a_fresh_block_when_text_follows_the_old_one(ws: Workspace) -> None:
-    # PROTOCOL §5 step 4: a note whose last four lines are not a closure block
-    # "has no valid closure block": body appended, then a fresh block.
+def test_rotate_repairs_a_block_that_text_follows(ws: Workspace) -> None:
+    # PROTOCOL §4 v3, §5 step 4: a valid block a person's line follows is put back
+    # last and merged; the line moves before it, nothing is lost or repeated.
     ws.episodic_note().write_text("# morning\n" + BLOCK + "late line\n")
     body = _fill(ws)
-    assert rotate_buffer(ws).placement == "appended"
+    assert rotate_buffer(ws).placement == "rebuilt"
     note = ws.episodic_note().read_text()
-    fresh = fresh_closure(ws, ["migrate qdrant", "rebuild gateway"]).render()
-    assert note == "# morning\n" + BLOCK + "late line\n" + body + fresh
-    assert note.rstrip("\n").split("\n")[-1].startswith("Open:")
+    assert note == "# morning\nlate line\n" + body + (
+        "Updated: 2026-11-30\nDecisions: earlier; working buffer rotated\n"
+        "Signal: earlier signal\nOpen: migrate qdrant; rebuild gateway\n"
+    )
+    assert note.count("Updated:") == 1
 
 
 def test_rotate_keeps_crlf_of_the_note(ws: Workspace) -> None:
@@ -131,11 +140,12 @@ def test_two_buffers_with_the_same_lines_both_land(ws: Workspace) -> None:
     """The bug of v1: the second rotation of a routine said "already in" and dropped it."""
     buffer_task(ws, "check backups")
     buffer_note(ws, "backups ok")
-    first = rotate_buffer(ws)
+    first = session_end(ws).rotation
     later = replace(ws, now=ws.now + timedelta(hours=5))
     buffer_task(later, "check backups")
     buffer_note(later, "backups ok")
-    second = rotate_buffer(later)
+    second = session_end(later).rotation
+    assert first is not None and second is not None
     assert second.placement == "inserted" and second.id != first.id
     note = ws.episodic_note().read_text()
     assert note.count("- check backups\n") == 2
@@ -147,7 +157,7 @@ def test_two_buffers_with_the_same_lines_both_land(ws: Workspace) -> None:
 def test_rotate_an_empty_buffer_appends_nothing(ws: Workspace) -> None:
     assert rotate_buffer(ws).placement == "empty"
     assert not ws.episodic_note().exists()
-    _assert_rotated(ws)
+    _assert_rotated(ws, ())
 
 
 def test_rotate_refuses_when_lock_present(ws: Workspace) -> None:
@@ -177,12 +187,12 @@ def test_session_end(ws: Workspace) -> None:
     noted = session_end(ws)
     assert noted.rotation is not None and noted.rotation.appended
     assert "- only a note\n" in ws.episodic_note().read_text()
-    _assert_rotated(ws)
+    _assert_rotated(ws, ())
     assert session_end(ws).rotation is None  # the fresh buffer is empty
     buffer_task(ws, "t")
     result = session_end(ws)
     assert result.rotation is not None and result.rotation.appended
-    _assert_rotated(ws)
+    _assert_rotated(ws, ())  # only session-end leaves no tasks (§5 step 5 v3)
 
 
 def test_cli_rotate_lock_message_and_exit_code(cli: CliRunner, root: Path) -> None:
@@ -213,7 +223,7 @@ def test_rerun_after_crash_after_step_4(ws: Workspace) -> None:
     assert rerun.returncode == 0, rerun.stderr
     assert json.loads(rerun.stdout)["placement"] == "already-present"
     assert ws.episodic_note().read_text().count(body) == 1
-    assert ws.episodic_note().read_text().count("### ") == 1
+    assert ws.episodic_note().read_text().count("\n### ") == 1
     _assert_rotated(ws)
 
 

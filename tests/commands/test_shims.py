@@ -121,7 +121,7 @@ def test_health_check_shim_from_another_directory(root: Path, tmp_path: Path) ->
     bad = run_shim(shim, "--verbose", cwd=elsewhere, env={"MEMTIER_NOW": NOW_TEXT})
     assert bad.returncode == 1
     assert "❌ rotation lock file present" in bad.stdout
-    assert "recover with: memtier session-start" in bad.stdout  # --verbose got through
+    assert "fix: memtier session-start" in bad.stdout  # the fix line got through
 
 
 def test_shim_prefers_memtier_bin_then_path(root: Path, tmp_path: Path) -> None:

@@ -195,3 +195,50 @@ def test_place_before_closure_keeps_every_line(
     result, _how = place_before_closure(note, _text(addition))
     assert closure_problem(result) is None
     assert sorted(result.split("\n")) == sorted((note + _text(addition)).split("\n"))
+
+
+# -- PROTOCOL v3: one end-of-day order, merged; a displaced block repaired -------
+
+
+def test_an_item_that_adds_detail_takes_the_place_of_the_shorter_one() -> None:
+    """Issue 21: "watch tonight's backup; watch tonight's backup (sftp timeout)"."""
+    from memtier.formats.episodic import ClosureBlock, merge_closure
+
+    rotated = ClosureBlock("2026-11-30", "working buffer rotated", "none", "watch tonight's backup")
+    closed = ClosureBlock(
+        "2026-11-30", "moved qdrant", "s", "watch tonight's backup (sftp timeout)"
+    )
+    assert merge_closure(rotated, closed).open == "watch tonight's backup (sftp timeout)"
+    # The other order (close, then a rotation moving the short task): still one item.
+    assert merge_closure(closed, rotated).open == "watch tonight's backup (sftp timeout)"
+    # A different item that merely starts alike is kept.
+    other = ClosureBlock("2026-11-30", "d", "s", "watch tonight's backups")
+    assert merge_closure(rotated, other).open == "watch tonight's backup; watch tonight's backups"
+
+
+def test_close_note_repairs_a_displaced_block_and_replace_writes_as_given() -> None:
+    from memtier.formats.episodic import ClosureBlock, close_note
+
+    note = "# d\n- work\nUpdated: 2026-11-29\nDecisions: a\nSignal: b\nOpen: upgrade grafana\n"
+    ps = note + "\nPS: by hand\n"
+    block = ClosureBlock("2026-11-30", "c", "none", "none")
+    text, how = close_note(ps, block)
+    assert how == "rebuilt"
+    assert text == (
+        "# d\n- work\n\nPS: by hand\nUpdated: 2026-11-30\nDecisions: a; c\nSignal: b\n"
+        "Open: upgrade grafana\n"
+    )
+    replaced, how = close_note(ps, block, replace=True)
+    assert how == "rebuilt" and replaced.endswith("PS: by hand\n" + block.render())
+    assert close_note("# d\n", block) == ("# d\n" + block.render(), "appended")
+
+
+def test_nested_body_moves_headings_below_the_block_heading() -> None:
+    from memtier.formats.episodic import nested_body
+
+    body = "## Active Task:\n- a\n\n## Notes\n```sh\n# not a heading\n```\n### deeper\n"
+    assert nested_body(body, 3) == (
+        "#### Active Task:\n- a\n\n#### Notes\n```sh\n# not a heading\n```\n##### deeper\n"
+    )
+    assert nested_body("#### already deep\n", 3) == "#### already deep\n"
+    assert nested_body("- no headings\n", 3) == "- no headings\n"

@@ -631,3 +631,49 @@ def test_rg_error_or_absence_falls_back_to_python(
     assert failures(check(root)) == expected
     monkeypatch.setattr(health_secrets, "_ripgrep", lambda: str(tmp_path / "missing-rg"))
     assert failures(check(root)) == expected
+
+
+def test_text_after_the_closure_block_is_named_with_its_line_and_fix(root: Path) -> None:
+    """Issue 21: a person's "PS" after yesterday's block was reported as "expected a line
+    starting with 'Updated:', found 'Decisions: … working b'": the wrong line, cut
+    mid-word, no fix. PROTOCOL §4 v3 names the case and `episodic close` as the fix."""
+    decisions = "Decisions: moved qdrant to host b; working buffer rotated"
+    text = f"# {YESTERDAY}\n- work\nUpdated: {YESTERDAY}\n{decisions}\nSignal: s\nOpen: o\n"
+    write(root, f"memory/episodic/{YESTERDAY}.md", text + "PS: grafana waits for the backup\n")
+    (c,) = check(root).failed
+    assert c.message == f"{YESTERDAY}.md — closure block missing or malformed"
+    assert c.detail[0] == "line 7: 'PS: grafana waits for the backup': text after the closure block"
+    assert c.hint == (
+        f"{YESTERDAY}.md — text after the closure block; fix: memtier episodic close "
+        f"--date {YESTERDAY} --decisions none --signal none --open none "
+        "(merges, and moves that text before the block)"
+    )
+    from memtier.commands.episodic_writes import episodic_close
+
+    episodic_close(Workspace.open(root, NOW), "none", "none", "none", YESTERDAY)
+    repaired = (root / f"memory/episodic/{YESTERDAY}.md").read_text()
+    assert repaired == (
+        f"# {YESTERDAY}\n- work\nPS: grafana waits for the backup\nUpdated: {TODAY}\n"
+        f"{decisions}\nSignal: s\nOpen: o\n"
+    )
+    assert check(root).ok
+
+
+def test_a_malformed_block_names_its_line_whole_words_and_the_fix(root: Path) -> None:
+    long = "Decisions: moved qdrant to host b and rebuilt the working buffer index"
+    write(root, f"memory/episodic/{TODAY}.md", f"# t\n{long}\nSignal: s\nOpen: o\nmore\n")
+    (c,) = check(root).failed
+    assert (
+        c.detail[0]
+        == "line 2: expected 'Updated:', found 'Decisions: moved qdrant to host b and rebuilt…'"
+    )
+    assert c.hint.startswith(f"fix: memtier episodic close --date {TODAY} ")
+
+
+def test_hot_size_failure_has_a_fix_line(root: Path) -> None:
+    hot = root / "MEMORY.md"
+    hot.write_text(hot.read_text() + "".join(f"- fact {n}\n" for n in range(70)))
+    (c,) = check(root).failed
+    assert c.id == "hot.size"
+    assert c.hint.startswith("fix: move facts to their WARM file (memtier remember")
+    assert c.under(verbose=False) == (c.hint,)

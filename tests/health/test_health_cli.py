@@ -56,7 +56,10 @@ def test_json_is_one_object_and_nothing_else(root: Path, cli: CliRunner) -> None
         {"id": "tags", "status": "fail", "path": "MEMORY.md",
          "message": "MEMORY.md — invalid tag(s): Memory",
          "detail": ["line 2: #tags: Memory",
-                    "allowed tags: see 'vocabulary' in memory/memtier.toml"]},
+                    "allowed tags: see 'vocabulary' in memory/memtier.toml",
+                    # the fix line (issue 21: one for every failure that has one)
+                    "fix: use tags of the vocabulary (memtier tags); a new tag is the "
+                    "person's choice: memtier tags --add Memory"]},
     ]  # fmt: skip
     quiet = json.loads(cli("health-check", "--json", "--root", str(root)).stdout)
     assert all(set(c) == {"id", "status", "path", "message"} for c in quiet["checks"])

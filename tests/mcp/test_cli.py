@@ -102,7 +102,11 @@ def test_session_start_shows_the_last_sessions_open_items_days_later(
         "# 2026-11-10\nUpdated: 2026-11-10\nDecisions: d\nSignal: s\nOpen: older item\n"
     )
     result = cli("session-start", "--root", str(root), "--now", NOW_TEXT)
-    assert "last session's Open: items (2026-11-20): renew the TLS cert" in result.stdout
+    # PROTOCOL §4 step 7 v3: no note of today or yesterday, so the whole last block.
+    assert "===== last closed note: 2026-11-20 (10 days ago), memory/episodic/2026-11-20.md" in (
+        result.stdout
+    )
+    assert "Decisions: d\nSignal: s\nOpen: renew the TLS cert\n" in result.stdout
     assert "older item" not in result.stdout
 
 

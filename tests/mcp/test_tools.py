@@ -26,7 +26,7 @@ TOOLS = {
     "memory_replace": (False, True, False),
     "memory_retire": (False, True, False),
     "memory_verify": (False, False, True),
-    "memory_close_day": (False, True, False),
+    "memory_close_day": (False, False, False),  # §11 v3: merges, additive
     "memory_rotate": (False, False, False),
     "memory_session_end": (False, False, False),  # §11: additive, like rotate
     "memory_health": (True, False, True),
@@ -88,7 +88,9 @@ async def test_session_start_returns_context_most_useful_first(server: Any, root
     order = [
         text.index("===== MEMORY.md"),
         text.index("===== memory/working-buffer.md"),
-        text.index("last session's Open: items (2026-11-25): rebuild nas01"),
+        # §4 step 7 v3: no note of today or yesterday, so the last closure block, whole.
+        text.index("===== last closed note: 2026-11-25 (5 days ago)"),
+        text.index("Decisions: d\nSignal: s\nOpen: rebuild nas01"),
         text.index("===== .learnings/ERRORS.md"),
     ]
     assert order == sorted(order)
@@ -135,6 +137,13 @@ async def test_note_task_close_rotate_end(server: Any, root: Path) -> None:
             "memory_close_day", {"decisions": "keys", "signal": "slow disk", "open": "none"}
         )
         assert not closed.is_error
+        note_text = (root / "memory/episodic/2026-11-30.md").read_text()
+        # Merged (§4 v3): the tasks the rotations moved stay open.
+        assert note_text.rstrip("\n").endswith("Open: check restic; next")
+        await client.call_tool(
+            "memory_close_day",
+            {"decisions": "keys", "signal": "slow disk", "open": "none", "replace": True},
+        )
     note_text = (root / "memory/episodic/2026-11-30.md").read_text()
     assert note_text.rstrip("\n").endswith("Open: none")
 

@@ -86,13 +86,80 @@ def content_lines(text: str) -> list[str]:
     return [line for line in text.split("\n") if not line.startswith(CLOSURE_PREFIXES)]
 
 
+def note_lines(folder: Path) -> set[str]:
+    """Every line of every episodic note (live or archived) under *folder*."""
+    found: set[str] = set()
+    for sub in ("memory/episodic", "memory/archive"):
+        for path in (folder / sub).rglob("*.md"):
+            if path.is_file() and not path.is_symlink():
+                found.update(path.read_text(encoding="utf-8", errors="replace").split("\n"))
+    return found
+
+
+def uncarried_lines(buffer_text: str, in_notes: set[str]) -> list[str]:
+    """The buffer's lines without the tasks a mid-session rotation carried.
+
+    PROTOCOL §5 step 5 (v3): after `rotate` an active task stands in the note's
+    block and, still in hand, in the fresh buffer (later perhaps as its
+    ``- [done]`` line). Like a closure field restating a task, that copy is not
+    a line of its own: a task line (or its done line) whose task stands in a
+    note is left out.
+    """
+    from memtier.formats.buffer import DONE_PREFIX, active_task_lines
+
+    tasks = set(active_task_lines(buffer_text))
+    kept: list[str] = []
+    for line in content_lines(buffer_text):
+        task = "- " + line[len(DONE_PREFIX) :] if line.startswith(DONE_PREFIX) else line
+        if (line in tasks or line.startswith(DONE_PREFIX)) and task in in_notes:
+            continue
+        kept.append(line)
+    return kept
+
+
+def unrestated_lines(note: str, in_notes: set[str], seen_tasks: set[str]) -> list[str]:
+    """A note's lines without the restatements of a carried task (PROTOCOL §5 step 5 v3).
+
+    A task carried by a mid-session rotation stands in the next rotated block
+    again (of that day's note or a later one), and once done as its ``- [done]``
+    line: a task line already standing in an earlier active-task section
+    (*seen_tasks*, shared across the notes), or a done line whose task
+    stands in a note, restates it. (Tokens are unique per write in these tests,
+    so a repeated line is a restatement, never a second write.)
+    """
+    from memtier.formats.buffer import DONE_PREFIX
+
+    kept: list[str] = []
+    in_tasks = False
+    for line in content_lines(note):
+        if line.startswith("#"):
+            in_tasks = line.rstrip().endswith("Active Task:")
+        elif in_tasks and line.startswith("- "):
+            if line in seen_tasks:
+                continue
+            seen_tasks.add(line)
+        if line.startswith(DONE_PREFIX) and "- " + line[len(DONE_PREFIX) :] in in_notes:
+            continue
+        kept.append(line)
+    return kept
+
+
 def token_counts(folder: Path) -> Counter[str]:
-    """How often each token occurs across every markdown file under *folder*."""
+    """How often each token occurs across every markdown file under *folder*
+    (a task a mid-session rotation carried counted once, `uncarried_lines`)."""
     counts: Counter[str] = Counter()
-    for path in folder.rglob("*.md"):
+    in_notes = note_lines(folder)
+    seen_tasks: set[str] = set()
+    for path in sorted(folder.rglob("*.md"), key=lambda p: p.name):
         if path.is_file() and not path.is_symlink():
             text = path.read_text(encoding="utf-8", errors="replace")
-            counts.update(TOKEN.findall("\n".join(content_lines(text))))
+            if path.name == "working-buffer.md":
+                lines = uncarried_lines(text, in_notes)
+            elif "episodic" in path.parts or "archive" in path.parts:
+                lines = unrestated_lines(text, in_notes, seen_tasks)
+            else:
+                lines = content_lines(text)
+            counts.update(TOKEN.findall("\n".join(lines)))
     return counts
 
 

@@ -22,11 +22,11 @@ from memtier.cli import run
 from memtier.commands.session_start import session_start
 from memtier.errors import MemtierError
 from memtier.faults import LIFECYCLE_CHECKPOINTS as CHECKPOINTS
-from memtier.formats.buffer import Buffer
+from memtier.formats.buffer import Buffer, parse_buffer
 from memtier.health.report import run_health_check
 from memtier.workspace import Workspace
 from tests.conftest import NOW, NOW_TEXT, new_workspace, run_memtier
-from tests.reliability.reliability_support import content_lines
+from tests.reliability.reliability_support import content_lines, note_lines, uncarried_lines
 
 CREATED = "2026-11-30T08:00:00+01:00"
 RECENT = (NOW - timedelta(minutes=20)).isoformat()
@@ -67,12 +67,18 @@ class Scenario:
     args: tuple[str, ...]
     setup: Callable[[Path], None]
     writes_new: bool = False
+    # A mid-session rotation: these tasks must be in hand afterwards (§5 step 5 v3).
+    tasks: tuple[str, ...] = ()
+
+    @property
+    def keeps_tasks(self) -> bool:
+        return bool(self.tasks)
 
 
 # session-end, buffer heartbeat and a recovered buffer without tasks pass through
 # the same checkpoints as rotate, buffer note and a stale recovered buffer.
 SCENARIOS = (
-    Scenario("rotate", ("rotate",), _setup),
+    Scenario("rotate", ("rotate",), _setup, tasks=OLD_LINES[:2]),
     Scenario("buffer-task", ("buffer", "task", f"task {NEW_TOKEN}"), _setup, True),
     Scenario("buffer-note", ("buffer", "note", f"note {NEW_TOKEN}"), _setup, True),
     Scenario("buffer-done", ("buffer", "done", "1"), _setup),
@@ -91,7 +97,10 @@ SCENARIOS = (
         lambda f: _setup(f, last_active=STALE, pending=True),
     ),
     Scenario(
-        "start-pending-oversized", ("session-start",), lambda f: _setup(f, tasks=4, pending=True)
+        "start-pending-oversized",
+        ("session-start",),
+        lambda f: _setup(f, tasks=4, pending=True),
+        tasks=OLD_LINES[:4],
     ),
 )
 
@@ -108,11 +117,13 @@ def _points_passed(scenario: Scenario, folder: Path, monkeypatch: pytest.MonkeyP
 
 
 def _occurrences(folder: Path, token: str) -> int:
-    files = [
-        folder / "memory/working-buffer.md",
-        *sorted((folder / "memory/episodic").glob("*.md")),
-    ]
-    return sum(line.count(token) for f in files for line in content_lines(f.read_text()))
+    notes = sorted((folder / "memory/episodic").glob("*.md"))
+    lines = [line for f in notes for line in content_lines(f.read_text())]
+    # A task a mid-session rotation carried stands in the note and, in hand, in
+    # the buffer: one line (PROTOCOL §5 step 5 v3).
+    buffer = (folder / "memory/working-buffer.md").read_text()
+    lines += uncarried_lines(buffer, note_lines(folder))
+    return sum(line.count(token) for line in lines)
 
 
 def _crash_and_recover(scenario: Scenario, point: str, folder: Path) -> str | None:
@@ -130,6 +141,11 @@ def _crash_and_recover(scenario: Scenario, point: str, folder: Path) -> str | No
     for token in OLD_LINES:
         if _occurrences(folder, token) != 1:
             return f"{point}: {token} found {_occurrences(folder, token)} times"
+    if scenario.keeps_tasks:
+        # Rotated or not, a mid-session rotation leaves the tasks in hand (§5 step 5 v3).
+        tasks = parse_buffer((folder / "memory/working-buffer.md").read_text()).active_tasks
+        if [t for t in tasks if t.startswith("task ")] != [f"task {t}" for t in scenario.tasks]:
+            return f"{point}: the active tasks are {tasks}"
     if scenario.writes_new and _occurrences(folder, NEW_TOKEN) > 1:
         return f"{point}: the new line was duplicated"
     report = run_health_check(Workspace.open(folder, NOW))

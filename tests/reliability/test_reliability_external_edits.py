@@ -76,6 +76,9 @@ class Edit:
     # What must stand in the files afterwards: relative path → substrings.
     expect: dict[str, tuple[str, ...]]
     stale: bool = False
+    # Files that hold the person's line: a mid-session rotation moves a task into
+    # the note and keeps it in hand in the buffer (PROTOCOL §5 step 5 v3).
+    copies: int = 1
 
 
 EDITS = (
@@ -105,9 +108,16 @@ EDITS = (
         ("episodic", "close", "--decisions", "N001", "--signal", "s", "--open", "o"),
         NOTE,
         _before_closure,
-        {NOTE: ("- P001 by hand\n", "Decisions: N001\n")},
+        {NOTE: ("- P001 by hand\n", "Decisions: started; N001\n")},  # merged (§4 v3)
     ),
-    Edit("rotate", ("rotate",), BUFFER, _in_active, {NOTE: ("- P001 by hand\n", "- task K101\n")}),
+    Edit(
+        "rotate",
+        ("rotate",),
+        BUFFER,
+        _in_active,
+        {NOTE: ("- P001 by hand\n", "- task K101\n"), BUFFER: ("- P001 by hand\n",)},
+        copies=2,
+    ),
     Edit("session-end", ("session-end",), BUFFER, _in_active, {NOTE: ("- P001 by hand\n",)}),
     Edit(
         "session-start",
@@ -241,7 +251,7 @@ def test_an_edit_made_while_memtier_waits_for_its_lock_is_kept(tmp_path: Path, e
         assert "\n".join(content_lines(text)).count("P001") <= 1, text
     # A closure field restates moved tasks (PROTOCOL §2 v2); it is not a line of its own.
     everything = "".join("\n".join(content_lines(p.read_text())) for p in root.rglob("*.md"))
-    assert everything.count("P001") == 1
+    assert everything.count("P001") == edit.copies
 
 
 def test_archive_moves_the_edited_note(tmp_path: Path) -> None:
