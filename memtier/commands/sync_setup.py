@@ -166,7 +166,11 @@ def init_sync(
     if not remote.strip():
         raise InputError("sync init needs a REMOTE (a path or URL git accepts)")
     was_workspace = is_workspace(root)
-    if (root / remote).exists():  # a local path: absolute, wherever git runs from
+    try:
+        local = (root / remote).exists()
+    except (OSError, ValueError):  # a name too long for a path, a NUL byte: not a local path
+        local = False
+    if local:  # a local path: absolute, wherever git runs from
         remote = str((root / remote).resolve())
     store.make_dirs(root / "memory" / ".sync", root=root)
     ws: Workspace = ws_factory(root)

@@ -30,6 +30,7 @@ _HOST_LOCAL = (
     "memory/.searches.jsonl",
 )
 _CONFLICT_ITEM = "settle sync conflict "
+_CLOSURE_UPDATED = re.compile(r"Updated: \d{4}-\d\d-\d\d[ \t]*$")
 
 
 def _read(path: Path) -> bytes | None:
@@ -43,7 +44,10 @@ def _unique(ws: Workspace, path: Path, data: bytes) -> Check | None:
     if data.count(b"Updated:") < 2:  # the common case, cheap
         return None
     lines = data.decode("utf-8", "replace").rstrip("\n").split("\n")
-    stray = [n for n, line in enumerate(lines[:-4], start=1) if line.startswith("Updated:")]
+    # A closure block's own line: the date alone after it. One line of text that
+    # happens to start with the word (an appended note quoting a block, folded into
+    # one line) is not a block (PROTOCOL §2: a closure block is four lines).
+    stray = [n for n, line in enumerate(lines[:-4], start=1) if _CLOSURE_UPDATED.match(line)]
     if not stray:
         return None
     message = f"{path.name} — Updated: line outside the final closure block (line {stray[0]})"
