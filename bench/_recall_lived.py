@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (tables of note lines read better one row a line)
 """The lived-in workspace of `bench/recall`: init's own files, grown for nine months.
 
 Unlike the other two workspaces, `init`'s templates stay as written (their
