@@ -59,6 +59,7 @@ from typing import NamedTuple
 
 from memtier.errors import InputError
 from memtier.search.dates import DateHint
+from memtier.search.group import Grouped, group_file
 from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult, tier_of
 from memtier.search.scoring import (
@@ -97,6 +98,8 @@ _NO_HITS = FileHits()  # a file of a word query: `_precise` finds its matches it
 _TIER_INDEX = {tier: i for i, tier in enumerate(TIER_ORDER)}
 # A scored section, its hit not built yet: score, tier, path, section, matches, lines.
 _Scored = tuple[float, str, str, Section, list[Scored], list[str]]
+# A hit not built yet (`group`): score, tier, path, its best line, matches, lines.
+_Hit = Grouped
 
 
 class Ranked(NamedTuple):
@@ -219,10 +222,11 @@ def rank(
     count = sum(len(sections) for *_, sections in files)
     avgdl = length / count if count and length else 1.0
 
-    scored: list[_Scored] = []
+    scored: list[_Hit] = []
     for rel, tier, _, lines, sections in files:
         found_hits = scanned.matches.get(rel, _NO_HITS)
-        scored.extend(_aggregate(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx)))
+        in_file = _aggregate(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx))
+        scored.extend(group_file(in_file, ctx.idf))
     _discount_copies(scored)
     total = len(scored)
     if picked.unread_files:
@@ -230,12 +234,10 @@ def rank(
         read = sum(found for _, _, found, _, _ in files) or 1
         total += max(picked.unread_files, round(picked.unread_matches * len(scored) / read))
     # Best first: score, then tier order, path and line; only the hits shown are built.
-    best = heapq.nsmallest(
-        limit, scored, key=lambda s: (-s[0], _TIER_INDEX[s[1]], s[2], s[3].start)
-    )
+    best = heapq.nsmallest(limit, scored, key=lambda s: (-s[0], _TIER_INDEX[s[1]], s[2], s[3]))
     hits = tuple(
-        make_hit(rel, tier, lines, section, matches, score, ctx.context, ctx.terms, ctx.regex)
-        for score, tier, rel, section, matches, lines in best
+        make_hit(rel, tier, lines, line, matches, score, ctx.context, ctx.terms, ctx.regex)
+        for score, tier, rel, line, matches, lines in best
     )
     return Ranked(hits, total, tuple(warnings))
 
@@ -249,7 +251,7 @@ def _fact_text(line: str) -> str:
     return _BULLET_RE.sub("", line).strip().rstrip(".").lower()
 
 
-def _discount_copies(scored: list[_Scored]) -> None:
+def _discount_copies(scored: list[_Hit]) -> None:
     """A fact's home is its HOT or WARM line (PROTOCOL §10): a section elsewhere whose
     matching line holds a copy of a matching home line scores at most `COPY_WEIGHT`
     of the home's section, so pasted task copies in rotated notes (short sections,
@@ -263,14 +265,14 @@ def _discount_copies(scored: list[_Scored]) -> None:
                     homes[fact] = max(score, homes.get(fact, 0.0))
     if not homes:
         return
-    for i, (score, tier, rel, section, matches, lines) in enumerate(scored):
+    for i, (score, tier, rel, best, matches, lines) in enumerate(scored):
         if tier in _HOME_TIERS:
             continue
         texts = [lines[line - 1].lower() for line in {m[0] for m in matches}]
         caps = [home for fact, home in homes.items() if any(fact in text for text in texts)]
         if caps:
             capped = min(score, COPY_WEIGHT * max(caps))
-            scored[i] = (capped, tier, rel, section, matches, lines)
+            scored[i] = (capped, tier, rel, best, matches, lines)
 
 
 def _aggregate(sections: list[_Scored]) -> list[_Scored]:
@@ -298,10 +300,6 @@ def _aggregate(sections: list[_Scored]) -> list[_Scored]:
         seen |= terms
     sections[order[0]] = (best[0] + extra, *best[1:])
     return sections
-
-
-def _best_first(scored: _Scored) -> tuple[float, int, str, int]:
-    return (-scored[0], _TIER_INDEX[scored[1]], scored[2], scored[3].start)
 
 
 # The work per file is bounded: a memory file is a few hundred lines, and a file of a

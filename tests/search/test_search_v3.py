@@ -1,0 +1,84 @@
+"""Search v3 (issue 24, PROTOCOL §9 v3): the line that answers, no boilerplate, German
+dates. Every test runs with both scanners."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CliRunner
+from tests.search.test_search import paths, results, scanner, search, write
+
+__all__ = ["scanner"]
+
+BUSY = (
+    "# 2026-11-12\n\n- Pruned old images.\n- Looked at the logs.\n- Read a changelog.\n"
+    "- Tidied notes.\n- Checked the update.\n"
+    "- Restart of grafana planned for the evening window.\n"
+    "- Restart window moved because of the evening backup.\n"
+    "- Evening restart of gitea postponed.\n"
+    "- Window for the restart: after the evening news.\n"
+    "- Restart done in the evening, window closed.\n"
+    "\nUpdated: 2026-11-12\nDecisions: none\nSignal: routine\nOpen: none\n"
+)
+PREFS = (
+    "# Preferences\n#tags: rules\n> last_verified: 2026-11-20\n\n"
+    "- Replies stay short.\n"
+    "- Never restart 19:00–23:00 (family evening TV); maintenance window is mornings.\n"
+)
+
+
+def test_neighbouring_matching_lines_are_one_hit(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The agent's finding: five hits that were lines 8-12 of one note, and the
+    # preference never showed.
+    write(root, "memory/episodic/2026-11-12.md", BUSY)
+    write(root, "memory/semantic/preferences.md", PREFS)
+    found = results(search(cli, root, "restart window evening", "--limit", "5"))
+    busy = [r for r in found if r["path"] == "memory/episodic/2026-11-12.md"]
+    assert len(busy) == 1
+    assert 8 <= int(str(busy[0]["line"])) <= 12
+    assert "memory/semantic/preferences.md" in paths({"results": found})
+
+
+def test_a_hit_shows_its_best_line_and_the_lines_around_it(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    note = (
+        "# 2026-11-20\n\n- Routine check.\n- Looked up the warranty of the nas01 disks.\n"
+        "- It ends on 14 March 2028 for all four.\n- Tidied notes.\n"
+    )
+    write(root, "memory/episodic/2026-11-20.md", note)
+    (hit,) = results(search(cli, root, "warranty nas01 disks"))
+    assert hit["line"] == 4
+    # The answer is the neighbour: the shown span is the line before and after.
+    assert (hit["line_start"], hit["line_end"]) == (3, 5)
+    assert str(hit["excerpt"]).splitlines()[2] == "- It ends on 14 March 2028 for all four."
+    (wide,) = results(search(cli, root, "warranty nas01 disks", "--context", "2"))
+    assert (wide["line"], wide["line_start"], wide["line_end"]) == (4, 3, 6)  # blank edge cut
+
+
+def test_the_title_and_footer_give_way_to_the_content_line(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    for day in ("2026-11-08", "2026-11-09", "2026-11-10"):
+        body = f"# {day}\n\n- Pruned images.\n- Changed the DNS TTL to 300 seconds.\n"
+        write(root, f"memory/episodic/{day}.md", body + f"\nUpdated: {day}\nOpen: none\n")
+    top = results(search(cli, root, "what did I change on 9 November?"))[0]
+    assert top["path"] == "memory/episodic/2026-11-09.md"
+    assert top["line"] == 4  # not the "# 2026-11-09" title, not the Updated: footer
+    only_date = results(search(cli, root, "on 9 November 2026"))[0]
+    assert only_date["path"] == "memory/episodic/2026-11-09.md"
+    assert only_date["line"] == 3  # the day's first entry
+
+
+@pytest.mark.parametrize("context", ["1", "4"])
+def test_the_json_line_lies_in_the_span_shown(
+    cli: CliRunner, root: Path, scanner: str, context: str
+) -> None:
+    write(root, "memory/episodic/2026-11-12.md", BUSY)
+    for hit in results(search(cli, root, "restart evening", "--context", context)):
+        line, start, end = (int(str(hit[k])) for k in ("line", "line_start", "line_end"))
+        assert start <= line <= end
+        assert end - start + 1 == len(str(hit["excerpt"]).split("\n"))
+        assert end - start + 1 <= 2 * int(context) + 1
