@@ -297,7 +297,7 @@ def build(root: Path) -> list[Question]:
         ("vorgestern", TODAY - timedelta(days=2)),
         ("letzten Montag", monday),
         ("am letzten Freitag", TODAY - timedelta(days=3)),
-        ("letzte Woche", monday - timedelta(days=4)),  # a Thursday of the week before
+        ("letzte Woche", monday + timedelta(days=3)),  # the Thursday of the week before
     ]
     for k, (phrase, day) in enumerate(relative):
         text, word = GERMAN[k]

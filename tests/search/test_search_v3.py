@@ -82,3 +82,55 @@ def test_the_json_line_lies_in_the_span_shown(
         assert start <= line <= end
         assert end - start + 1 == len(str(hit["excerpt"]).split("\n"))
         assert end - start + 1 <= 2 * int(context) + 1
+
+
+# --now is a Monday: 2026-11-30 (the conftest's NOW_TEXT).
+GERMAN_CASES = [
+    ("Router 2. März", "2026-03-02"),
+    ("Router am 2. März", "2026-03-02"),
+    ("Router am 2. Maerz", "2026-03-02"),
+    ("Router 2. Marz", "2026-03-02"),
+    ("Router 02.03.", "2026-03-02"),
+    ("Router 2.3.2026", "2026-03-02"),
+    ("Router vom 4. Mai 2026", "2026-05-04"),
+    ("Router gestern", "2026-11-29"),
+    ("Router vorgestern", "2026-11-28"),
+    ("Router letzten Montag", "2026-11-23"),
+]
+
+
+@pytest.mark.parametrize(("query", "day"), GERMAN_CASES)
+def test_german_dates_meet_the_note_of_that_day(
+    cli: CliRunner, root: Path, scanner: str, query: str, day: str
+) -> None:
+    days = ("2026-03-02", "2026-03-09", "2026-05-04", "2026-11-19", "2026-11-26",
+            "2026-11-23", "2026-11-28", "2026-11-29")  # fmt: skip
+    for name in days:
+        write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Router neu gestartet.\n")
+    found = search(cli, root, query)
+    assert paths(found)[0] == f"memory/episodic/{day}.md"
+    assert results(found)[0]["line"] == 3  # the entry, not the title
+
+
+@pytest.mark.parametrize("query", ["v4.6.14 Router", "Router 10.0.0.5", "Router 1.2.3"])
+def test_versions_and_addresses_are_not_german_dates(root: Path, query: str) -> None:
+    from datetime import date
+
+    from memtier.search.dates import parse_dates
+
+    hint = parse_dates(query, date(2026, 11, 30))
+    assert not (hint.days or hint.months or hint.weeks) and hint.rest == query
+
+
+@pytest.mark.parametrize("query", ["Router letzte Woche", "Router in der vergangenen Woche",
+                                   "router last week"])  # fmt: skip
+def test_last_week_is_monday_to_sunday_of_the_week_before(
+    cli: CliRunner, root: Path, scanner: str, query: str
+) -> None:
+    # Today (--now) is Monday 2026-11-30: last week is 2026-11-23 .. 2026-11-29.
+    for name in ("2026-11-19", "2026-11-22", "2026-11-23", "2026-11-26", "2026-11-30"):
+        write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Router neu gestartet.\n")
+    ranked = [str(p)[-13:-3] for p in paths(search(cli, root, query))]
+    assert sorted(ranked[:2]) == ["2026-11-23", "2026-11-26"]
+    alone = [str(p)[-13:-3] for p in paths(search(cli, root, "letzte Woche"))]
+    assert sorted(alone) == ["2026-11-23", "2026-11-26"]  # a week alone: its days searched
