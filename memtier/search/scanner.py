@@ -94,7 +94,7 @@ def scan_with_rg(
         return result
     argv = [
         rg, "--no-config", "--hidden", "--no-ignore", "--binary", "--null",
-        "--heading",
+        "--heading", "--with-filename",  # a single path (--tier hot) is named too
         "--only-matching", "--color", "never", "--stats", "--glob", "*.md",
     ]  # fmt: skip
     if list_only:

@@ -134,3 +134,12 @@ def test_last_week_is_monday_to_sunday_of_the_week_before(
     assert sorted(ranked[:2]) == ["2026-11-23", "2026-11-26"]
     alone = [str(p)[-13:-3] for p in paths(search(cli, root, "letzte Woche"))]
     assert sorted(alone) == ["2026-11-23", "2026-11-26"]  # a week alone: its days searched
+
+
+def test_a_search_of_one_file_tier_finds_its_matches(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # ripgrep names no file when it is given a single path: --tier hot found nothing.
+    write(root, "MEMORY.md", "# Agent Memory\n\n- Backups: restic, nightly at 02:30.\n")
+    (hit,) = results(search(cli, root, "restic", "--tier", "hot"))
+    assert (hit["path"], hit["line"]) == ("MEMORY.md", 3)
