@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from memtier.errors import InputError
+from memtier.search.boilerplate import WEAK_ALONE, boilerplate, weak_terms
 from memtier.search.dates import DateHint
 from memtier.search.group import Grouped, group_file
 from memtier.search.hits import Hit, Scored, make_hit
@@ -134,6 +135,7 @@ class _Context:
         self.total_idf = 0.0
         self.precise: re.Pattern[str] | None = None
         self.dates = DateHint("")
+        self.weak: frozenset[str] = frozenset()
         self.phrase_length = sum(1 for t in terms if not t.compound)
 
 
@@ -196,6 +198,9 @@ def rank(
     frame = {t.text: FRAME_WEIGHT if t.text in FRAME_WORDS else 1.0 for t in terms}
     ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
+    if not regex:
+        # A frame word or a common plain word beside a rarer one (`boilerplate`).
+        ctx.weak = weak_terms(terms, df, n)
     # A compound made of two query words counts in the query's idf mass only where found.
     ctx.total_idf = sum(
         ctx.idf.get(t.text, 0.0 if t.compound else ctx.max_idf * frame[t.text]) for t in terms
@@ -228,6 +233,7 @@ def rank(
         in_file = _aggregate(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx))
         scored.extend(group_file(in_file, ctx.idf))
     _discount_copies(scored)
+    _weak_below_strong(scored, ctx.weak)
     total = len(scored)
     if picked.unread_files:
         # Estimate: sections per match in the files read, times matches in the rest.
@@ -273,6 +279,25 @@ def _discount_copies(scored: list[_Hit]) -> None:
         if caps:
             capped = min(score, COPY_WEIGHT * max(caps))
             scored[i] = (capped, tier, rel, best, matches, lines)
+
+
+def _weak_below_strong(scored: list[_Hit], weak: frozenset[str]) -> None:
+    """A hit whose terms are all weak (`boilerplate.weak_terms`) ranks below every hit
+    that holds a rarer term: their scores are scaled under the lowest of those, in order."""
+    if not weak:
+        return
+    alone = [i for i, hit in enumerate(scored) if {m[3] for m in hit[4]} <= weak]
+    strong = [hit[0] for i, hit in enumerate(scored) if i not in set(alone)]
+    if not alone or not strong:
+        return
+    floor = min(strong)
+    top = max(scored[i][0] for i in alone)
+    if top < floor:
+        return
+    scale = 0.99 * floor / top
+    for i in alone:
+        score, *rest = scored[i]
+        scored[i] = (score * scale, *rest)  # type: ignore[assignment]
 
 
 def _aggregate(sections: list[_Scored]) -> list[_Scored]:
@@ -346,8 +371,11 @@ def _score_file(
     starts = [s.start for s in sections]
     per_section: dict[int, list[Scored]] = {}
     per_line: dict[int, list[tuple[str, float]]] = {}
+    unranked = boilerplate(rel, lines)  # init's description lines (PROTOCOL §9 v3)
     for match in _precise(lines, found, ctx):
         line = match[0]
+        if line in unranked:
+            continue
         per_line.setdefault(line, []).append((match[3], match[4]))
         index = bisect_right(starts, line) - 1
         if index >= 0 and sections[index].end >= line:
@@ -376,6 +404,8 @@ def _score_file(
         norm = 1.0 - B + B * dl / avgdl
         base = sum(ctx.idf.get(t, 0.0) * _saturate(w, norm) for t, w in counts.items())
         score = base * weight * _cover(direct, ctx) * _phrase(matches, ctx)
+        if ctx.weak and direct <= ctx.weak:
+            score *= WEAK_ALONE
         hits.append((score, tier, rel, section, matches, lines))
     return hits
 

@@ -143,3 +143,49 @@ def test_a_search_of_one_file_tier_finds_its_matches(
     write(root, "MEMORY.md", "# Agent Memory\n\n- Backups: restic, nightly at 02:30.\n")
     (hit,) = results(search(cli, root, "restic", "--tier", "hot"))
     assert (hit["path"], hit["line"]) == ("MEMORY.md", 3)
+
+
+def test_init_description_lines_are_not_ranked(cli: CliRunner, tmp_path: Path) -> None:
+    # The agent's finding: "docker01 IP" ranked "Hosts, IPs, ports and services." first.
+    root = tmp_path / "fresh"
+    assert cli("init", "--root", str(root), "--now", "2026-11-30T10:00:00+01:00").exit_code == 0
+    infra = root / "memory/semantic/infrastructure.md"
+    infra.write_text(infra.read_text() + "\n## Hosts\n- docker01: 192.168.1.20, Debian 12\n")
+    found = results(search(cli, root, "docker01 IP"))
+    assert [(r["path"], r["line"]) for r in found] == [("memory/semantic/infrastructure.md", 8)]
+    assert results(search(cli, root, "ports services")) == []  # only boilerplate matched
+    # A description line someone changed is theirs: it is ranked again.
+    infra.write_text(infra.read_text().replace("Hosts, IPs, ports", "Hosts, IPs and ports"))
+    assert [r["line"] for r in results(search(cli, root, "ports"))] == [5]
+
+
+def test_a_common_verb_alone_cannot_outrank_a_rarer_term(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The agent's finding: "when does the backup run" ranked a line that matched only
+    # "runs" above the MEMORY.md fact.
+    memory = (
+        "# Agent Memory\n\n## Key facts\n- The user is Jana, she writes German and English,"
+        " answers may be either, short ones preferred.\n"
+        "- Backups: restic to the storage box, nightly at 02:30, checked on Sundays.\n"
+        "- Home network 192.168.1.0/24 behind the firewall in the cellar.\n"
+    )
+    write(root, "MEMORY.md", memory)
+    write(
+        root,
+        "memory/semantic/projects.md",
+        "# Projects\n\n- Kiosk: the display runs, runs, runs.\n",
+    )
+    for day in range(1, 29):
+        name = f"2026-11-{day:02d}"
+        line = "- The job runs.\n" if day > 18 else "- Tidied notes.\n"  # "runs": common
+        if day in (3, 5, 7):
+            line = "- Looked at the backup.\n"
+        write(root, f"memory/episodic/{name}.md", f"# {name}\n\n{line}")
+    found = [
+        (r["path"], r["matched_terms"])
+        for r in results(search(cli, root, "when does the backup run"))
+    ]
+    home = found.index(("MEMORY.md", ["backup"]))
+    alone = [i for i, (_, terms) in enumerate(found) if terms == ["run"]]
+    assert alone and min(alone) > home
