@@ -189,3 +189,14 @@ def test_a_common_verb_alone_cannot_outrank_a_rarer_term(
     home = found.index(("MEMORY.md", ["backup"]))
     alone = [i for i, (_, terms) in enumerate(found) if terms == ["run"]]
     assert alone and min(alone) > home
+
+
+def test_a_word_written_with_an_accented_first_letter_is_found(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The scan anchors terms at ASCII word starts (fast); "Über" still is a word start.
+    write(root, "memory/episodic/2026-11-20.md", "# 2026-11-20\n\n- Über den Router gesprochen.\n")
+    write(root, "memory/episodic/2026-11-21.md", "# 2026-11-21\n\n- Zoë and Éric met.\n")
+    assert [r["line"] for r in results(search(cli, root, "uber router"))] == [3]
+    assert paths(search(cli, root, "eric zoe")) == ["memory/episodic/2026-11-21.md"]
+    assert results(search(cli, root, "ber")) == []  # not inside "Über"
