@@ -129,7 +129,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         # for as the ISO date of the notes' names and titles (see `dates`).
         dates = parse_dates(request.query, ws.today)
         words = query_terms(dates.rest)
-        extra = tuple(Term(iso) for iso in dates.terms() if Term(iso) not in words)
+        extra = tuple(Term(iso) for iso in dates.terms(not words) if Term(iso) not in words)
         terms = words + extra
         if not terms:
             raise InputError(f"nothing to search for in {request.query!r} (no words)")

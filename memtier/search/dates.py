@@ -11,6 +11,14 @@ the note's title; the ranking then multiplies the score of a note whose file
 name holds the day by `DAY_BOOST`, its month by `MONTH_BOOST`, its year (a year
 said alone) by `YEAR_BOOST`: a year matches hundreds of notes, so it only
 breaks ties and is never searched for as a word.
+
+German is read the same way (PROTOCOL §9 v3): ``2. März``, ``am 2. März``,
+``02.03.``, ``2.3.2027``, ``gestern``, ``vorgestern``, ``letzten Montag``, the
+month names with or without their umlaut (``März``, ``Maerz``, ``Marz``). The
+query is matched in its folded form (lowercase, accents dropped), so ``März``
+is ``marz``. A week ("last week", ``letzte Woche``: Monday to Sunday of the
+week before this one) boosts each of its notes by `WEEK_BOOST`; its days are
+searched for only when the query has no other word.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from datetime import date, timedelta
 from typing import NamedTuple
 
 DAY_BOOST = 3.0
+WEEK_BOOST = 2.0
 MONTH_BOOST = 1.5
 YEAR_BOOST = 1.05
 
@@ -28,22 +37,50 @@ _MONTHS = (
     "september", "october", "november", "december",
 )  # fmt: skip
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-# "sept" before "sep": the longer abbreviation first.
+# German names in their folded form (no umlauts), each with its English one.
+_GERMAN_MONTHS = {
+    "januar": "january", "februar": "february", "marz": "march", "maerz": "march",
+    "mrz": "march", "mai": "may", "juni": "june", "juli": "july", "oktober": "october",
+    "okt": "october", "dezember": "december", "dez": "december",
+}  # fmt: skip
+_GERMAN_WEEKDAYS = {
+    "montag": "monday", "dienstag": "tuesday", "mittwoch": "wednesday",
+    "donnerstag": "thursday", "freitag": "friday", "samstag": "saturday",
+    "sonnabend": "saturday", "sonntag": "sunday",
+}  # fmt: skip
+# Longer names first ("sept" before "sep", "maerz" before "mar").
 _MONTH = (
     r"(?P<month>january|february|march|april|may|june|july|august|september|october|"
-    r"november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+    r"november|december|januar|februar|maerz|marz|mrz|mai|juni|juli|oktober|okt|dezember|"
+    r"dez|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
 )
-_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th|\.)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
+_WEEKDAY = (
+    r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|"
+    r"mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag)"
+)
+# German words that only lead into a date ("am 2. März", "vom 3.", "im März", "seit").
+_INTO = r"(?:(?:am|vom|im|seit|ab|bis)\s+)?"
 _PATTERNS = (
     re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<mon>[01]\d)-(?P<day>[0-3]\d)\b"),
-    re.compile(rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b"),
+    # German numbers: 02.03. and 2.3.2027, never inside a version or an address.
+    re.compile(
+        r"(?<![\w.])(?P<day>[0-3]?\d)\.(?P<mon>[01]?\d)\.(?:(?P<year>(?:19|20)\d\d)(?!\w|\.\d))?(?!\d)"
+    ),
+    re.compile(rf"\b{_INTO}(?:the\s+)?{_DAY}\s*(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b"),
     re.compile(rf"\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?\b"),
-    re.compile(rf"\b{_MONTH}(?:\s+{_YEAR})?\b"),
-    re.compile(r"\b(?:the\s+)?(?P<rel>day\s+before\s+yesterday|yesterday|today)\b"),
-    re.compile(r"\blast\s+(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"),
+    re.compile(rf"\b{_INTO}{_MONTH}(?:\s+{_YEAR})?\b"),
+    re.compile(
+        r"\b(?:the\s+)?(?P<rel>day\s+before\s+yesterday|yesterday|today|vorgestern|gestern|heute)\b"
+    ),
+    re.compile(rf"\b{_INTO}(?:last|letzten|letzter|vergangenen|vergangener)\s+{_WEEKDAY}\b"),
+    re.compile(
+        r"\b(?P<week>last\s+week|(?:in\s+der\s+)?(?:letzte|letzten|vergangene|vergangenen)\s+woche)\b"
+    ),
     re.compile(r"\b(?:in\s+)?(?P<lone>(?:19|20)\d\d)\b"),
 )
+_REL_DAYS = {"today": 0, "heute": 0, "yesterday": 1, "gestern": 1, "vorgestern": 2}
 
 
 class DateHint(NamedTuple):
@@ -53,10 +90,11 @@ class DateHint(NamedTuple):
     days: frozenset[date] = frozenset()
     months: frozenset[tuple[int, int]] = frozenset()
     years: frozenset[int] = frozenset()
+    weeks: frozenset[date] = frozenset()  # the Monday of each week said
 
     def boost(self, name: str) -> float:
         """The boost of a note whose file name starts with the ISO date *name[:10]*."""
-        if not (self.days or self.months or self.years) or len(name) < 10:
+        if not (self.days or self.months or self.years or self.weeks) or len(name) < 10:
             return 1.0
         try:
             day = date.fromisoformat(name[:10])
@@ -64,6 +102,8 @@ class DateHint(NamedTuple):
             return 1.0
         if day in self.days:
             return DAY_BOOST
+        if day - timedelta(days=day.weekday()) in self.weeks:
+            return WEEK_BOOST
         if (day.year, day.month) in self.months:
             return MONTH_BOOST
         return YEAR_BOOST if day.year in self.years else 1.0
@@ -71,18 +111,25 @@ class DateHint(NamedTuple):
     def most(self) -> float:
         if self.days:
             return DAY_BOOST
+        if self.weeks:
+            return WEEK_BOOST
         if self.months:
             return MONTH_BOOST
         return YEAR_BOOST if self.years else 1.0
 
-    def terms(self) -> list[str]:
-        """The ISO forms to search for: each day, and each month said without a day."""
+    def terms(self, alone: bool = False) -> list[str]:
+        """The ISO forms to search for: each day, and each month said without a day;
+        with *alone* (the query has no other word) also each day of a week said."""
         found = [d.isoformat() for d in sorted(self.days)]
+        if alone:
+            week = {m + timedelta(days=i) for m in self.weeks for i in range(7)}
+            found += [d.isoformat() for d in sorted(week - self.days)]
         return found + [f"{y:04d}-{m:02d}" for y, m in sorted(self.months)]
 
 
 def _month_number(name: str) -> int:
     name = name.rstrip(".")
+    name = _GERMAN_MONTHS.get(name, name)
     return next(i for i, full in enumerate(_MONTHS, start=1) if full.startswith(name[:3]))
 
 
@@ -100,17 +147,31 @@ def _latest(today: date, month: int, day: int | None) -> tuple[int, int, int] | 
 
 def parse_dates(query: str, today: date) -> DateHint:
     """The dates *query* names (see the module text); *rest* keeps the other words."""
-    text = query.lower()
+    from memtier.search.tokens import fold
+
+    text = fold(query)  # one character for one: "märz" is "marz", offsets unchanged
     days: set[date] = set()
     months: set[tuple[int, int]] = set()
     years: set[int] = set()
+    weeks: set[date] = set()
     for pattern in _PATTERNS:
         for m in pattern.finditer(text):
-            if _take(m, today, days, months, years):
+            if m.groupdict().get("week"):
+                weeks.add(today - timedelta(days=today.weekday() + 7))
+                taken = True
+            else:
+                taken = _take(m, today, days, months, years)
+            if taken:
                 text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
-    if not (days or months or years):
+    if not (days or months or years or weeks):
         return DateHint(query)
-    return DateHint(" ".join(text.split()), frozenset(days), frozenset(months), frozenset(years))
+    return DateHint(
+        " ".join(text.split()),
+        frozenset(days),
+        frozenset(months),
+        frozenset(years),
+        frozenset(weeks),
+    )
 
 
 def _take(
@@ -122,11 +183,12 @@ def _take(
         years.add(int(found["lone"]))
         return True
     if found.get("rel"):
-        back = {"today": 0, "yesterday": 1}.get(found["rel"], 2)
+        back = _REL_DAYS.get(found["rel"], 2)
         days.add(today - timedelta(days=back))
         return True
     if found.get("weekday"):
-        back = (today.weekday() - _WEEKDAYS.index(found["weekday"])) % 7 or 7
+        weekday = _GERMAN_WEEKDAYS.get(found["weekday"], found["weekday"])
+        back = (today.weekday() - _WEEKDAYS.index(weekday)) % 7 or 7
         days.add(today - timedelta(days=back))
         return True
     if found.get("mon"):

@@ -1,12 +1,15 @@
-"""A search hit: one ranked section, its excerpt, its JSON and its human view.
+"""A search hit: its best line, its excerpt, its JSON and its human view.
 
-The excerpt is the section's matching lines with ``--context`` lines around
-them (at most `MAX_EXCERPT_LINES`, blank edges trimmed), so a hit shows a few
-lines, not a whole day; a line longer than `MAX_LINE_CHARS` is cut to a window
-around its first match. The human view is shaped like ripgrep's output:
-``path:start-end  TIER  score N`` then the excerpt, each line numbered, ``12:``
-for a line with a match (matched text highlighted on a terminal) and ``13-``
-for a context line, as ``rg -n -C`` prints them.
+A hit is a group of neighbouring matching lines of one file (`group`, PROTOCOL
+§9 v3); its *line* is the best of them. The excerpt is that line with
+``--context`` lines around it (at most `MAX_EXCERPT_LINES`, blank edges
+trimmed): three lines by default, since the answer is often the line next to
+the one the question's words are on. ``line_start``/``line_end`` are the span
+shown. A line longer than `MAX_LINE_CHARS` is cut to a window around its first
+match. The human view is shaped like ripgrep's output: ``path:line  TIER  score
+N`` then the excerpt, each line numbered, ``12:`` for a line with a match
+(matched text highlighted on a terminal) and ``13-`` for a context line, as
+``rg -n -C`` prints them.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memtier.render import paint
-from memtier.search.sections import Section
 from memtier.search.tokens import Term
 
 MAX_EXCERPT_LINES = 12
@@ -28,10 +30,11 @@ Scored = tuple[int, int, str, str, float]
 
 @dataclass(frozen=True)
 class Hit:
-    """One ranked section."""
+    """One ranked hit: *line* is its best line, *line_start*..*line_end* the lines shown."""
 
     path: str
     tier: str
+    line: int
     line_start: int
     line_end: int
     score: float
@@ -44,8 +47,8 @@ class Hit:
         return {
             "path": self.path,
             "tier": self.tier,
-            # PROTOCOL §9 names a hit's "line": its first matching line.
-            "line": min(self.match_lines, default=self.line_start),
+            # PROTOCOL §9 v3: a hit's "line" is its best line; the span is what is shown.
+            "line": self.line,
             "line_start": self.line_start,
             "line_end": self.line_end,
             "score": round(self.score, 4),
@@ -69,25 +72,25 @@ def make_hit(
     rel: str,
     tier: str,
     lines: list[str],
-    section: Section,
+    line: int,
     matches: list[Scored],
     score: float,
     context: int,
     terms: tuple[Term, ...],
     regex: bool,
 ) -> Hit:
-    """The hit for *section*; matched terms in query order (a regex: sorted)."""
-    matched_lines = sorted({m[0] for m in matches})
-    first = max(1, matched_lines[0] - context)
-    last = min(len(lines), matched_lines[-1] + context)
-    last = min(last, first + MAX_EXCERPT_LINES - 1)
-    while first < last and not lines[first - 1].strip():
+    """The hit shown at *line*; matched terms in query order (a regex: sorted)."""
+    half = min(context, (MAX_EXCERPT_LINES - 1) // 2)
+    first = max(1, line - half)
+    last = min(len(lines), line + half)
+    while first < line and not lines[first - 1].strip():
         first += 1
-    while last > first and not lines[last - 1].strip():
+    while last > line and not lines[last - 1].strip():
         last -= 1
     spans: dict[int, list[tuple[int, int]]] = {}
-    for line, column, text, _, _ in matches:
-        spans.setdefault(line, []).append((column, len(text.encode("utf-8"))))
+    for number, column, text, _, _ in matches:
+        if first <= number <= last:
+            spans.setdefault(number, []).append((column, len(text.encode("utf-8"))))
     if regex:
         names = sorted({m[3] for m in matches})
     else:
@@ -105,8 +108,9 @@ def make_hit(
     return Hit(
         path=rel,
         tier=tier,
-        line_start=section.start,
-        line_end=section.end,
+        line=line,
+        line_start=first,
+        line_end=last,
         score=score,
         excerpt="\n".join(shown),
         excerpt_start=first,
@@ -157,14 +161,9 @@ def _highlight(line: str, spans: tuple[tuple[int, int], ...], colour: bool) -> s
 
 
 def hit_lines(hit: Hit, colour: bool) -> Iterator[str]:
-    span = (
-        f"{hit.line_start}"
-        if hit.line_start == hit.line_end
-        else (f"{hit.line_start}-{hit.line_end}")
-    )
     from memtier.workspace import printable_name
 
-    where = paint(f"{printable_name(hit.path)}:{span}", "cyan", colour)
+    where = paint(f"{printable_name(hit.path)}:{hit.line}", "cyan", colour)
     yield f"{where}  {hit.tier.upper()}  score {hit.score:.2f}"
     for offset, line in enumerate(hit.excerpt.split("\n")):
         number = hit.excerpt_start + offset

@@ -58,7 +58,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from memtier.errors import InputError
+from memtier.search.boilerplate import WEAK_ALONE, boilerplate, weak_terms
 from memtier.search.dates import DateHint
+from memtier.search.group import Grouped, group_file
 from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult, tier_of
 from memtier.search.scoring import (
@@ -97,6 +99,8 @@ _NO_HITS = FileHits()  # a file of a word query: `_precise` finds its matches it
 _TIER_INDEX = {tier: i for i, tier in enumerate(TIER_ORDER)}
 # A scored section, its hit not built yet: score, tier, path, section, matches, lines.
 _Scored = tuple[float, str, str, Section, list[Scored], list[str]]
+# A hit not built yet (`group`): score, tier, path, its best line, matches, lines.
+_Hit = Grouped
 
 
 class Ranked(NamedTuple):
@@ -131,6 +135,7 @@ class _Context:
         self.total_idf = 0.0
         self.precise: re.Pattern[str] | None = None
         self.dates = DateHint("")
+        self.weak: frozenset[str] = frozenset()
         self.phrase_length = sum(1 for t in terms if not t.compound)
 
 
@@ -193,6 +198,9 @@ def rank(
     frame = {t.text: FRAME_WEIGHT if t.text in FRAME_WORDS else 1.0 for t in terms}
     ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
+    if not regex:
+        # A frame word or a common plain word beside a rarer one (`boilerplate`).
+        ctx.weak = weak_terms(terms, df, n)
     # A compound made of two query words counts in the query's idf mass only where found.
     ctx.total_idf = sum(
         ctx.idf.get(t.text, 0.0 if t.compound else ctx.max_idf * frame[t.text]) for t in terms
@@ -219,23 +227,23 @@ def rank(
     count = sum(len(sections) for *_, sections in files)
     avgdl = length / count if count and length else 1.0
 
-    scored: list[_Scored] = []
+    scored: list[_Hit] = []
     for rel, tier, _, lines, sections in files:
         found_hits = scanned.matches.get(rel, _NO_HITS)
-        scored.extend(_aggregate(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx)))
+        in_file = _aggregate(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx))
+        scored.extend(group_file(in_file, ctx.idf))
     _discount_copies(scored)
+    _weak_below_strong(scored, ctx.weak)
     total = len(scored)
     if picked.unread_files:
         # Estimate: sections per match in the files read, times matches in the rest.
         read = sum(found for _, _, found, _, _ in files) or 1
         total += max(picked.unread_files, round(picked.unread_matches * len(scored) / read))
     # Best first: score, then tier order, path and line; only the hits shown are built.
-    best = heapq.nsmallest(
-        limit, scored, key=lambda s: (-s[0], _TIER_INDEX[s[1]], s[2], s[3].start)
-    )
+    best = heapq.nsmallest(limit, scored, key=lambda s: (-s[0], _TIER_INDEX[s[1]], s[2], s[3]))
     hits = tuple(
-        make_hit(rel, tier, lines, section, matches, score, ctx.context, ctx.terms, ctx.regex)
-        for score, tier, rel, section, matches, lines in best
+        make_hit(rel, tier, lines, line, matches, score, ctx.context, ctx.terms, ctx.regex)
+        for score, tier, rel, line, matches, lines in best
     )
     return Ranked(hits, total, tuple(warnings))
 
@@ -249,7 +257,7 @@ def _fact_text(line: str) -> str:
     return _BULLET_RE.sub("", line).strip().rstrip(".").lower()
 
 
-def _discount_copies(scored: list[_Scored]) -> None:
+def _discount_copies(scored: list[_Hit]) -> None:
     """A fact's home is its HOT or WARM line (PROTOCOL §10): a section elsewhere whose
     matching line holds a copy of a matching home line scores at most `COPY_WEIGHT`
     of the home's section, so pasted task copies in rotated notes (short sections,
@@ -263,14 +271,33 @@ def _discount_copies(scored: list[_Scored]) -> None:
                     homes[fact] = max(score, homes.get(fact, 0.0))
     if not homes:
         return
-    for i, (score, tier, rel, section, matches, lines) in enumerate(scored):
+    for i, (score, tier, rel, best, matches, lines) in enumerate(scored):
         if tier in _HOME_TIERS:
             continue
         texts = [lines[line - 1].lower() for line in {m[0] for m in matches}]
         caps = [home for fact, home in homes.items() if any(fact in text for text in texts)]
         if caps:
             capped = min(score, COPY_WEIGHT * max(caps))
-            scored[i] = (capped, tier, rel, section, matches, lines)
+            scored[i] = (capped, tier, rel, best, matches, lines)
+
+
+def _weak_below_strong(scored: list[_Hit], weak: frozenset[str]) -> None:
+    """A hit whose terms are all weak (`boilerplate.weak_terms`) ranks below every hit
+    that holds a rarer term: their scores are scaled under the lowest of those, in order."""
+    if not weak:
+        return
+    alone = [i for i, hit in enumerate(scored) if {m[3] for m in hit[4]} <= weak]
+    strong = [hit[0] for i, hit in enumerate(scored) if i not in set(alone)]
+    if not alone or not strong:
+        return
+    floor = min(strong)
+    top = max(scored[i][0] for i in alone)
+    if top < floor:
+        return
+    scale = 0.99 * floor / top
+    for i in alone:
+        score, *rest = scored[i]
+        scored[i] = (score * scale, *rest)  # type: ignore[assignment]
 
 
 def _aggregate(sections: list[_Scored]) -> list[_Scored]:
@@ -298,10 +325,6 @@ def _aggregate(sections: list[_Scored]) -> list[_Scored]:
         seen |= terms
     sections[order[0]] = (best[0] + extra, *best[1:])
     return sections
-
-
-def _best_first(scored: _Scored) -> tuple[float, int, str, int]:
-    return (-scored[0], _TIER_INDEX[scored[1]], scored[2], scored[3].start)
 
 
 # The work per file is bounded: a memory file is a few hundred lines, and a file of a
@@ -348,8 +371,11 @@ def _score_file(
     starts = [s.start for s in sections]
     per_section: dict[int, list[Scored]] = {}
     per_line: dict[int, list[tuple[str, float]]] = {}
+    unranked = boilerplate(rel, lines)  # init's description lines (PROTOCOL §9 v3)
     for match in _precise(lines, found, ctx):
         line = match[0]
+        if line in unranked:
+            continue
         per_line.setdefault(line, []).append((match[3], match[4]))
         index = bisect_right(starts, line) - 1
         if index >= 0 and sections[index].end >= line:
@@ -378,6 +404,8 @@ def _score_file(
         norm = 1.0 - B + B * dl / avgdl
         base = sum(ctx.idf.get(t, 0.0) * _saturate(w, norm) for t, w in counts.items())
         score = base * weight * _cover(direct, ctx) * _phrase(matches, ctx)
+        if ctx.weak and direct <= ctx.weak:
+            score *= WEAK_ALONE
         hits.append((score, tier, rel, section, matches, lines))
     return hits
 

@@ -46,7 +46,7 @@ from memtier.search.paths import (
     tier_files,
     tier_of,
 )
-from memtier.search.tokens import escape, normalise, normalise_bytes
+from memtier.search.tokens import escape, normalise, normalise_bytes, python_pattern
 
 __all__ = ["TIER_ORDER", "FileHits", "ScanResult", "find_rg", "scan", "tier_files", "tier_of"]
 
@@ -117,7 +117,7 @@ def scan_with_rg(
         return result
     argv = [
         rg, "--no-config", "--hidden", "--no-ignore", "--binary", "--null",
-        "--heading",
+        "--heading", "--with-filename",  # a single path (--tier hot) is named too
         "--only-matching", "--color", "never", "--stats", "--glob", "*.md",
     ]  # fmt: skip
     if list_only:
@@ -281,6 +281,8 @@ def scan_with_python(
         result.tagged = set()
     # Query terms make a pattern of our own, which Python's ``re`` always accepts;
     # a --regex goes through the linear-time engine (`compile_pattern`).
+    if literals:
+        pattern = python_pattern(pattern)  # the scan's ASCII word starts, in `re` syntax
     regex = (
         re.compile(pattern, re.MULTILINE | re.IGNORECASE)
         if literals

@@ -20,7 +20,7 @@ from memtier.formats.tags import is_tag_line, parse_tag_line
 HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 _ITEM_RE = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s")
 _INLINE_TAG_RE = re.compile(r"(?<![\w#&/])#([^\W\d_][\w-]*)")
-MAX_BLOCK_LINES = 6
+MAX_BLOCK_LINES = 4  # v3: 6 before; neighbours are grouped into one hit anyway (`group`)
 
 
 class Section(NamedTuple):

@@ -210,3 +210,19 @@ def test_transfer_commands_json(root: Path, tmp_path: Path, cli: CliRunner) -> N
     assert payload["kept"] is True
     buffer = (root / "memory" / "working-buffer.md").read_text().split("\n")
     assert buffer[payload["line"] - 1] == payload["text"]
+
+
+def test_search_hits_name_their_line_and_the_span_shown(root: Path, cli: CliRunner) -> None:
+    # PROTOCOL §9 v3: "line" is the hit's one best line, "line_start"/"line_end" the
+    # lines its excerpt shows (3 by default, more only with --context).
+    note = root / "memory/episodic/2026-11-20.md"
+    note.write_text("# 2026-11-20\n\n- one\n- rsync wants a slash\n- two\n- three\n")
+    for context, most in (("1", 3), ("3", 7)):
+        result = cli("--root", str(root), "--now", NOW_TEXT, "search", "rsync", "--json",
+                     "--context", context)  # fmt: skip
+        (hit,) = [h for h in json.loads(result.stdout)["results"] if h["path"].endswith("20.md")]
+        assert set(hit) == {"path", "tier", "line", "line_start", "line_end", "score",
+                            "excerpt", "matched_terms"}  # fmt: skip
+        assert type(hit["line"]) is int and hit["line"] == 4
+        assert hit["line_start"] <= hit["line"] <= hit["line_end"]
+        assert hit["line_end"] - hit["line_start"] + 1 == len(hit["excerpt"].split("\n")) <= most

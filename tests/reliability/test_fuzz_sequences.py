@@ -148,13 +148,13 @@ def test_learnings_normalisation_is_total_and_stable(text: str) -> None:
 def test_search_tokeniser_never_crashes(text: str) -> None:
     import re
 
-    from memtier.search.tokens import combined_pattern, query_terms, scan_pattern
+    from memtier.search.tokens import combined_pattern, python_pattern, query_terms, scan_pattern
 
     EXAMPLES["search tokeniser"] += 1
     terms = query_terms(text)
     if terms:
         re.compile(combined_pattern(terms))
-        re.compile(scan_pattern(terms))
+        re.compile(python_pattern(scan_pattern(terms)))  # ripgrep's syntax, in Python's
 
 
 @FAST

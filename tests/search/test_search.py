@@ -271,7 +271,8 @@ def test_human_output_is_shaped_like_ripgrep(cli: CliRunner, root: Path, scanner
     result = cli("search", "qdrant", "--root", str(root), "--now", NOW_TEXT)
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("memory/episodic/2026-11-29.md:3-5  COLD  score ")
+    # PROTOCOL §9 v3: the header names the hit's line, as ``rg -n`` does.
+    assert lines[0].startswith("memory/episodic/2026-11-29.md:4  COLD  score ")
     assert lines[1:4] == ["3-- first line", "4:- the qdrant snapshot", "5-- last line"]
     assert lines[-1] == "1 of 1 matching sections in HOT, WARM, INDEX, BUFFER, SCRATCH, COLD"
     none = cli("search", "qdrant", "--context", "0", "--root", str(root), "--now", NOW_TEXT)
@@ -286,7 +287,8 @@ def test_long_lists_are_cut_into_items(cli: CliRunner, root: Path, scanner: str)
         "# Infra\n#tags: networking\n> last_verified: 2026-11-30\n\n## Hosts\n" + items,
     )
     (hit,) = results(search(cli, root, "host7"))
-    assert (hit["line_start"], hit["line_end"]) == (12, 12)
+    assert hit["line"] == 12
+    assert (hit["line_start"], hit["line_end"]) == (11, 13)  # the line and its neighbours
 
 
 def test_limit(cli: CliRunner, root: Path, scanner: str) -> None:
@@ -327,7 +329,7 @@ def test_crlf_and_bom_keep_line_numbers(cli: CliRunner, root: Path, scanner: str
     path.write_bytes(b"\xef\xbb\xbf# x\r\n\r\n- one\r\n- wombat here\r\n")
     (hit,) = results(search(cli, root, "wombat", "--context", "0"))
     assert hit["excerpt"] == "- wombat here"
-    assert (hit["line_start"], hit["line_end"]) == (3, 4)
+    assert (hit["line"], hit["line_start"], hit["line_end"]) == (4, 4, 4)
 
 
 def test_bad_files_are_skipped_with_warnings_and_nothing_outside_is_read(

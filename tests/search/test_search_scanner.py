@@ -14,7 +14,14 @@ import pytest
 from memtier.search import SearchRequest, search
 from memtier.search.scanner import find_rg, tier_of
 from memtier.search.sections import inline_tags, split_sections, tag_line_tags
-from memtier.search.tokens import Term, combined_pattern, query_terms, scan_pattern, stem
+from memtier.search.tokens import (
+    Term,
+    combined_pattern,
+    python_pattern,
+    query_terms,
+    scan_pattern,
+    stem,
+)
 from memtier.workspace import Workspace
 from tests.conftest import NOW
 
@@ -207,13 +214,18 @@ def test_patterns_mean_the_same_in_python_and_ripgrep(tmp_path: Path) -> None:
     text = "x group-identify v4.6.14 v4x6x14 restarted restartingly 数据库 10.0.0.50 10.0.0.5\n"
     python_hits = [m.group() for m in re.finditer(combined_pattern(terms), text, re.I)]
     assert python_hits == ["group-identify", "v4.6.14", "restarted", "数据", "10.0.0.5"]
-    assert [m.group() for m in re.finditer(scan_pattern(terms), text, re.I)] == [
+    scanned = [
         "group-identify", "v4.6.14", "restart", "restart", "数据", "10.0.0.5", "10.0.0.5",
     ]  # fmt: skip
+    in_python = python_pattern(scan_pattern(terms))  # the scan's ASCII word starts
+    assert [m.group() for m in re.finditer(in_python, text, re.I)] == scanned
     if RG is None:
         return
     (tmp_path / "t.md").write_text(text)
-    for pattern, expected in ((combined_pattern(terms), python_hits),):
+    for pattern, expected in (
+        (combined_pattern(terms), python_hits),
+        (scan_pattern(terms), scanned),
+    ):
         out = subprocess.run(
             [RG, "--no-config", "-o", "-i", "-e", pattern, "t.md"],
             cwd=tmp_path, capture_output=True, text=True, check=True,

@@ -1,0 +1,75 @@
+"""What the ranking leaves out or holds back (PROTOCOL §9 v3 `search`).
+
+- Boilerplate: the description lines `init` wrote from the package's templates
+  ("Hosts, IPs, ports and services. One line per fact; update in place.") say
+  what a file is for, not what the memory holds. A line of a template file that
+  still stands, unchanged, in the file `init` wrote from it is not ranked: its
+  matches are dropped before the file's sections are scored. Headings, the
+  ``#tags:`` line and lines with a placeholder (``$today``) are not boilerplate
+  (a title still names its file's subject; dates are frame lines, see `group`).
+  The scan's document frequency still counts those lines (one file each).
+- Weak terms: a query term that is a question-frame word (`tokens.FRAME_WORDS`)
+  or a plain word common in this workspace (in at least `COMMON_SHARE` of the
+  files searched: "runs", "does" in a lived-in workspace; never a word with a
+  digit, such as a host name) is weak when the query has
+  a rarer term that is neither. A section whose terms are all weak scores
+  `WEAK_ALONE` of its score (so it adds little to its file's evidence either),
+  and a hit whose terms are all weak ranks below every hit holding a rarer
+  term: it cannot by itself outrank the line that holds one.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from memtier.search.tokens import FRAME_WORDS, Term
+
+COMMON_SHARE = 0.2
+WEAK_ALONE = 0.25
+
+
+@cache
+def template_lines(rel: str) -> frozenset[str]:
+    """The boilerplate lines of the template `init` writes at *rel* (empty if none)."""
+    from memtier.formats.templates import templates_dir
+
+    try:
+        text = (templates_dir() / rel).read_text(encoding="utf-8")
+    except (OSError, FileNotFoundError, ValueError):
+        return frozenset()
+    kept = set()
+    for line in text.split("\n"):
+        plain = line.strip()
+        if not plain or plain.startswith("#") or "$" in plain:
+            continue
+        kept.add(plain)
+    return frozenset(kept)
+
+
+def boilerplate(rel: str, lines: list[str]) -> set[int]:
+    """The line numbers (1-based) of *rel* that still hold a template line unchanged."""
+    homes = ("memory/semantic/", "memory/procedural/", "memory/working-buffer.md")
+    if "/" in rel and not rel.startswith(homes):
+        return set()
+    known = template_lines(rel)
+    if not known:
+        return set()
+    return {n for n, text in enumerate(lines, start=1) if text.strip() in known}
+
+
+def weak_terms(terms: tuple[Term, ...], df: dict[str, int], files: int) -> frozenset[str]:
+    """The query's weak terms (see the module text), from each term's document frequency."""
+    found = [t.text for t in terms if df.get(t.text)]
+    # Only plain words: a name with digits (a host, a version) says what is asked about.
+    common = {
+        t for t in found if t in FRAME_WORDS or (t.isalpha() and df[t] >= COMMON_SHARE * files)
+    }
+    strong = [df[t] for t in found if t not in common and not _compound(t, terms)]
+    if not strong:
+        return frozenset()
+    rarest = min(strong)
+    return frozenset(t for t in common if t in FRAME_WORDS or df[t] > rarest)
+
+
+def _compound(text: str, terms: tuple[Term, ...]) -> bool:
+    return any(t.text == text and t.compound for t in terms)

@@ -1,0 +1,137 @@
+"""From scored sections to hits: the line that answers (PROTOCOL §9 v3 `search`).
+
+Sections are what BM25 scores (see `rank`); a hit is what a person or an agent
+reads. Three rules turn one into the other, per file:
+
+- Matching lines that stand within `GROUP_GAP` lines of each other are one hit,
+  never several hits side by side (a list of five items that each name the
+  query's words is one hit, so the next file gets its place). The hit scores
+  as its best section. A section of the group that holds a query term the
+  group's better sections lack is another answer, not a repeat (a list of
+  hosts: "port" on every line, "synapse" on one), and stays a hit of its own.
+- Its *line* is its best line: in its best-scoring section (BM25 has already
+  weighed term frequency, length and phrase there), the matching line
+  carrying the most of the query's idf (each distinct term once, a word that
+  merely starts with the term at its `tokens.exactness`); on a tie the first
+  such line. The excerpt
+  shows that line and ``--context`` lines around it, since the answer is often
+  the neighbour of the line the question's words are on.
+- A note's frame lines, its ``# YYYY-MM-DD`` title and its ``Updated:`` (or
+  ``last_verified:``, ``created:``…) line, say which day a note is, not what it
+  says: a match there still scores (a date query finds its note by them), but
+  the hit shows the note's best content line instead. A note whose only
+  matches are frame lines is shown at its first content line (the day's first
+  entry), with the frame's score.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memtier.search.hits import Scored
+from memtier.search.sections import Section, is_heading
+
+GROUP_GAP = 2  # matching lines at most this far apart are one hit (one line between)
+
+_DATE_TITLE_RE = re.compile(r"^#\s+\d{4}-\d\d-\d\d\s*$")
+_FRAME_RE = re.compile(
+    r"^\s*(?:>\s*)?(?:updated|last_verified|last_updated|created|last_active):[ \t]*\S*[ \t]*$",
+    re.IGNORECASE,
+)
+
+# A scored section (score, tier, path, section, matches, lines), as `rank` builds it;
+# a grouped hit has the best line's number in the section's place.
+ScoredSection = tuple[float, str, str, Section, list[Scored], list[str]]
+Grouped = tuple[float, str, str, int, list[Scored], list[str]]
+
+
+def is_frame(number: int, lines: list[str]) -> bool:
+    """Whether line *number* (1-based) is a frame line of its file (see the module text)."""
+    text = lines[number - 1]
+    if number == 1 and _DATE_TITLE_RE.match(text):
+        return True
+    return bool(_FRAME_RE.match(text))
+
+
+def first_content_line(lines: list[str]) -> int:
+    """The first line that is neither blank, a heading, the tags line nor a frame line."""
+    for number, text in enumerate(lines, start=1):
+        if not text.strip() or is_heading(text) or text.startswith("#tags:"):
+            continue
+        if not is_frame(number, lines):
+            return number
+    return 1
+
+
+def best_line(matches: list[Scored], idf: dict[str, float], lines: list[str]) -> int:
+    """The matching line with the most idf (frame lines only when nothing else matched)."""
+    per_line: dict[int, dict[str, float]] = {}
+    for line, _, _, term, exact in matches:
+        terms = per_line.setdefault(line, {})
+        terms[term] = max(terms.get(term, 0.0), exact)
+    content = [n for n in per_line if not is_frame(n, lines)] or list(per_line)
+
+    def worth(number: int) -> tuple[float, int]:
+        found = per_line[number]
+        return (sum(idf.get(t, 0.0) * e for t, e in found.items()), -number)
+
+    return max(content, key=worth)
+
+
+def _answers(cluster: list[ScoredSection]) -> list[tuple[ScoredSection, list[Scored]]]:
+    """The distinct answers of one group of neighbouring sections, best first: each
+    with the matches it absorbs (sections that bring no query term of their own)."""
+    order = sorted(cluster, key=lambda s: (-s[0], s[3].start))
+    kept: list[tuple[ScoredSection, list[Scored]]] = []
+    seen: set[str] = set()
+    for scored in order:
+        terms = {m[3] for m in scored[4]}
+        if kept and terms <= seen:
+            kept[0][1].extend(scored[4])
+            continue
+        kept.append((scored, list(scored[4])))
+        seen |= terms
+    return kept
+
+
+def group_file(sections: list[ScoredSection], idf: dict[str, float]) -> list[Grouped]:
+    """The hits of one file from its scored sections (see the module text)."""
+    if not sections:
+        return []
+    lines = sections[0][5]
+    frame_score = 0.0
+    frame_matches: list[Scored] = []
+    content: list[ScoredSection] = []
+    for scored in sections:
+        if all(is_frame(m[0], lines) for m in scored[4]):
+            frame_score = max(frame_score, scored[0])
+            frame_matches.extend(scored[4])
+        else:
+            content.append(scored)
+    clusters: list[list[ScoredSection]] = []
+    last = -GROUP_GAP - 1
+    for scored in sorted(content, key=lambda s: s[3].start):
+        numbers = [m[0] for m in scored[4] if not is_frame(m[0], lines)]
+        low, high = min(numbers), max(numbers)
+        if clusters and low - last <= GROUP_GAP:
+            clusters[-1].append(scored)
+            last = max(last, high)
+        else:
+            clusters.append([scored])
+            last = high
+    hits: list[Grouped] = []
+    for cluster in clusters:
+        for top, absorbed in _answers(cluster):
+            shown = [m for m in top[4] if not is_frame(m[0], lines)]
+            hits.append((top[0], top[1], top[2], best_line(shown, idf, lines), absorbed, lines))
+    if frame_matches:
+        if hits:
+            # The frame gives way: the file's best content hit shows, at the frame's score
+            # when that is higher (the date found the note, the content line answers).
+            top_i = max(range(len(hits)), key=lambda i: hits[i][0])
+            score, tier, rel, line, matches, _ = hits[top_i]
+            hits[top_i] = (max(score, frame_score), tier, rel, line, matches + frame_matches, lines)
+        else:
+            tier, rel = sections[0][1], sections[0][2]
+            hits.append((frame_score, tier, rel, first_content_line(lines), frame_matches, lines))
+    return hits

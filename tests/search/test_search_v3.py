@@ -1,0 +1,202 @@
+"""Search v3 (issue 24, PROTOCOL §9 v3): the line that answers, no boilerplate, German
+dates. Every test runs with both scanners."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CliRunner
+from tests.search.test_search import paths, results, scanner, search, write
+
+__all__ = ["scanner"]
+
+BUSY = (
+    "# 2026-11-12\n\n- Pruned old images.\n- Looked at the logs.\n- Read a changelog.\n"
+    "- Tidied notes.\n- Checked the update.\n"
+    "- Restart of grafana planned for the evening window.\n"
+    "- Restart window moved because of the evening backup.\n"
+    "- Evening restart of gitea postponed.\n"
+    "- Window for the restart: after the evening news.\n"
+    "- Restart done in the evening, window closed.\n"
+    "\nUpdated: 2026-11-12\nDecisions: none\nSignal: routine\nOpen: none\n"
+)
+PREFS = (
+    "# Preferences\n#tags: rules\n> last_verified: 2026-11-20\n\n"
+    "- Replies stay short.\n"
+    "- Never restart 19:00–23:00 (family evening TV); maintenance window is mornings.\n"
+)
+
+
+def test_neighbouring_matching_lines_are_one_hit(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The agent's finding: five hits that were lines 8-12 of one note, and the
+    # preference never showed.
+    write(root, "memory/episodic/2026-11-12.md", BUSY)
+    write(root, "memory/semantic/preferences.md", PREFS)
+    found = results(search(cli, root, "restart window evening", "--limit", "5"))
+    busy = [r for r in found if r["path"] == "memory/episodic/2026-11-12.md"]
+    assert len(busy) == 1
+    assert 8 <= int(str(busy[0]["line"])) <= 12
+    assert "memory/semantic/preferences.md" in paths({"results": found})
+
+
+def test_a_hit_shows_its_best_line_and_the_lines_around_it(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    note = (
+        "# 2026-11-20\n\n- Routine check.\n- Looked up the warranty of the nas01 disks.\n"
+        "- It ends on 14 March 2028 for all four.\n- Tidied notes.\n"
+    )
+    write(root, "memory/episodic/2026-11-20.md", note)
+    (hit,) = results(search(cli, root, "warranty nas01 disks"))
+    assert hit["line"] == 4
+    # The answer is the neighbour: the shown span is the line before and after.
+    assert (hit["line_start"], hit["line_end"]) == (3, 5)
+    assert str(hit["excerpt"]).splitlines()[2] == "- It ends on 14 March 2028 for all four."
+    (wide,) = results(search(cli, root, "warranty nas01 disks", "--context", "2"))
+    assert (wide["line"], wide["line_start"], wide["line_end"]) == (4, 3, 6)  # blank edge cut
+
+
+def test_the_title_and_footer_give_way_to_the_content_line(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    for day in ("2026-11-08", "2026-11-09", "2026-11-10"):
+        body = f"# {day}\n\n- Pruned images.\n- Changed the DNS TTL to 300 seconds.\n"
+        write(root, f"memory/episodic/{day}.md", body + f"\nUpdated: {day}\nOpen: none\n")
+    top = results(search(cli, root, "what did I change on 9 November?"))[0]
+    assert top["path"] == "memory/episodic/2026-11-09.md"
+    assert top["line"] == 4  # not the "# 2026-11-09" title, not the Updated: footer
+    only_date = results(search(cli, root, "on 9 November 2026"))[0]
+    assert only_date["path"] == "memory/episodic/2026-11-09.md"
+    assert only_date["line"] == 3  # the day's first entry
+
+
+@pytest.mark.parametrize("context", ["1", "4"])
+def test_the_json_line_lies_in_the_span_shown(
+    cli: CliRunner, root: Path, scanner: str, context: str
+) -> None:
+    write(root, "memory/episodic/2026-11-12.md", BUSY)
+    for hit in results(search(cli, root, "restart evening", "--context", context)):
+        line, start, end = (int(str(hit[k])) for k in ("line", "line_start", "line_end"))
+        assert start <= line <= end
+        assert end - start + 1 == len(str(hit["excerpt"]).split("\n"))
+        assert end - start + 1 <= 2 * int(context) + 1
+
+
+# --now is a Monday: 2026-11-30 (the conftest's NOW_TEXT).
+GERMAN_CASES = [
+    ("Router 2. März", "2026-03-02"),
+    ("Router am 2. März", "2026-03-02"),
+    ("Router am 2. Maerz", "2026-03-02"),
+    ("Router 2. Marz", "2026-03-02"),
+    ("Router 02.03.", "2026-03-02"),
+    ("Router 2.3.2026", "2026-03-02"),
+    ("Router vom 4. Mai 2026", "2026-05-04"),
+    ("Router gestern", "2026-11-29"),
+    ("Router vorgestern", "2026-11-28"),
+    ("Router letzten Montag", "2026-11-23"),
+]
+
+
+@pytest.mark.parametrize(("query", "day"), GERMAN_CASES)
+def test_german_dates_meet_the_note_of_that_day(
+    cli: CliRunner, root: Path, scanner: str, query: str, day: str
+) -> None:
+    days = ("2026-03-02", "2026-03-09", "2026-05-04", "2026-11-19", "2026-11-26",
+            "2026-11-23", "2026-11-28", "2026-11-29")  # fmt: skip
+    for name in days:
+        write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Router neu gestartet.\n")
+    found = search(cli, root, query)
+    assert paths(found)[0] == f"memory/episodic/{day}.md"
+    assert results(found)[0]["line"] == 3  # the entry, not the title
+
+
+@pytest.mark.parametrize("query", ["v4.6.14 Router", "Router 10.0.0.5", "Router 1.2.3"])
+def test_versions_and_addresses_are_not_german_dates(root: Path, query: str) -> None:
+    from datetime import date
+
+    from memtier.search.dates import parse_dates
+
+    hint = parse_dates(query, date(2026, 11, 30))
+    assert not (hint.days or hint.months or hint.weeks) and hint.rest == query
+
+
+@pytest.mark.parametrize("query", ["Router letzte Woche", "Router in der vergangenen Woche",
+                                   "router last week"])  # fmt: skip
+def test_last_week_is_monday_to_sunday_of_the_week_before(
+    cli: CliRunner, root: Path, scanner: str, query: str
+) -> None:
+    # Today (--now) is Monday 2026-11-30: last week is 2026-11-23 .. 2026-11-29.
+    for name in ("2026-11-19", "2026-11-22", "2026-11-23", "2026-11-26", "2026-11-30"):
+        write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Router neu gestartet.\n")
+    ranked = [str(p)[-13:-3] for p in paths(search(cli, root, query))]
+    assert sorted(ranked[:2]) == ["2026-11-23", "2026-11-26"]
+    alone = [str(p)[-13:-3] for p in paths(search(cli, root, "letzte Woche"))]
+    assert sorted(alone) == ["2026-11-23", "2026-11-26"]  # a week alone: its days searched
+
+
+def test_a_search_of_one_file_tier_finds_its_matches(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # ripgrep names no file when it is given a single path: --tier hot found nothing.
+    write(root, "MEMORY.md", "# Agent Memory\n\n- Backups: restic, nightly at 02:30.\n")
+    (hit,) = results(search(cli, root, "restic", "--tier", "hot"))
+    assert (hit["path"], hit["line"]) == ("MEMORY.md", 3)
+
+
+def test_init_description_lines_are_not_ranked(cli: CliRunner, tmp_path: Path) -> None:
+    # The agent's finding: "docker01 IP" ranked "Hosts, IPs, ports and services." first.
+    root = tmp_path / "fresh"
+    assert cli("init", "--root", str(root), "--now", "2026-11-30T10:00:00+01:00").exit_code == 0
+    infra = root / "memory/semantic/infrastructure.md"
+    infra.write_text(infra.read_text() + "\n## Hosts\n- docker01: 192.168.1.20, Debian 12\n")
+    found = results(search(cli, root, "docker01 IP"))
+    assert [(r["path"], r["line"]) for r in found] == [("memory/semantic/infrastructure.md", 8)]
+    assert results(search(cli, root, "ports services")) == []  # only boilerplate matched
+    # A description line someone changed is theirs: it is ranked again.
+    infra.write_text(infra.read_text().replace("Hosts, IPs, ports", "Hosts, IPs and ports"))
+    assert [r["line"] for r in results(search(cli, root, "ports"))] == [5]
+
+
+def test_a_common_verb_alone_cannot_outrank_a_rarer_term(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The agent's finding: "when does the backup run" ranked a line that matched only
+    # "runs" above the MEMORY.md fact.
+    memory = (
+        "# Agent Memory\n\n## Key facts\n- The user is Jana, she writes German and English,"
+        " answers may be either, short ones preferred.\n"
+        "- Backups: restic to the storage box, nightly at 02:30, checked on Sundays.\n"
+        "- Home network 192.168.1.0/24 behind the firewall in the cellar.\n"
+    )
+    write(root, "MEMORY.md", memory)
+    write(
+        root,
+        "memory/semantic/projects.md",
+        "# Projects\n\n- Kiosk: the display runs, runs, runs.\n",
+    )
+    for day in range(1, 29):
+        name = f"2026-11-{day:02d}"
+        line = "- The job runs.\n" if day > 18 else "- Tidied notes.\n"  # "runs": common
+        if day in (3, 5, 7):
+            line = "- Looked at the backup.\n"
+        write(root, f"memory/episodic/{name}.md", f"# {name}\n\n{line}")
+    found = [
+        (r["path"], r["matched_terms"])
+        for r in results(search(cli, root, "when does the backup run"))
+    ]
+    home = found.index(("MEMORY.md", ["backup"]))
+    alone = [i for i, (_, terms) in enumerate(found) if terms == ["run"]]
+    assert alone and min(alone) > home
+
+
+def test_a_word_written_with_an_accented_first_letter_is_found(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The scan anchors terms at ASCII word starts (fast); "Über" still is a word start.
+    write(root, "memory/episodic/2026-11-20.md", "# 2026-11-20\n\n- Über den Router gesprochen.\n")
+    write(root, "memory/episodic/2026-11-21.md", "# 2026-11-21\n\n- Zoë and Éric met.\n")
+    assert [r["line"] for r in results(search(cli, root, "uber router"))] == [3]
+    assert paths(search(cli, root, "eric zoe")) == ["memory/episodic/2026-11-21.md"]
+    assert results(search(cli, root, "ber")) == []  # not inside "Über"
