@@ -1,0 +1,47 @@
+"""memtier.health.secrets_scan: the ``secrets`` check of PROTOCOL §6 (never prints a secret)."""
+
+from __future__ import annotations
+
+from memtier.health.secrets_scan import secrets_checks
+from memtier.health.verdict import FAIL, PASS, WARN
+from memtier.workspace import Workspace
+
+
+def github_token() -> str:
+    # Built from pieces at run time: the repository holds no literal secret.
+    return "gh" + "p_" + "x1Y2" * 9
+
+
+def test_a_clean_workspace_has_one_pass_counting_the_files(ws: Workspace) -> None:
+    (check,) = secrets_checks(ws)
+    assert check.status == PASS
+    assert check.message.startswith("no credentials found (") and "files scanned)" in check.message
+
+
+def test_a_credential_fails_with_its_line_and_rule_but_not_its_text(ws: Workspace) -> None:
+    token = github_token()
+    (ws.episodic_dir / "2026-11-01.md").write_text(f"# notes\n\npushed with {token}\n")
+    (check,) = secrets_checks(ws)
+    assert (check.status, check.path) == (FAIL, "memory/episodic/2026-11-01.md")
+    assert check.message == "memory/episodic/2026-11-01.md:3 — credential found (GITHUB_TOKEN)"
+    assert token not in repr(check)
+
+
+def test_a_binary_or_non_utf8_file_is_a_warning_and_still_scanned(ws: Workspace) -> None:
+    token = github_token()
+    (ws.learnings_dir / "odd.md").write_bytes(b"caf\xe9 " + token.encode() + b"\n")
+    checks = secrets_checks(ws)
+    assert [(c.status, c.path) for c in checks] == [
+        (WARN, ".learnings/odd.md"),
+        (FAIL, ".learnings/odd.md"),
+    ]
+    assert (
+        checks[0].message == ".learnings/odd.md — not UTF-8 text (scanned for credentials anyway)"
+    )
+
+
+def test_the_archive_is_not_scanned(ws: Workspace) -> None:
+    folder = ws.archive_dir / "2025" / "01"
+    folder.mkdir(parents=True)
+    (folder / "2025-01-01.md").write_text(github_token() + "\n")
+    assert [c.status for c in secrets_checks(ws)] == [PASS]

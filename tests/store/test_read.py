@@ -1,0 +1,131 @@
+"""memtier.store.read: confined reads of regular UTF-8 files, CRLF and BOM noted (PROTOCOL §3)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memtier import store
+from memtier.errors import ConfinementError, InputError
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"\x00\x01binary", "binary file"),
+        (b"caf\xe9\n", "not UTF-8"),
+    ],
+)
+def test_read_refuses_binary_and_non_utf8(tmp_path: Path, data: bytes, message: str) -> None:
+    target = tmp_path / "bad.md"
+    target.write_bytes(data)
+    with pytest.raises(InputError, match=message):
+        store.read_text(target, root=tmp_path)
+
+
+def test_read_of_missing_file_and_directory(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        store.read_text(tmp_path / "nope.md")
+    (tmp_path / "dir.md").mkdir()
+    with pytest.raises(InputError, match="is a directory"):
+        store.read_text(tmp_path / "dir.md")
+
+
+def test_confine_refuses_parent_absolute_and_symlink_escapes(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "link").symlink_to(outside)
+    for path in (Path("../x.md"), outside / "x.md", Path("link/x.md")):
+        with pytest.raises(ConfinementError, match="outside the workspace"):
+            store.write_text(path if path.is_absolute() else root / path, "x\n", root=root)
+    assert list(outside.iterdir()) == []
+    assert not (tmp_path / "x.md").exists()
+
+
+def test_confine_follows_links_that_stay_inside(tmp_path: Path) -> None:
+    (tmp_path / "real.md").write_text("a\n")
+    (tmp_path / "alias.md").symlink_to(tmp_path / "real.md")
+    store.write_text(tmp_path / "alias.md", "b\n", root=tmp_path)
+    assert (tmp_path / "alias.md").is_symlink()
+    assert (tmp_path / "real.md").read_text() == "b\n"
+
+
+def test_symlink_loop_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    with pytest.raises(InputError, match="symlink loop"):
+        store.write_text(tmp_path / "a", "x\n", root=tmp_path)
+
+
+def test_decode_notes_and_strips_bom_and_crlf() -> None:
+    doc = store.decode_document(b"\xef\xbb\xbfa\r\nb\r\n", "x.md")
+    assert (doc.text, doc.crlf, doc.bom) == ("a\nb\n", True, True)
+    plain = store.decode_document(b"a\nb\n", "x.md")
+    assert (plain.text, plain.crlf, plain.bom) == ("a\nb\n", False, False)
+
+
+def test_non_utf8_names_the_offset_of_the_bad_byte() -> None:
+    with pytest.raises(InputError, match=r"x\.md: not UTF-8 text \(invalid byte at offset 3\)"):
+        store.decode_document(b"caf\xe9", "x.md")
+
+
+@settings(max_examples=50)
+@given(
+    text=st.text(st.sampled_from("ab \n\té✅\u2028")),
+    crlf=st.booleans(),
+    bom=st.booleans(),
+)
+def test_encode_then_decode_gives_the_text_back(text: str, crlf: bool, bom: bool) -> None:
+    """What a writer encodes in a document's conventions reads back as the same text."""
+    data = store.Document(text="", crlf=crlf, bom=bom).encode(text)
+    doc = store.decode_document(data, "x.md")
+    assert doc.text == text
+    assert doc.bom == bom
+    assert doc.crlf == (crlf and "\n" in text)
+
+
+def test_read_document_stamps_the_file_as_read(tmp_path: Path) -> None:
+    target = tmp_path / "note.md"
+    target.write_text("hello\n")
+    doc = store.read_document(target, root=tmp_path)
+    assert doc.stamp == store.file_stamp(os.stat(target))
+    assert doc.source == os.path.realpath(target)
+
+
+def test_read_through_a_link_out_of_the_root_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (tmp_path / "secret.md").write_text("outside\n")
+    (root / "link.md").symlink_to(tmp_path / "secret.md")
+    with pytest.raises(ConfinementError, match=r"link\.md: points outside the workspace; not read"):
+        store.read_text(root / "link.md", root=root)
+    # Without a root nothing confines the read.
+    assert store.read_text(root / "link.md") == "outside\n"
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match=r"pipe\.md: .*not a regular file"):
+        store.read_text(fifo, root=tmp_path)
+
+
+def test_a_nul_byte_in_a_path_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="NUL byte"):
+        store.confine(tmp_path, Path("a\0b.md"))
+
+
+def test_read_text_or_none(tmp_path: Path) -> None:
+    assert store.read_text_or_none(tmp_path / "missing.md", root=tmp_path) is None
+    (tmp_path / "here.md").write_text("x\n")
+    assert store.read_text_or_none(tmp_path / "here.md", root=tmp_path) == "x\n"
+    # A dangling link is not "no file": it is reported.
+    (tmp_path / "dangling.md").symlink_to(tmp_path / "gone.md")
+    with pytest.raises(InputError, match="no such file"):
+        store.read_text_or_none(tmp_path / "dangling.md", root=tmp_path)
