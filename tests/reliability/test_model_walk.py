@@ -169,10 +169,12 @@ class Walk:
             args = ("learn", "error", lesson)
         elif point.startswith(("store.before-move", "store.moved")):
             args = ("archive", "--days", "1")
+        before: Counter[str] = Counter()
         if point.startswith("session_start.") and self.rng.random() < 0.5:
             # Recovery points need a crashed rotation to recover from, sometimes
             # with a line a person added after it.
             self.apply("buffer", "task", self.rng.choice(TEXTS))
+            before = self.active_lines()  # what finishing that rotation carries
             state = self.rng.choice(("rotate.pending-written", "rotate.note-written"))
             assert run_forked(self.root, self.now.isoformat(), "rotate", point=state)[0]
             if self.rng.random() < 0.5:
@@ -183,13 +185,18 @@ class Walk:
             self.root, self.now.isoformat(), *args, point=f"{point}@{occurrence}"
         )
         if not killed:
-            # The state did not lead there: the command simply ran (or refused).
+            # The state did not lead there: the command simply ran (or refused); a
+            # session-start may have finished the rotation killed above.
             if code == 0:
                 self.model.update(adds)
                 self.model.subtract(removes)
+            if args == ("session-start",):
+                self.reconcile(Counter(), f"a session-start that ran past {point}", before)
             return
         self.todo.remove(point)
         self.crashed_at[point] += 1
+        # What a rotation killed after its fresh buffer was written has carried.
+        carried = self.active_lines()
         if self.rng.random() < 0.5:
             self.person_edit()  # a person touches the buffer before anyone recovers
         self.tick(self.rng.choice((1, 5, 200)))
@@ -202,12 +209,26 @@ class Walk:
                 self.crashed_at[again] += 1
         assert self.run("session-start") == 0
         self.sessions += 1
-        # The killed command's own line: written or not, never twice.
-        for line, extra in adds.items():
-            seen = counted(self.ws)[line]
-            assert seen in (self.model[line], self.model[line] + extra), (point, line)
-            self.model[line] = seen
+        self.reconcile(adds, point, carried)
         self.check(f"after a crash at {point} of {args}")
+
+    def active_lines(self) -> Counter[str]:
+        return Counter(f"- {t}" for t in parse_buffer(self.ws.buffer.read_text()).active_tasks)
+
+    def reconcile(
+        self, adds: Counter[str], where: str, carried: Counter[str] | None = None
+    ) -> None:
+        """After a recovery: the killed command's own line (*adds*) written or not,
+        never twice. A rotation the recovery finished mid-session carries the active
+        tasks into the fresh buffer (PROTOCOL §5 step 5 v3): each such line may also
+        stand once more, in the note's block, and never more than once more: tasks
+        in the buffer now, or in the one the killed command left (*carried*)."""
+        carried = (carried or Counter()) | self.active_lines()
+        found = counted(self.ws)
+        for line in {*adds, *carried}:
+            low, high = self.model[line], self.model[line] + adds[line] + carried[line]
+            assert low <= found[line] <= high, (where, line, found[line], low, high)
+            self.model[line] = found[line]
 
     def points(self) -> list[str]:
         every = (*CHECKPOINTS, *REVIEW_POINTS, *ARCHIVE_POINTS, *STORE_POINTS)
@@ -272,7 +293,11 @@ class Walk:
         elif roll < 0.66:
             self.run("episodic", "close", "--decisions", "d", "--signal", "s", "--open", "none")
         elif roll < 0.72:
-            self.run("rotate")
+            # A mid-session rotation moves the buffer into the note and keeps the
+            # active tasks in the fresh buffer: each then stands twice (PROTOCOL §5 v3).
+            before = parse_buffer(self.ws.buffer.read_text())
+            if self.run("rotate") == 0 and before.has_content:
+                self.model.update(f"- {t}" for t in before.active_tasks)
         elif roll < 0.76:
             # Lessons recur, so weekly reviews have candidates to flag.
             self.run("learn", "error", f"{text} (case {self.rng.randint(1, 3)})")
