@@ -308,3 +308,19 @@ async def test_overlapping_calls_of_one_server_lose_no_write(server: Any, root: 
     for tag in ("alpha", "beta", "gamma"):
         for n in range(8):
             assert body.count(f"- {tag} note {n}\n") == 1, (tag, n)
+
+
+async def test_a_warm_server_sees_a_change_between_two_calls(server: Any, root: Path) -> None:
+    """Nothing a warm server keeps may serve a stale answer (PROTOCOL §11 v3)."""
+    async with Client(server) as client:
+        first = await client.call_tool("memory_search", {"query": "wallaby"})
+        assert first.structured_content["data"]["hits"] == []
+        infra = root / "memory/semantic/infrastructure.md"
+        infra.write_text(infra.read_text() + "- the wallaby host runs backups\n")
+        second = await client.call_tool("memory_search", {"query": "wallaby"})
+        assert second.structured_content["data"]["hits"][0].startswith(
+            "memory/semantic/infrastructure.md:"
+        )
+        (root / "memory/memtier.toml").write_text("hot_max_lines = 5\n")
+        refused = await client.call_tool("memory_remember", {"text": "x y z", "kind": "hot"})
+        assert refused.is_error and "5-line limit" in text_of(refused)
