@@ -9,6 +9,8 @@ handler says so in one line and exits `EXIT_BUG` (3).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 EXIT_OK = 0
@@ -17,15 +19,70 @@ EXIT_INPUT = 2
 EXIT_BUG = 3
 
 
+@dataclass(frozen=True)
+class Term:
+    """A parameter at fault, or an operation that fixes it, named in a message.
+
+    The core says *what* (``Term("kind")``: the parameter ``kind`` of the core
+    function; ``Term("replace", file=rel)``: correcting a fact of *rel*); each
+    face words it: the CLI as ``--kind`` or ``memtier replace OLD NEW --in rel``,
+    the tool server as ``kind`` or ``memory_replace(...)`` (PROTOCOL §11 v3).
+    """
+
+    name: str
+    file: str | None = None
+
+    def __str__(self) -> str:
+        """The plain wording, the command line's (the tool server has its own)."""
+        if self.name in _COMMANDS:
+            return _COMMANDS[self.name].replace("{file}", self.file or "FILE")
+        return _OPTIONS.get(self.name, self.name)
+
+
+# How the command line names the parameters of the core functions (PROTOCOL §9, §10).
+_OPTIONS = {
+    "kind": "--kind",
+    "to": "--to",
+    "in_file": "--in",
+    "date": "--date",
+    "section": "--section",
+    "tags": "--tag",
+    "stale": "--stale",
+    "path": "PATH",
+    "as_text": "--as",
+    "reason": "--reason",
+}
+_COMMANDS = {
+    "replace": "memtier replace OLD NEW --in {file}",
+    "retire": "memtier retire OLD --in {file} --reason R",
+    "remember_warm": "memtier remember TEXT --kind K",
+    "tags_add": "memtier tags --add TAG",
+    "session-start": "memtier session-start",
+    "health-verbose": "memtier health-check --verbose",
+    "candidates": "memtier candidates",
+}
+
+
+Message = str | tuple[str | Term, ...]
+
+
 class MemtierError(Exception):
-    """Base class: a message written for the person reading it, and an exit code."""
+    """Base class: a message written for the person reading it, and an exit code.
+
+    The message may name parameters and operations as `Term`s; ``message`` is the
+    plain wording, `worded` the wording of one face.
+    """
 
     exit_code: int = EXIT_INPUT
 
-    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: Message, *, path: Path | str | None = None) -> None:
+        self.parts: tuple[str | Term, ...] = (message,) if isinstance(message, str) else message
+        self.message = self.worded()
+        super().__init__(self.message)
         self.path = Path(path) if path is not None else None
+
+    def worded(self, words: Callable[[Term], str] = str) -> str:
+        return "".join(part if isinstance(part, str) else words(part) for part in self.parts)
 
     def __str__(self) -> str:
         return self.message

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memtier import store
-from memtier.errors import RefusedError
+from memtier.errors import Message, RefusedError
 from memtier.workspace import Workspace, tier_of
 
 
@@ -46,7 +46,8 @@ def atomic_write(ws: Workspace, path: Path, data: bytes) -> WriteResult:
     redaction = redact(given.text)
     problem = content_problem(ws, _relative(ws, target), redaction.text)
     if problem is not None:
-        raise RefusedError(f"atomic-write {shown}: {problem}; nothing was written")
+        parts = (problem,) if isinstance(problem, str) else problem
+        raise RefusedError((f"atomic-write {shown}: ", *parts, "; nothing was written"))
     with store.workspace_lock(ws.lock_file):
         written = store.write_text(target, redaction.text, root=ws.root, like=given)
     return WriteResult(
@@ -62,7 +63,7 @@ def _relative(ws: Workspace, real: Path) -> str:
     return relative_to_root(ws, real)
 
 
-def content_problem(ws: Workspace, rel: str, text: str) -> str | None:
+def content_problem(ws: Workspace, rel: str, text: str) -> Message | None:
     """Why memtier would reject *text* as the file *rel*, or None (PROTOCOL §2, §6, §10)."""
     from memtier.formats.buffer import count_lines
 

@@ -26,7 +26,7 @@ from memtier.commands.fact_files import (
     refresh_dates,
     resolve_fact_file,
 )
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.faults import checkpoint
 from memtier.formats.fact_text import HOT_HEADER_LINES
 from memtier.secrets import merge_counts
@@ -104,7 +104,7 @@ def _edit_one_line(
     ws: Workspace, target: FactFile, old: str
 ) -> tuple[store.Document, list[str], int, str]:
     if not target.exists:
-        raise InputError(f"--in {target.rel}: no such file")
+        raise InputError((Term("in_file"), f" {target.rel}: no such file"))
     doc = read_fact_file(ws, target)
     checkpoint("facts.read")
     lines = doc.text.split("\n")
@@ -117,8 +117,8 @@ def replace_fact(
 ) -> ReplaceResult:
     """The one line of *in_file* holding *old* becomes *new* (PROTOCOL §10)."""
     clean = clean_fact(new, "replace NEW", fact=True)
-    why = clean_fact(reason, "--reason") if reason is not None else None
-    target = resolve_fact_file(ws, in_file, option="--in")
+    why = clean_fact(reason, Term("reason")) if reason is not None else None
+    target = resolve_fact_file(ws, in_file, option=Term("in_file"))
     with store.workspace_lock(ws.lock_file):
         doc, lines, number, line = _edit_one_line(ws, target, old)
         duplicate = find_duplicate(ws, clean.text, skip=(target.path, number))
@@ -141,8 +141,8 @@ def replace_fact(
 
 def retire_fact(ws: Workspace, old: str, *, in_file: str | Path, reason: str) -> RetireResult:
     """Remove the one line of *in_file* holding *old*; it goes to the retirement log."""
-    why = clean_fact(reason, "--reason")
-    target = resolve_fact_file(ws, in_file, option="--in")
+    why = clean_fact(reason, Term("reason"))
+    target = resolve_fact_file(ws, in_file, option=Term("in_file"))
     with store.workspace_lock(ws.lock_file):
         doc, lines, number, line = _edit_one_line(ws, target, old)
         log_retirement(ws, target, number, "retired", line, why.text)
@@ -212,7 +212,7 @@ def verify_files(
 ) -> VerifyResult:
     """Set last_verified to today on *files* (and, with *stale*, every stale WARM file)."""
     if not files and not stale:
-        raise InputError("verify: name the files checked, or give --stale")
+        raise InputError(("verify: name the files checked, or give ", Term("stale")))
     today = ws.today.isoformat()
     done: list[VerifiedFile] = []
     with store.workspace_lock(ws.lock_file):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtier import store
-from memtier.errors import InputError, RefusedError
+from memtier.errors import InputError, Message, RefusedError, Term
 from memtier.formats.fact_text import (
     HOT_HEADER_LINES,
     NEAR_DUPLICATE_THRESHOLD,
@@ -40,7 +40,7 @@ class CleanFact:
     redacted: dict[str, int] = field(default_factory=dict)
 
 
-def clean_fact(raw: str, what: str, *, block: bool = False, fact: bool = False) -> CleanFact:
+def clean_fact(raw: str, what: str | Term, *, block: bool = False, fact: bool = False) -> CleanFact:
     """Redact, fold to one line (unless *block*), redact again (PROTOCOL §3, v2).
 
     A leading markdown bullet is dropped so memtier's own ``- `` is not doubled.
@@ -57,7 +57,7 @@ def clean_fact(raw: str, what: str, *, block: bool = False, fact: bool = False) 
         one_line = fold_line(raw)
         text = without_bullet(one_line.text).strip()
         if not text:
-            raise InputError(f"{what}: the text is empty")
+            raise InputError((what, ": the text is empty"))
         if fact:
             _require_word_character(text, what)
         return CleanFact(text, dict(one_line.redacted))
@@ -69,24 +69,24 @@ def clean_fact(raw: str, what: str, *, block: bool = False, fact: bool = False) 
         lines.pop()
     second = redact("\n".join(lines))
     if not second.text.strip():
-        raise InputError(f"{what}: the text is empty")
+        raise InputError((what, ": the text is empty"))
     if fact:
         _require_word_character(second.text, what)
     return CleanFact(second.text, merge_counts(first.counts, second.counts))
 
 
-def _require_word_character(text: str, what: str) -> None:
+def _require_word_character(text: str, what: str | Term) -> None:
     """PROTOCOL §10 (issue 19): a fact holds at least one letter or digit."""
     from memtier.formats.fact_text import has_word_character
 
     if not has_word_character(text):
-        raise InputError(f"{what}: the text holds no letter or digit; a fact says something")
+        raise InputError((what, ": the text holds no letter or digit; a fact says something"))
 
 
 class DuplicateFactError(RefusedError):
     """The fact (or a near-duplicate) already stands in a HOT or WARM file (exit 1)."""
 
-    def __init__(self, message: str, *, file: str, line: int, existing: str, score: float):
+    def __init__(self, message: Message, *, file: str, line: int, existing: str, score: float):
         super().__init__(message)
         self.file = file
         self.line = line
@@ -131,7 +131,9 @@ def relative_to_root(ws: Workspace, real: Path) -> str:
         return ws.relative(real)
 
 
-def resolve_fact_file(ws: Workspace, given: str | Path, *, option: str = "--to") -> FactFile:
+def resolve_fact_file(
+    ws: Workspace, given: str | Path, *, option: str | Term = Term("to")
+) -> FactFile:
     """Confine *given* (relative to the root, or absolute) to MEMORY.md or a WARM file."""
     candidate = Path(given).expanduser()
     if not candidate.is_absolute():
@@ -143,13 +145,16 @@ def resolve_fact_file(ws: Workspace, given: str | Path, *, option: str = "--to")
         return FactFile(real, rel, "hot")
     if tier != "warm" or not TOPIC_RE.match(real.stem):
         raise InputError(
-            f"{option} {rel}: must be MEMORY.md or a WARM file "
-            "(memory/semantic/<name>.md, memory/procedural/<topic>.md)"
+            (
+                option,
+                f" {rel}: must be MEMORY.md or a WARM file "
+                "(memory/semantic/<name>.md, memory/procedural/<topic>.md)",
+            )
         )
     if real.is_dir():
-        raise InputError(f"{option} {rel}: is a directory, expected a file")
+        raise InputError((option, f" {rel}: is a directory, expected a file"))
     if real.exists() and not real.is_file():
-        raise InputError(f"{option} {rel}: not a regular file")
+        raise InputError((option, f" {rel}: not a regular file"))
     return FactFile(real, rel, "warm")
 
 
@@ -161,8 +166,11 @@ def read_fact_file(ws: Workspace, target: FactFile) -> store.Document:
         head = (lines + [""] * HOT_HEADER_LINES)[:HOT_HEADER_LINES]
         if not (head[2].startswith("last_verified:") and head[3].startswith("last_updated:")):
             raise InputError(
-                f"{target.rel}: header invalid (lines 3–4 must be last_verified: and "
-                "last_updated:); see memtier health-check --verbose"
+                (
+                    f"{target.rel}: header invalid (lines 3–4 must be last_verified: and "
+                    "last_updated:); see ",
+                    Term("health-verbose"),
+                )
             )
     else:
         require_warm_header(target.rel, lines)
@@ -176,7 +184,7 @@ def require_warm_header(rel: str, lines: list[str]) -> None:
 
     if len(lines) < 2 or not is_tag_line(lines[1]):
         raise InputError(
-            f"{rel}: header invalid (line 2 must be #tags: …); see memtier health-check --verbose"
+            (f"{rel}: header invalid (line 2 must be #tags: …); see ", Term("health-verbose"))
         )
 
 
@@ -245,8 +253,10 @@ def find_duplicate(
     what = "this fact already stands" if score == 1.0 else "a near-duplicate stands"
     how = f" (word overlap {score:.2f})" if score < 1.0 else ""
     return DuplicateFactError(
-        f"{what} in {rel}:{number}{how}: {line}; a fact has one home: to change it, "
-        f"memtier replace OLD NEW --in {rel}",
+        (
+            f"{what} in {rel}:{number}{how}: {line}; a fact has one home: to change it, ",
+            Term("replace", file=rel),
+        ),
         file=rel,
         line=number,
         existing=line,
@@ -265,11 +275,14 @@ def check_hot_cap(ws: Workspace, target: FactFile, new_text: str) -> None:
         raise RefusedError(hot_cap_message(target.rel, count, limit))
 
 
-def hot_cap_message(rel: str, count: int, limit: int) -> str:
+def hot_cap_message(rel: str, count: int, limit: int) -> tuple[str | Term, ...]:
     return (
         f"{rel} would have {count} lines, over the {limit}-line limit (hot_max_lines); "
-        f"retire a line first (memtier retire OLD --in {rel} --reason R) "
-        "or keep the fact in WARM (memtier remember TEXT --kind K)"
+        "retire a line first (",
+        Term("retire", file=rel),
+        ") or keep the fact in WARM (",
+        Term("remember_warm"),
+        ")",
     )
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from memtier import store
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.workspace import Workspace
 
 DEFAULT_MAX_LINES = 200
@@ -142,7 +142,7 @@ def get_lines(
     archived = False
     if date is not None:
         if path.strip():
-            raise InputError("give PATH or --date, not both")
+            raise InputError(("give ", Term("path"), " or ", Term("date"), ", not both"))
         found = find_day_note(ws, date)
         if found is None:
             raise InputError(f"no episodic note for {date.isoformat()}, live or archived")
@@ -150,7 +150,7 @@ def get_lines(
         target = found
     else:
         if not path.strip():
-            raise InputError("get: PATH is empty")
+            raise InputError(("get: ", Term("path"), " is empty"))
         target = Path(path).expanduser()
         if not target.is_absolute():
             target = ws.root / target

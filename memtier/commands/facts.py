@@ -44,7 +44,7 @@ from memtier.commands.fact_files import (
     resolve_fact_file,
 )
 from memtier.commands.fact_get import GetResult, find_day_note, get_lines
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.faults import checkpoint
 from memtier.formats.fact_text import (
     TOPIC_RE,
@@ -139,8 +139,13 @@ def _check_tags(ws: Workspace, tags: Sequence[str]) -> list[str]:
     if unknown:
         allowed = ", ".join(sorted(ws.config.vocabulary))
         raise InputError(
-            f"--tag: not in the vocabulary: {', '.join(unknown)}; allowed: {allowed} "
-            "(add one with memtier tags --add TAG)"
+            (
+                Term("tags"),
+                f": not in the vocabulary: {', '.join(unknown)}; allowed: {allowed} "
+                "(the vocabulary is the person's to change: ",
+                Term("tags_add"),
+                ")",
+            )
         )
     return list(dict.fromkeys(tags))
 
@@ -158,12 +163,15 @@ def _parse_kind(kind: str) -> tuple[str, str | None]:
             topic = topic[:-3]
         if not TOPIC_RE.match(topic) or any(c in topic for c in "/\\"):
             raise InputError(
-                f"--kind howto:{topic}: the topic must be a file name "
-                "(letters, digits, '.', '_', '-')"
+                (
+                    Term("kind"),
+                    f" howto:{topic}: the topic must be a file name "
+                    "(letters, digits, '.', '_', '-')",
+                )
             )
         return f"{HOWTO_PREFIX}{topic}", f"{_PROCEDURAL}/{topic}.md"
     kinds = ", ".join([*KIND_HOMES, EVENT_KIND, "howto:<topic>"])
-    raise InputError(f"--kind {kind}: unknown kind (expected one of {kinds})")
+    raise InputError((Term("kind"), f" {kind}: unknown kind (expected one of {kinds})"))
 
 
 def remember(
@@ -177,7 +185,7 @@ def remember(
 ) -> RememberResult:
     """Add a fact to its one home (PROTOCOL §10)."""
     if kind is not None and to is not None:
-        raise InputError("give --kind or --to, not both")
+        raise InputError(("give ", Term("kind"), " or ", Term("to"), ", not both"))
     wanted_tags = _check_tags(ws, tags)
     section_redacted: dict[str, int] = {}
     if section is not None:
@@ -188,20 +196,27 @@ def remember(
         folded = fold_line(section)
         section, section_redacted = " ".join(folded.text.split()), folded.redacted
         if not section:
-            raise InputError("--section: the heading is empty")
+            raise InputError((Term("section"), ": the heading is empty"))
     name: str | None = None
     home: str | Path | None = to
     if kind is not None:
         name, home = _parse_kind(kind)
     if home is None:
         if section is not None or wanted_tags:
-            raise InputError("--section and --tag apply to HOT and WARM files, not a day's note")
+            raise InputError(
+                (
+                    Term("section"),
+                    " and ",
+                    Term("tags"),
+                    " apply to HOT and WARM files, not a day's note",
+                )
+            )
         return _remember_in_note(ws, text, name)
     block = bool(name and name.startswith(HOWTO_PREFIX) and "\n" in text.strip())
     clean = clean_fact(text, "remember", block=block, fact=True)
     if section_redacted:
         clean = CleanFact(clean.text, merge_counts(clean.redacted, section_redacted))
-    target = resolve_fact_file(ws, home, option="--to" if kind is None else "--kind")
+    target = resolve_fact_file(ws, home, option=Term("to") if kind is None else Term("kind"))
     with store.workspace_lock(ws.lock_file):
         return _write_fact(ws, target, clean, name, section, wanted_tags, block)
 
@@ -242,7 +257,7 @@ def _write_fact(
     created = not target.exists
     if created:
         if target.tier == "hot":
-            raise InputError("MEMORY.md: no such file (memtier session-start creates it)")
+            raise InputError(("MEMORY.md: no such file (", Term("session-start"), " creates it)"))
         doc = store.Document(text=_new_file_text(ws, target, tags))
     else:
         doc = read_fact_file(ws, target)
@@ -255,8 +270,10 @@ def _write_fact(
         at = _block_already_there(lines, header, clean.text)
         if at is not None:
             raise Duplicate(
-                f"this block already stands in {target.rel}:{at}; to change it, "
-                f"memtier replace OLD NEW --in {target.rel}",
+                (
+                    f"this block already stands in {target.rel}:{at}; to change it, ",
+                    Term("replace", file=target.rel),
+                ),
                 file=target.rel,
                 line=at,
                 existing=lines[at - 1],

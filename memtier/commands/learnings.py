@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from memtier import store
 from memtier.commands.recurrence import find_candidates, flag_recurring, read_scratch, scratch_paths
-from memtier.errors import InputError, RefusedError
+from memtier.errors import InputError, RefusedError, Term
 from memtier.faults import checkpoint
 from memtier.formats.lessons import (
     CANDIDATE_FLAG,
@@ -186,6 +186,12 @@ class PromoteResult(NamedTuple):
         }
 
     def text_lines(self) -> Iterable[str]:
+        yield from self.plan_lines()
+        if not self.applied:
+            yield "Nothing changed. Run again with --yes to apply."
+
+    def plan_lines(self) -> Iterable[str]:
+        """What was (or would be) done, without the next step, which each face words."""
         verb = "Promoted" if self.applied else "Would promote"
         yield f"{verb}: {self.lesson}"
         yield f"  from {self.source}:{self.source_line}"
@@ -195,8 +201,6 @@ class PromoteResult(NamedTuple):
         yield f"  to   {self.target}{where}"
         if self.flag_removed:
             yield f"  flag {CANDIDATE_FLAG} {'removed' if self.applied else 'to be removed'}"
-        if not self.applied:
-            yield "Nothing changed. Run again with --yes to apply."
 
 
 def _lessons(ws: Workspace) -> list[LessonLine]:
@@ -255,7 +259,9 @@ def _find_source(ws: Workspace, ref: str) -> LessonLine:
                 matches=tuple((f.number, f.text) for f in distinct.values()),
             )
     if not matching:
-        raise InputError("no lesson in .learnings/ matches that text (see memtier candidates)")
+        raise InputError(
+            ("no lesson in .learnings/ matches that text (see ", Term("candidates"), ")")
+        )
     flagged = [f for f in matching if is_candidate_line(f.text)]
     return (flagged or matching)[0]
 
@@ -268,17 +274,23 @@ def _check_target(ws: Workspace, target: Path) -> bool:
     parts = rel.parts
     if tier_of(rel.as_posix()) != "warm" or not _TOPIC_NAME.match(parts[-1]):
         raise InputError(
-            f"--to {rel.as_posix()}: must be a WARM file, memory/semantic/<name>.md "
-            "or memory/procedural/<topic>.md"
+            (
+                Term("to"),
+                f" {rel.as_posix()}: must be a WARM file, memory/semantic/<name>.md "
+                "or memory/procedural/<topic>.md",
+            )
         )
     if real.is_dir():
-        raise InputError(f"--to {rel.as_posix()}: is a directory, expected a file")
+        raise InputError((Term("to"), f" {rel.as_posix()}: is a directory, expected a file"))
     if real.exists():
         return False
     if parts[1] == SEMANTIC_DIR:
         raise InputError(
-            f"--to {rel.as_posix()}: no such file; only a new memory/procedural/<topic>.md "
-            "may be created"
+            (
+                Term("to"),
+                f" {rel.as_posix()}: no such file; only a new memory/procedural/<topic>.md "
+                "may be created",
+            )
         )
     return True
 
@@ -318,7 +330,7 @@ def promote(
     from memtier.formats.fact_text import refresh_last_verified
     from memtier.secrets import redact
 
-    rewritten = clean_fact(as_text, "--as") if as_text is not None else None
+    rewritten = clean_fact(as_text, Term("as_text")) if as_text is not None else None
     with store.workspace_lock(ws.lock_file):
         source = _find_source(ws, text)
         create = _check_target(ws, to)

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 from memtier import store
 from memtier.clock import format_timestamp, parse_day, require_in_range
-from memtier.errors import InputError, RefusedError
+from memtier.errors import InputError, RefusedError, Term
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
     DONE_PREFIX,
@@ -78,7 +78,7 @@ def parse_date_option(value: str | None, ws: Workspace) -> date:
         return ws.today
     day = parse_day(value.strip())
     if day is None:
-        raise InputError(f"--date: not a calendar date: {value!r} (expected YYYY-MM-DD)")
+        raise InputError((Term("date"), f": not a calendar date: {value!r} (expected YYYY-MM-DD)"))
     return require_in_range(day)
 
 

@@ -20,7 +20,7 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from memtier import store
-from memtier.errors import InputError, MemtierError, RefusedError, WriteFailed
+from memtier.errors import InputError, MemtierError, RefusedError, Term, WriteFailed
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
     Buffer,
@@ -60,7 +60,8 @@ def read_buffer(ws: Workspace) -> tuple[store.Document, Buffer]:
     """The buffer as on disk and parsed; a missing file or a bad header is an input error."""
     if not ws.buffer.exists():
         raise InputError(
-            f"{ws.relative(ws.buffer)}: no such file (run memtier session-start)", path=ws.buffer
+            (f"{ws.relative(ws.buffer)}: no such file (run ", Term("session-start"), ")"),
+            path=ws.buffer,
         )
     doc = store.read_document(ws.buffer, root=ws.root)
     return doc, parse_buffer(doc.text)

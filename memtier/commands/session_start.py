@@ -40,7 +40,7 @@ from memtier.commands.rotation import (
     read_note,
     rotate_locked,
 )
-from memtier.errors import InputError, RefusedError
+from memtier.errors import InputError, RefusedError, Term
 from memtier.faults import checkpoint
 from memtier.formats.buffer import (
     Buffer,
@@ -117,11 +117,12 @@ class SessionStartResult:
             parts.append(ContextPart(title, f".learnings/{name}", text, None))
         return parts
 
-    def health_line(self) -> str:
+    def health_line(self, fix: str = "run memtier health-check") -> str:
+        """The verdict; *fix* says how to see the failures, in the words of the face."""
         if self.health_ok:
             return "health-check: ✅ All required checks passed"
         failed = ", ".join(self.health_failed)
-        return f"health-check: ⚠️  Some required checks failed ({failed}) — run memtier health-check"
+        return f"health-check: ⚠️  Some required checks failed ({failed}) — {fix}"
 
     def text_lines(self) -> Iterable[str]:
         head = [f"session-start: {action}" for action in self.actions]
@@ -203,8 +204,11 @@ def _refuse_folders(ws: Workspace) -> None:
     for path in (ws.buffer, ws.buffer_pending):
         if path.is_dir():
             raise RefusedError(
-                f"{ws.relative(path)} is a folder, not a file: move it aside, "
-                "then run memtier session-start again",
+                (
+                    f"{ws.relative(path)} is a folder, not a file: move it aside, then run ",
+                    Term("session-start"),
+                    " again",
+                ),
                 path=path,
             )
 

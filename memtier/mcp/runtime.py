@@ -1,11 +1,13 @@
-"""How one tool call runs: open the workspace, call the core, turn the outcome into a result.
+"""How one tool call runs: open the workspace, call the core, bound and word the outcome.
 
-A tool's body is a function of the `Workspace` returning an output model;
+A tool's body is a function of the `Workspace` returning a `ToolOutput`;
 `ToolRuntime.call` gives it a workspace opened for this call (the clock read
-now, the configuration read now), and turns a `MemtierError` into a tool error
-carrying the CLI's one-line message and, where there is one, the call that
-fixes it (PROTOCOL §11). Any other exception is a bug: the client gets one line
-saying so and never a traceback.
+now; the configuration and other parsed state kept by `WarmState` while the
+files they came from are unchanged), bounds both channels of the result
+(PROTOCOL §11 v3: each within the budget plus `ENVELOPE`), and turns a
+`MemtierError` into a tool error worded in tool terms (`memtier.mcp.words`).
+Any other exception is a bug: the client gets one line saying so, never a
+traceback.
 
 The SDK runs each synchronous tool on a worker thread, so calls may overlap.
 They need nothing of their own for that: the workspace lock
@@ -16,20 +18,22 @@ readers read as they do beside the CLI (atomic replaces, no torn reads).
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcp_types import CallToolResult, TextContent
 
-from memtier.mcp.shaping import tool_hint
+from memtier.mcp.shaping import ENVELOPE, WRITE_MAX_CHARS
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
+    from memtier.errors import MemtierError
+    from memtier.mcp.models import ToolOutput
+    from memtier.surface import Surface
     from memtier.workspace import Workspace
 
 
@@ -41,26 +45,29 @@ class ToolRuntime:
     now: str | None = None
     cwd: Path = field(default_factory=Path.cwd)
 
-    def workspace(self) -> Workspace:
-        from memtier.clock import resolve_now
-        from memtier.workspace import Workspace, resolve_root
+    def surface(self) -> Surface:
+        """The adapter both faces open the workspace through (`memtier.surface`):
+        the server's --root and --now, its working folder, the environment now."""
+        from memtier.surface import Surface
 
-        moment = resolve_now(self.now, os.environ.get("MEMTIER_NOW"))
-        explicit = self.root or os.environ.get("MEMTIER_ROOT") or None
-        return Workspace.open(resolve_root(explicit, self.cwd), moment)
+        return Surface(root=self.root, now=self.now, cwd=self.cwd, environ=dict(os.environ))
+
+    def workspace(self) -> Workspace:
+        return self.surface().workspace()
 
     def resolve(self, ws: Workspace, given: str) -> Path:
         """A path a tool was given: relative ones are read from the workspace root."""
-        path = Path(given).expanduser()
-        return path if path.is_absolute() else ws.root / path
+        return self.surface().user_path(ws.root, given, from_cwd=False)
 
-    def call(self, name: str, body: Callable[[Workspace], BaseModel]) -> CallToolResult:
+    def call(
+        self, name: str, body: Callable[[Workspace], ToolOutput], budget: int = WRITE_MAX_CHARS
+    ) -> CallToolResult:
         from memtier.errors import MemtierError
 
         try:
             output = body(self.workspace())
         except MemtierError as exc:
-            return error_result(exc.message)
+            return error_result(exc)
         except Exception as exc:  # a bug: one line, no traceback, to the client
             sys.stderr.write(f"memtier mcp: {name} failed: {type(exc).__name__}\n")
             return error_result(
@@ -69,7 +76,7 @@ class ToolRuntime:
             )
         from memtier.render import escape_controls
 
-        structured = output.model_dump(mode="json")
+        structured = fit_channels(output.text, output.data, budget)
         # The text the model reads, escaped as the CLI prints it (control and bidi
         # characters); the structured content keeps the data as it is.
         return CallToolResult(
@@ -78,17 +85,47 @@ class ToolRuntime:
         )
 
 
-def error_line(message: str) -> str:
-    """The CLI's error line for *message*, redacted (PROTOCOL §3), then the fixing call."""
-    from memtier.render import escape_controls
-    from memtier.secrets import redact
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False))
 
-    line = f"memtier: error: {escape_controls(redact(message).text)}"
+
+def fit_channels(text: str, data: dict[str, Any], budget: int) -> dict[str, Any]:
+    """``{"text", "data"}`` with each channel within *budget* + `ENVELOPE` (§11 v3).
+
+    The tools cut their text at a line boundary and keep ``data`` small; this is
+    the last guard for what they cannot foresee (a text full of characters JSON
+    escapes, a data field longer than planned): ``data`` is reduced to its
+    scalars, then the text shortened, saying so.
+    """
+    structured: dict[str, Any] = {"text": text, "data": data}
+    limit = budget + ENVELOPE
+    if _size(structured) <= limit:
+        return structured
+    scalars = {k: v for k, v in data.items() if isinstance(v, bool | int | float | str | None)}
+    small = {k: v for k, v in scalars.items() if _size(v) <= 200}
+    structured["data"] = {**small, "data_cut": True}
+    while _size(structured) > limit and len(structured["text"]) > 100:
+        keep = max(100, len(structured["text"]) - (_size(structured) - limit) - 40)
+        structured["text"] = structured["text"][:keep].rstrip() + " …[cut to fit the budget]"
+    return structured
+
+
+def error_line(error: MemtierError | str) -> str:
+    """The error line in tool terms, redacted (PROTOCOL §3), then the fixing call."""
+    from memtier.mcp.shaping import tool_hint
+    from memtier.mcp.words import tool_message
+    from memtier.render import escape_controls
+    from memtier.surface import error_line as one_line
+
+    # One redaction and one line for both faces (memtier.surface), then escaped as
+    # the CLI prints it.
+    message = one_line(error if isinstance(error, str) else tool_message(error))
+    if len(message) > 1000:  # an error is a line, whatever the input held
+        message = message[:1000] + "…"
+    line = f"memtier: error: {escape_controls(message)}"
     hint = tool_hint(message)
     return f"{line}\n{hint}" if hint else line
 
 
-def error_result(message: str) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=error_line(message))], is_error=True
-    )
+def error_result(error: MemtierError | str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=error_line(error))], is_error=True)

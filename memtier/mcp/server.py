@@ -5,11 +5,18 @@ Imported only by ``memtier mcp`` (and tests): this module pulls in the SDK.
 
 from __future__ import annotations
 
+import errno
+import socket
+from typing import Any
+
 from mcp.server.mcpserver import MCPServer
 
 from memtier import __version__
+from memtier.errors import InputError
 from memtier.mcp import tools_facts, tools_recall, tools_session, tools_sync, tools_topics
-from memtier.mcp.runtime import ToolRuntime
+from memtier.mcp.arguments import ArgumentGuard
+from memtier.mcp.frames import refuse_frames
+from memtier.mcp.runtime import ToolRuntime, error_result
 
 SKILL_URI = "memtier://skill"
 # Streamable HTTP listens on the loopback interface only: the memory is one
@@ -18,34 +25,37 @@ HTTP_HOST = "127.0.0.1"
 DEFAULT_HTTP_PORT = 8765
 
 INSTRUCTIONS = """\
-memtier is your durable memory: plain markdown files, written only through these tools.
-- Start every session with memory_session_start and read what it returns (the Open: items of \
-the last session say what was left).
-- Write to the buffer before you answer: memory_task for what you are doing, memory_note for \
-what you found or decided. A crash loses nothing that is written.
-- One home per fact: memory_search first; memory_remember a new fact, memory_replace a wrong \
-one where it stands, memory_retire one that no longer holds. Never keep two copies.
-- Close the day: memory_session_end, then memory_close_day (decisions, signal, open).
-- When memory_health reports a failure, fix it before trusting memory. The skill \
-(resource memtier://skill) has the whole protocol."""
+memtier is your durable memory (plain markdown files). Start every session with \
+memory_session_start. Before you answer, write what you do and find: memory_task, memory_note. \
+One home per fact: memory_search first, then memory_remember, memory_replace or memory_retire. \
+End with memory_session_end, then memory_close_day. Fix what memory_health reports. \
+The whole protocol: resource memtier://skill."""
 
 
 def build_server(runtime: ToolRuntime | None = None) -> MCPServer:
     """A server whose every tool works on the workspace *runtime* finds."""
     rt = runtime or ToolRuntime()
+    tools = [
+        *tools_session.tools(rt),
+        *tools_recall.tools(rt),
+        *tools_facts.tools(rt),
+        *tools_topics.tools(rt),
+        *tools_sync.tools(rt),
+    ]
     server: MCPServer = MCPServer(
         name="memtier",
         title="memtier memory",
         instructions=INSTRUCTIONS,
         version=__version__,
         log_level="WARNING",
+        tools=tools,
+        middleware=[refuse_frames, ArgumentGuard(tools, error_result)],
     )
 
     @server.resource(
         SKILL_URI,
         name="memtier-skill",
-        title="How to keep memory with memtier (SKILL.md)",
-        description="The memory protocol an agent follows: when to write, where, how to close.",
+        description="The memory protocol an agent follows (SKILL.md).",
         mime_type="text/markdown",
     )
     def skill() -> str:
@@ -54,14 +64,55 @@ def build_server(runtime: ToolRuntime | None = None) -> MCPServer:
         return skill_text()
 
     del skill
-    for module in (tools_session, tools_recall, tools_facts, tools_topics, tools_sync):
-        module.register(server, rt)
     return server
 
 
 def serve(runtime: ToolRuntime, *, http: bool = False, port: int = DEFAULT_HTTP_PORT) -> None:
+    import anyio
+
     server = build_server(runtime)
     if http:
-        server.run("streamable-http", host=HTTP_HOST, port=port)
+        anyio.run(_serve_http, server, _bind(port))
     else:
-        server.run("stdio")
+        anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    """The SDK's stdio transport, its input read through the frame guard (`frames`)."""
+    import sys
+
+    from mcp.server.stdio import stdio_server
+
+    from memtier.mcp.frames import GuardedLines
+
+    lines: Any = GuardedLines(sys.stdin.buffer)
+    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):
+        options = lowlevel.create_initialization_options()
+        await lowlevel.run(read_stream, write_stream, options)
+
+
+def _bind(port: int) -> socket.socket:
+    """The listening socket, bound before the server starts: a port in use is the
+    person's input to change (exit 2, one line), not a crash of the web server."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((HTTP_HOST, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError(
+                f"--port {port}: already in use on {HTTP_HOST}; choose another port"
+            ) from None
+        raise InputError(f"--port {port}: cannot listen on {HTTP_HOST} ({exc.strerror})") from None
+    sock.listen(128)
+    return sock
+
+
+async def _serve_http(server: MCPServer, sock: socket.socket) -> None:
+    import uvicorn
+
+    app = server.streamable_http_app(host=HTTP_HOST)
+    config = uvicorn.Config(app, log_level="warning")
+    await uvicorn.Server(config).serve(sockets=[sock])

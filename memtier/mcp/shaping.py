@@ -12,6 +12,12 @@ from dataclasses import dataclass
 DEFAULT_MAX_CHARS = 8000
 # Below this a budget cannot hold a useful answer and the line saying it was cut.
 MIN_MAX_CHARS = 500
+# What a channel may hold beyond the budget: the structured result's keys and
+# its compact ``data`` (PROTOCOL §11 v3: "a small fixed envelope").
+ENVELOPE = 600
+# A write reports what it did in at most this much, its input never echoed whole.
+WRITE_MAX_CHARS = 2000
+ECHO_CHARS = 200  # the most of one line of the input a write's report repeats
 
 # CLI commands a core message may name, and the tool that does the same.
 _TOOL_FOR_COMMAND: tuple[tuple[str, str], ...] = (
@@ -90,6 +96,15 @@ class Bounded:
     truncated: bool
     shown_lines: int
     total_lines: int
+
+
+def shorten(line: str, most: int = ECHO_CHARS) -> str:
+    return line if len(line) <= most else line[: most - 1] + "…"
+
+
+def write_text(lines: Iterable[str]) -> str:
+    """A write's report: each line shortened, the whole within `WRITE_MAX_CHARS`."""
+    return bound_lines([shorten(line) for line in lines], WRITE_MAX_CHARS).text
 
 
 def check_budget(max_chars: int) -> int:

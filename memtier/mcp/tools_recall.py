@@ -1,11 +1,14 @@
 """Reading tools (PROTOCOL §6, §9, §10 `get`, §11): search, get, health, overview.
 
-Each is bounded by ``max_chars`` and, when cut, says how to get the rest: a
-smaller search limit, or the memory_get call with the next line range.
+Each is bounded by ``max_chars`` and, when cut, says how to get the rest (a
+smaller search limit, the memory_get call with the next line range) in both
+channels. The conventions every tool follows are at the top of
+`memtier.mcp.toolkit`.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -13,23 +16,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memtier.mcp.hints import DEFAULT_BUDGET, MaxChars, get_call, read_only
-from memtier.mcp.models import (
-    BoundedOutput,
-    GetOutput,
-    HealthOutput,
-    HealthProblem,
-    SearchHit,
-    SearchOutput,
-)
+from memtier.mcp.models import ToolOutput
 from memtier.mcp.runtime import ToolRuntime
 from memtier.mcp.shaping import bound_lines, check_budget, health_fix
+from memtier.mcp.toolkit import DEFAULT_BUDGET, LineNo, MaxChars, get_call, read_only, tool
 from memtier.workspace import TIERS
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
-    from memtier.render import Report
     from memtier.search import SearchReport
     from memtier.workspace import Workspace
 
@@ -54,53 +47,56 @@ class GetSpec:
 
 
 def _search_text(report: SearchReport) -> list[str]:
-    lines = list(report.text_lines())
-    return [
-        "hint: add 'archive' to tiers to search the archive too"
-        if line.startswith("hint: add --all")
-        else line
-        for line in lines
-    ]
+    if not report.hits:
+        searched = ", ".join(t.upper() for t in report.tiers)
+        lines = [f"no matches for {report.query!r} in {searched}"]
+        if "archive" not in report.tiers:
+            lines.append("hint: add 'archive' to tiers to search the archive too")
+        return lines
+    return list(report.text_lines())
 
 
-def _search(ws: Workspace, request: Any, max_chars: int) -> SearchOutput:
-    from memtier.search import find_rg, search
-
+def _search(ws: Workspace, request: Any, max_chars: int) -> ToolOutput:
     check_budget(max_chars)
-    report = search(ws, replace(request, rg=find_rg(None)))
+    report = search_warm(ws, request)
     shown = len(report.hits)
-    lines = _search_text(report)
-    # Fewer whole results rather than a result cut in the middle.
-    while shown > 1 and sum(len(line) + 1 for line in lines) > max_chars - 200:
+
+    def sizes(count: int) -> tuple[list[str], list[str], int]:
+        part = replace(report, hits=report.hits[:count])
+        lines = _search_text(part)
+        found = [f"{hit.path}:{hit.to_json()['line']}" for hit in part.hits]
+        return lines, found, sum(len(line) + 1 for line in lines) + len(json.dumps(found))
+
+    # Fewer whole results rather than a result cut in the middle; the list of
+    # results in data is cut with them (PROTOCOL §11 v3).
+    lines, found, size = sizes(shown)
+    while shown > 1 and size > max_chars - 250:
         shown -= 1
-        lines = _search_text(replace(report, hits=report.hits[:shown]))
+        lines, found, size = sizes(shown)
     more = None
     if shown < len(report.hits):
-        more = (
-            f"call memory_search with limit={shown} (or narrower tiers/tags) and read "
-            "a result with memory_get"
-        )
+        more = f"memory_search with limit={shown} or narrower tiers/tags; memory_get a result"
         lines.append(
-            f"[cut at {max_chars} characters: {shown} of {len(report.hits)} results shown; {more}]"
+            f"[cut at {max_chars} characters: {shown} of {len(report.hits)} shown; {more}]"
         )
-    bounded = bound_lines(lines, max_chars, more)
-    hits = [SearchHit(**_hit_fields(hit.to_json())) for hit in report.hits[:shown]]
-    return SearchOutput(
-        text=bounded.text,
-        data=report.to_json(),
-        truncated=more is not None or bounded.truncated,
-        more=more,
-        total_matched=report.total_matched,
-        results=hits,
-    )
+    bounded = bound_lines(lines, max_chars - len(json.dumps(found)), more)
+    data = {
+        "total_matched": report.total_matched,
+        "shown": shown,
+        "truncated": more is not None or bounded.truncated,
+        "more": more,
+        "hits": found,
+    }
+    return ToolOutput(text=bounded.text, data=data)
 
 
-def _hit_fields(payload: dict[str, Any]) -> dict[str, Any]:
-    keys = ("path", "tier", "line", "line_start", "line_end", "score", "excerpt")
-    return {key: payload[key] for key in keys}
+def search_warm(ws: Workspace, request: Any) -> SearchReport:
+    from memtier.search import find_rg, search
+
+    return search(ws, replace(request, rg=find_rg(None), log=False))
 
 
-def _get(ws: Workspace, spec: GetSpec, max_chars: int) -> GetOutput:
+def _get(ws: Workspace, spec: GetSpec, max_chars: int) -> ToolOutput:
     from memtier.commands.fact_get import split_range
     from memtier.commands.facts import get_lines
     from memtier.commands.lifecycle import parse_date_option
@@ -122,158 +118,116 @@ def _get(ws: Workspace, spec: GetSpec, max_chars: int) -> GetOutput:
 
     bounded = bound_lines(numbered, max_chars, more)
     text = bounded.text
-    if not bounded.truncated and next_from is not None:
-        text += f"\ntruncated; next: {get_call(result.path, next_from, last)}"
-    return GetOutput(
-        text=text,
-        data=result.to_json(),
-        truncated=next_from is not None,
-        more=get_call(result.path, next_from, last) if next_from is not None else None,
-        path=result.path,
-        next_from_line=next_from,
-    )
+    call = get_call(result.path, next_from, last) if next_from is not None else None
+    if not bounded.truncated and call is not None:
+        text += f"\ntruncated; next: {call}"
+    data = {
+        "path": result.path,
+        "total_lines": result.total,
+        "truncated": call is not None,
+        "next_from_line": next_from,
+        "more": call,
+    }
+    return ToolOutput(text=text, data=data)
 
 
-def _health(ws: Workspace, verbose: bool, max_chars: int) -> HealthOutput:
+def _health(ws: Workspace, verbose: bool, max_chars: int) -> ToolOutput:
     from memtier.health.report import run_health_check
 
     check_budget(max_chars)
     report = run_health_check(ws)
-    problems = [
-        HealthProblem(
-            id=c.id, status=c.status, path=c.path, message=c.message, fix=health_fix(c.id, c.path)
-        )
-        for c in report.checks
-        if c.status != "pass"
-    ]
+    problems = [c for c in report.checks if c.status != "pass"]
     lines = list(report.text_lines(verbose=verbose))
-    if problems:
+    fixes = [(c, health_fix(c.id, c.path)) for c in problems]
+    if any(fix for _, fix in fixes):
         lines += ["", "To fix:"]
-        lines += [f"- {p.message} → {p.fix}" for p in problems if p.fix]
-    bounded = bound_lines(lines, max_chars, "call memory_health with verbose=false")
-    return HealthOutput(
-        text=bounded.text,
-        data=report.to_json(),
-        truncated=bounded.truncated,
-        more="memory_health(verbose=false)" if bounded.truncated else None,
-        ok=report.ok,
-        problems=problems,
-    )
+        lines += [f"- {c.message} → {fix}" for c, fix in fixes if fix]
+    more = "memory_health(verbose=false), or a larger max_chars"
+    bounded = bound_lines(lines, max_chars, more)
+    data = {
+        "ok": report.ok,
+        "failed": sorted({c.id for c in problems if c.status == "fail"}),
+        "warned": sorted({c.id for c in problems if c.status != "fail"}),
+        "truncated": bounded.truncated,
+        "more": more if bounded.truncated else None,
+    }
+    return ToolOutput(text=bounded.text, data=data)
 
 
-def _overview(ws: Workspace, max_chars: int) -> BoundedOutput:
+def _overview(ws: Workspace, max_chars: int) -> ToolOutput:
     from memtier.commands.recurrence import find_candidates
     from memtier.commands.searchlog import recent_searches
     from memtier.commands.stats import collect_stats
     from memtier.commands.tags import collect_tags
 
     check_budget(max_chars)
-    reports: dict[str, Report] = {
-        "stats": collect_stats(ws),
-        "tags": collect_tags(ws),
-        "zero_hit_searches": recent_searches(ws, limit=10, zero=True),
-        "candidates": find_candidates(ws),
-    }
-    titles = {
-        "stats": "Files per tier",
-        "tags": "Tags",
-        "zero_hit_searches": "Searches that found nothing (what memory lacks)",
-        "candidates": "Promotion candidates (memory_promote)",
-    }
-    lines: list[str] = []
-    for key, report in reports.items():
-        lines += ["", f"===== {titles[key]} =====", *report.text_lines()]
-    bounded = bound_lines(lines[1:], max_chars, "memtier stats / tags / candidates in a shell")
-    return BoundedOutput(
-        text=bounded.text.replace(
-            "memtier promote N --to FILE [--as ADVICE] --yes", "memory_promote(lesson, file)"
-        ),
-        data={key: report.to_json() for key, report in reports.items()},
-        truncated=bounded.truncated,
-        more=None,
+    candidates = find_candidates(ws)
+    zero = recent_searches(ws, limit=10, zero=True)
+    lines = ["===== Files per tier =====", *collect_stats(ws).text_lines()]
+    lines += ["", "===== Tags =====", *collect_tags(ws).text_lines()]
+    lines += ["", "===== Searches that found nothing (what memory lacks) ====="]
+    lines += list(zero.text_lines())
+    lines += ["", "===== Promotion candidates ====="]
+    lines += [f"{c.file}:{c.line}: {c.entry}" for c in candidates.candidates]
+    lines.append(
+        "promote one with memory_promote(lesson, file)"
+        if candidates.candidates
+        else "No promotion candidates"
     )
+    more = f"memory_overview(max_chars={max_chars * 2})"
+    bounded = bound_lines(lines, max_chars, more)
+    data = {
+        "candidates": len(candidates.candidates),
+        "truncated": bounded.truncated,
+        "more": more if bounded.truncated else None,
+    }
+    return ToolOutput(text=bounded.text, data=data)
 
 
-def register(server: MCPServer, rt: ToolRuntime) -> None:
+def tools(rt: ToolRuntime) -> list[Any]:
     def memory_search(
-        query: Annotated[str, Field(description="Words to find, or a pattern with regex=true.")],
-        tiers: Annotated[
-            list[Tier],
-            Field(description="Tiers to search (default: all but the archive)."),
-        ] = [],  # noqa: B006 - pydantic copies defaults; the schema shows []
-        tags: Annotated[
-            list[str], Field(description="Keep files or sections carrying any of these tags.")
-        ] = [],  # noqa: B006
-        limit: Annotated[int, Field(ge=1, description="At most this many results.")] = 10,
-        regex: Annotated[bool, Field(description="query is a regular expression.")] = False,
+        query: str,
+        tiers: Annotated[list[Tier], Field(description="Default: all but archive.")] = [],  # noqa: B006 - pydantic copies defaults
+        tags: list[str] = [],  # noqa: B006
+        limit: Annotated[int, Field(ge=1, le=200)] = 10,
+        regex: bool = False,
         max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, SearchOutput]:
-        """Search memory before you answer from it: ranked, over the plain files, no index.
-
-        Searches HOT (MEMORY.md), WARM (semantic and procedural files), the working
-        buffer, .learnings and the daily notes, in that order of weight; the archive
-        (old notes, retired facts) only when 'archive' is among tiers. Returns the
-        best sections with path, line and excerpt; read around a result with
-        memory_get(path, from_line). A search that finds nothing is logged, so that
-        memory_overview can show what memory lacks.
-        """
+    ) -> Annotated[CallToolResult, ToolOutput]:
+        """Search memory before you answer from it: the best sections, with path:line."""
         from memtier.search import SearchRequest
 
         request = SearchRequest(
             query=query, tiers=tuple(tiers), tags=tuple(tags), limit=limit, regex=regex
         )
-        return rt.call("memory_search", lambda ws: _search(ws, request, max_chars))
+        return rt.call("memory_search", lambda ws: _search(ws, request, max_chars), max_chars)
 
     def memory_get(
-        path: Annotated[
-            str | None,
-            Field(
-                description="A memory file relative to the workspace root, e.g. MEMORY.md "
-                "(omit it to read the note of date)."
-            ),
-        ] = None,
-        from_line: Annotated[int | None, Field(ge=1, description="First line (1-based).")] = None,
-        to_line: Annotated[int | None, Field(ge=1, description="Last line, inclusive.")] = None,
-        date: Annotated[
-            str | None,
-            Field(description="YYYY-MM-DD: that day's note, found in the archive too."),
-        ] = None,
+        path: Annotated[str | None, Field(description="e.g. MEMORY.md")] = None,
+        from_line: LineNo | None = None,
+        to_line: LineNo | None = None,
+        date: Annotated[str | None, Field(description="YYYY-MM-DD: its note")] = None,
         max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, GetOutput]:
-        """Read lines of one memory file, with their line numbers.
-
-        Use after memory_search or a cut memory_session_start to read a file or a
-        range. Bounded: a cut result names the next call (from_line=N). Line
-        numbers are what memory_replace and memory_retire quote back. Read-only.
-        """
+    ) -> Annotated[CallToolResult, ToolOutput]:
+        """Read numbered lines of a memory file or a day's note (after a search or a cut)."""
         spec = GetSpec(rt, path, from_line, to_line, date)
-        return rt.call("memory_get", lambda ws: _get(ws, spec, max_chars))
+        return rt.call("memory_get", lambda ws: _get(ws, spec, max_chars), max_chars)
 
     def memory_health(
-        verbose: Annotated[bool, Field(description="Add the detail behind each problem.")] = False,
+        verbose: bool = False,
         max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, HealthOutput]:
-        """Check every memory invariant; each problem comes with the call that fixes it.
-
-        Call when memory_session_start reports a failed health check, before
-        trusting memory for a decision, and after bulk changes. ok=false means a
-        required check failed: fix it before relying on memory. Reads only.
-        """
-        return rt.call("memory_health", lambda ws: _health(ws, verbose, max_chars))
+    ) -> Annotated[CallToolResult, ToolOutput]:
+        """Check memory when a start reports a failure; each problem with its fix."""
+        return rt.call("memory_health", lambda ws: _health(ws, verbose, max_chars), max_chars)
 
     def memory_overview(
         max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, BoundedOutput]:
-        """Survey memory: files and lines per tier, tags, searches that found nothing, and
-        lessons flagged for promotion.
+    ) -> Annotated[CallToolResult, ToolOutput]:
+        """At a quiet moment: tiers, tags, searches that found nothing, lessons to promote."""
+        return rt.call("memory_overview", lambda ws: _overview(ws, max_chars), max_chars)
 
-        Use at a quiet moment to see what memory lacks (zero-hit searches: facts
-        worth adding with memory_remember) and which lessons have recurred
-        (memory_promote them). Reads only.
-        """
-        return rt.call("memory_overview", lambda ws: _overview(ws, max_chars))
-
-    server.add_tool(memory_search, name="memory_search", annotations=read_only("Search memory"))
-    server.add_tool(memory_get, name="memory_get", annotations=read_only("Read memory lines"))
-    server.add_tool(memory_health, name="memory_health", annotations=read_only("Check memory"))
-    server.add_tool(memory_overview, name="memory_overview", annotations=read_only("Survey memory"))
+    return [
+        tool(memory_search, read_only()),
+        tool(memory_get, read_only()),
+        tool(memory_health, read_only()),
+        tool(memory_overview, read_only()),
+    ]

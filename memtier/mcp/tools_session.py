@@ -1,114 +1,104 @@
-"""Tools of the session lifecycle (PROTOCOL §4, §5, §11): start, buffer, notes, close, rotate."""
+"""Tools of the session lifecycle (PROTOCOL §4, §5, §11): start, buffer, notes, close, rotate.
+
+The conventions every tool follows are at the top of `memtier.mcp.toolkit`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memtier.mcp.hints import DEFAULT_BUDGET, MaxChars, get_call, writes
-from memtier.mcp.models import BufferOutput, CutPart, SessionStartOutput, WriteOutput
-from memtier.mcp.shaping import check_budget
+from memtier.mcp.models import ToolOutput
+from memtier.mcp.shaping import check_budget, shorten, write_text
+from memtier.mcp.toolkit import DEFAULT_BUDGET, MaxChars, get_call, tool, writes
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
-    from memtier.commands.lifecycle import BufferResult
     from memtier.mcp.runtime import ToolRuntime
     from memtier.render import Report
     from memtier.workspace import Workspace
 
-DayParam = Annotated[str | None, Field(description="Day of the note, YYYY-MM-DD (default: today).")]
+DayParam = Annotated[str | None, Field(description="YYYY-MM-DD")]
 
 
-def report_text(report: Report) -> str:
-    return "\n".join(report.text_lines())
+def compact(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of a report's JSON an agent acts on: flags, numbers, short strings,
+    counts by rule, and short lists of short strings (the rest is in the text)."""
+    kept: dict[str, Any] = {}
+    for key, value in payload.items():
+        if (
+            isinstance(value, bool | int | float)
+            or value is None
+            or (isinstance(value, str) and len(value) <= 120)
+        ):
+            kept[key] = value
+        elif isinstance(value, dict) and all(isinstance(v, int) for v in value.values()):
+            kept[key] = dict(value)
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            kept[key] = [shorten(v, 80) for v in value[:10]]
+    return kept
 
 
-def write_output(report: Report, redacted: Mapping[str, int] | None = None) -> WriteOutput:
+def write_output(
+    report: Report, redacted: Mapping[str, int] | None = None, *, extra: tuple[str, ...] = ()
+) -> ToolOutput:
+    """What a write did, in the CLI's words, shortened: never the input echoed whole."""
     from memtier.render import redaction_notices
 
-    lines = [*report.text_lines(), *redaction_notices(redacted or {})]
-    return WriteOutput(text="\n".join(lines), data=report.to_json(), redacted=dict(redacted or {}))
+    lines = [*report.text_lines(), *extra, *redaction_notices(redacted or {})]
+    data = compact(report.to_json())
+    if redacted:
+        data["redacted"] = dict(redacted)
+    return ToolOutput(text=write_text(lines), data=data)
 
 
-def _buffer_output(result: BufferResult) -> BufferOutput:
-    base = write_output(result, result.redacted)
-    text = base.text
+def _buffer_output(result: Any) -> ToolOutput:
+    extra: tuple[str, ...] = ()
     if result.oversized:
-        text += "\nwarning: " + result.oversize_warning("memory_rotate", "memory_session_end")
-    return BufferOutput(
-        text=text,
-        data=base.data,
-        redacted=base.redacted,
-        active_tasks=list(result.active_tasks),
-        oversized=result.oversized,
-    )
+        extra = ("warning: " + result.oversize_warning("memory_rotate", "memory_session_end"),)
+    return write_output(result, result.redacted, extra=extra)
 
 
-def _session_start(ws: Workspace, max_chars: int) -> SessionStartOutput:
+def _session_start(ws: Workspace, max_chars: int) -> ToolOutput:
     from memtier.commands.base_context import fit_context
     from memtier.commands.session_start import session_start
 
     check_budget(max_chars)
     result = replace(session_start(ws), max_chars=max_chars)
-    head = [f"session-start: {action}" for action in result.actions]
-    head += [f"warning: {message}" for message in result.warnings]
-    health = result.health_line().replace("run memtier health-check", "call memory_health")
+    head = [f"session-start: {shorten(action)}" for action in result.actions]
+    head += [f"warning: {shorten(message)}" for message in result.warnings]
+    health = result.health_line(fix="call memory_health")
     fitted = fit_context(head, result.context_parts(), ["", health], max_chars, get_call)
-    cuts = [CutPart(**cut.to_json()) for cut in fitted.cuts]
-    return SessionStartOutput(
-        text="\n".join(fitted.lines),
-        data=result.to_json(),
-        truncated=fitted.truncated,
-        more=cuts[0].more if cuts else None,
-        actions=list(result.actions),
-        health_ok=result.health_ok,
-        health_failed=list(result.health_failed),
-        last_open=result.last_open.open if result.last_open else None,
-        cut=cuts,
-    )
+    data = {
+        "truncated": fitted.truncated,
+        "more": fitted.cuts[0].more if fitted.cuts else None,
+        "cut": [cut.path for cut in fitted.cuts][:8],
+        "health_ok": result.health_ok,
+        "health_failed": list(result.health_failed)[:10],
+    }
+    return ToolOutput(text="\n".join(fitted.lines), data=data)
 
 
-def register(server: MCPServer, rt: ToolRuntime) -> None:
+def tools(rt: ToolRuntime) -> list[Any]:
     def memory_session_start(
         max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, SessionStartOutput]:
-        """Start a session: call this first, before anything else, every session.
-
-        Recovers what a crash or a stale session left (an interrupted rotation, a
-        buffer idle for hours), marks the buffer active, and returns the base
-        context within max_chars, most useful first: MEMORY.md (the key facts),
-        the working buffer (the task in flight), the last session's Open: items
-        (also when that was days ago), today's note, then yesterday's note and the
-        recent .learnings lines, then the health verdict. A part cut for the budget
-        says which memory_get call reads the rest. Safe to call again.
-        """
-        return rt.call("memory_session_start", lambda ws: _session_start(ws, max_chars))
+    ) -> Annotated[CallToolResult, ToolOutput]:
+        """Call first in every session: recovers a crash, returns the base context (key
+        facts, the task in flight, the last Open: items)."""
+        return rt.call("memory_session_start", lambda ws: _session_start(ws, max_chars), max_chars)
 
     def memory_note(
-        text: Annotated[
-            str, Field(description="The note; line breaks are folded, secrets redacted.")
-        ],
-        to: Annotated[
-            Literal["buffer", "today"],
-            Field(description="'buffer' (default): the working buffer; 'today': a day's note."),
-        ] = "buffer",
+        text: str,
+        to: Literal["buffer", "today"] = "buffer",
         date: DayParam = None,
-    ) -> Annotated[CallToolResult, WriteOutput]:
-        """Write down what you just learned or decided, before you answer.
+    ) -> Annotated[CallToolResult, ToolOutput]:
+        """Before you answer, write down a finding or decision of the task (to='today': an
+        event in the day's note). Lasting facts: memory_remember."""
 
-        to='buffer' (the default) adds a line to the working buffer: the place for
-        anything of the current task (a finding, a decision, a command that
-        worked). to='today' appends an event to a day's episodic note (date
-        defaults to today), before its closure block. Facts meant to last go to
-        memory_remember instead.
-        """
-
-        def body(ws: Workspace) -> BufferOutput | WriteOutput:
+        def body(ws: Workspace) -> ToolOutput:
             from memtier.commands import episodic_writes, lifecycle
             from memtier.errors import InputError
 
@@ -123,25 +113,12 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
         return rt.call("memory_note", body)
 
     def memory_task(
-        action: Annotated[
-            Literal["add", "done"],
-            Field(description="'add' a new active task, or mark one 'done'."),
-        ],
-        task: Annotated[
-            str | int,
-            Field(
-                description="The task text (add); for done: its text, a unique part, or its number."
-            ),
-        ],
-    ) -> Annotated[CallToolResult, BufferOutput]:
-        """Add an active task to the working buffer, or mark one done.
+        action: Literal["add", "done"],
+        task: Annotated[str | int, Field(description="Text; for done also its number.")],
+    ) -> Annotated[CallToolResult, ToolOutput]:
+        """Keep the active tasks true: add one as you start it, mark it done when finished."""
 
-        Keep the buffer's '## Active Task:' list true: add a task when you start
-        it, mark it done when it is finished (it moves to the body as
-        '- [done] ...'). Returns the active tasks after the change.
-        """
-
-        def body(ws: Workspace) -> BufferOutput:
+        def body(ws: Workspace) -> ToolOutput:
             from memtier.commands import lifecycle
 
             if action == "add":
@@ -151,24 +128,18 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
         return rt.call("memory_task", body)
 
     def memory_close_day(
-        decisions: Annotated[str, Field(description="What was changed or decided today.")],
-        signal: Annotated[str, Field(description="What was learned about the system.")],
-        open: Annotated[str, Field(description="What remains open, or 'none'.")],
+        decisions: str,
+        signal: Annotated[str, Field(description="What was learned.")],
+        open: Annotated[str, Field(description="What is left, or 'none'.")],
         date: DayParam = None,
         replace: Annotated[
-            bool,
-            Field(description="Write the block exactly as given instead of merging it."),
+            bool, Field(description="Write the block as given, not merged.")
         ] = False,
-    ) -> Annotated[CallToolResult, WriteOutput]:
-        """Close a day: its note's closure block (Updated, Decisions, Signal, Open), merged.
+    ) -> Annotated[CallToolResult, ToolOutput]:
+        """After memory_session_end, close the day's note (merged with its block; the next
+        session reads its Open: items first)."""
 
-        Call at the end of a day's work, after memory_session_end. Merged with
-        the block the note has: the open tasks the rotation moved stay in Open:,
-        and yours join them. replace=true writes the block as given (to drop an
-        open item that is done). The next session reads this Open: line.
-        """
-
-        def body(ws: Workspace) -> WriteOutput:
+        def body(ws: Workspace) -> ToolOutput:
             from memtier.commands import episodic_writes, lifecycle
 
             day = lifecycle.parse_date_option(date, ws)
@@ -179,49 +150,31 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
 
         return rt.call("memory_close_day", body)
 
-    def memory_rotate() -> Annotated[CallToolResult, WriteOutput]:
-        """Move the working buffer's body into today's note now and start a fresh buffer.
+    def memory_rotate() -> Annotated[CallToolResult, ToolOutput]:
+        """Move the buffer into today's note when a write says it is oversized."""
 
-        Use when the buffer is oversized mid-session (a write told you so); at the
-        end of a session call memory_session_end instead.
-        """
-
-        def body(ws: Workspace) -> WriteOutput:
+        def body(ws: Workspace) -> ToolOutput:
             from memtier.commands.rotation import rotate_buffer
 
             return write_output(rotate_buffer(ws))
 
         return rt.call("memory_rotate", body)
 
-    def memory_session_end() -> Annotated[CallToolResult, WriteOutput]:
-        """End a session: rotate the buffer into today's note when it holds anything.
+    def memory_session_end() -> Annotated[CallToolResult, ToolOutput]:
+        """Call when the session is over: the buffer goes into today's note."""
 
-        Call when the task or the session is over. Says 'nothing to rotate' when the
-        buffer is empty. Then close the day with memory_close_day.
-        """
-
-        def body(ws: Workspace) -> WriteOutput:
+        def body(ws: Workspace) -> ToolOutput:
             from memtier.commands.rotation import session_end
 
             return write_output(session_end(ws))
 
         return rt.call("memory_session_end", body)
 
-    server.add_tool(
-        memory_session_start,
-        name="memory_session_start",
-        annotations=writes("Start a session", idempotent=True),
-    )
-    server.add_tool(memory_note, name="memory_note", annotations=writes("Write a note"))
-    server.add_tool(memory_task, name="memory_task", annotations=writes("Add or finish a task"))
-    server.add_tool(
-        memory_close_day,
-        name="memory_close_day",
-        annotations=writes("Close the day"),  # additive: it merges (§11 v3)
-    )
-    server.add_tool(memory_rotate, name="memory_rotate", annotations=writes("Rotate the buffer"))
-    server.add_tool(
-        memory_session_end,
-        name="memory_session_end",
-        annotations=writes("End the session"),  # additive, as memory_rotate (§11)
-    )
+    return [
+        tool(memory_session_start, writes(idempotent=True)),
+        tool(memory_note, writes()),
+        tool(memory_task, writes()),
+        tool(memory_close_day, writes()),  # additive: it merges (§11 v3)
+        tool(memory_rotate, writes()),
+        tool(memory_session_end, writes()),  # additive, as memory_rotate (§11)
+    ]

@@ -3,40 +3,39 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memtier.mcp.hints import writes
 from memtier.mcp.models import ToolOutput
-from memtier.mcp.runtime import ToolRuntime
+from memtier.mcp.toolkit import tool, writes
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
+    from memtier.mcp.runtime import ToolRuntime
     from memtier.workspace import Workspace
 
 
-def register(server: MCPServer, rt: ToolRuntime) -> None:
+def tools(rt: ToolRuntime) -> list[Any]:
     def memory_sync(
         push: Annotated[bool, Field(description="false: commit and merge here only.")] = True,
     ) -> Annotated[CallToolResult, ToolOutput]:
-        """Share memory with the other machines: commit, merge theirs, push (git).
-
-        A conflict never blocks: it becomes a block and an Open: item in today's note."""
+        """Share memory with your other machines through git: commit, merge theirs, push; a
+        conflict becomes an Open: item in today's note."""
 
         def body(ws: Workspace) -> ToolOutput:
             from memtier.commands.sync import run_sync
 
             report = run_sync(ws, dict(os.environ), push=push)
-            data = report.to_json()
+            from memtier.mcp.tools_session import compact
+
             text = report.message
             if report.failure is not None and report.failure.message != text:
                 text = f"{text}\n{report.failure.message}".strip()
+            data = compact(report.to_json())
             data.pop("text", None)
             return ToolOutput(text=text, data=data)
 
         return rt.call("memory_sync", body)
 
-    server.add_tool(memory_sync, name="memory_sync", annotations=writes("Sync memory"))
+    return [tool(memory_sync, writes())]

@@ -12,15 +12,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp_types import CallToolResult
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from memtier.mcp.hints import DEFAULT_BUDGET, MaxChars, read_only, writes
-from memtier.mcp.runtime import ToolRuntime
+from memtier.mcp.models import ToolOutput
 from memtier.mcp.shaping import bound_lines, check_budget
+from memtier.mcp.toolkit import DEFAULT_BUDGET, MaxChars, read_only, tool, writes
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
+    from memtier.mcp.runtime import ToolRuntime
     from memtier.workspace import Workspace
 
 
@@ -41,28 +40,26 @@ def in_tool_terms(message: str) -> str:
     """A core message about the topic commands, worded for a model calling the tools."""
     message = _CONSOLIDATE_CALL.sub(r"memory_consolidate(topic='\1') without confirm", message)
     message = _INDEX_ADD.sub("(a person adds topics: memtier index add)", message)
-    for cli, tool in _TOOL_TERMS:
-        message = message.replace(cli, tool)
+    for cli, term in _TOOL_TERMS:
+        message = message.replace(cli, term)
     return message
 
 
-def _worded(body: Callable[[], TopicOutput]) -> TopicOutput:
+def _worded(body: Callable[[], ToolOutput]) -> ToolOutput:
     from memtier.errors import MemtierError
 
     try:
         return body()
     except MemtierError as exc:
-        exc.message = in_tool_terms(exc.message)
+        # The topic commands' messages do not name their parameters as Terms yet
+        # (memtier.errors.Term): they are reworded here, as the tool server words them.
+        exc.message = in_tool_terms(exc.worded())
+        exc.parts = (exc.message,)
         exc.args = (exc.message,)
         raise
 
 
-class TopicOutput(BaseModel):
-    text: str
-    data: dict[str, Any] = Field(default_factory=dict)
-
-
-def _recall(ws: Workspace, text: str, max_chars: int, rg: str | None) -> TopicOutput:
+def _recall(ws: Workspace, text: str, max_chars: int, rg: str | None) -> ToolOutput:
     from memtier.commands.recall_topic import recall
 
     check_budget(max_chars)
@@ -73,7 +70,7 @@ def _recall(ws: Workspace, text: str, max_chars: int, rg: str | None) -> TopicOu
         "current": report.current,
         "truncated": report.truncated,
     }
-    return TopicOutput(text="\n".join(report.lines), data=data)
+    return ToolOutput(text="\n".join(report.lines), data=data)
 
 
 def _consolidate(
@@ -83,7 +80,7 @@ def _consolidate(
     summary: str | None,
     confirm: bool,
     max_chars: int,
-) -> TopicOutput:
+) -> ToolOutput:
     from memtier.commands.consolidate import consolidate
 
     check_budget(max_chars)
@@ -109,25 +106,19 @@ def _consolidate(
         "paths": [p.path for p in report.plans][:20],
         "truncated": bounded.truncated,
     }
-    return TopicOutput(text=bounded.text, data=data)
+    return ToolOutput(text=bounded.text, data=data)
 
 
-def register(server: MCPServer, rt: ToolRuntime) -> None:
+def tools(rt: ToolRuntime) -> list[Any]:
     def memory_recall(
         text: Annotated[str, Field(description="What to recall, e.g. 'the qdrant move'.")],
         max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, TopicOutput]:
-        """Recall a topic's story from the index: its latest generation, newer note lines, facts.
-
-        Falls back to a search when no topic matches."""
-        import os
-
-        from memtier.search import find_rg
-
-        override = os.environ.get("MEMTIER_RG")
-        rg = None if override == "none" else find_rg(override or None)
+    ) -> Annotated[CallToolResult, ToolOutput]:
+        """Answer "do you remember ..." from a topic's latest generation, newer note lines
+        and facts; falls back to search."""
+        rg = rt.surface().scanner().rg
         return rt.call(
-            "memory_recall", lambda ws: _worded(lambda: _recall(ws, text, max_chars, rg))
+            "memory_recall", lambda ws: _worded(lambda: _recall(ws, text, max_chars, rg)), max_chars
         )
 
     def memory_consolidate(
@@ -136,20 +127,18 @@ def register(server: MCPServer, rt: ToolRuntime) -> None:
         summary: Annotated[str | None, Field(description="Your summary of the plan.")] = None,
         confirm: Annotated[bool, Field(description="Write; false only plans.")] = False,
         max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, TopicOutput]:
-        """Fold a topic's new days into its next immutable generation, every line cited.
-
-        Without confirm it only plans (text and plan_id)."""
+    ) -> Annotated[CallToolResult, ToolOutput]:
+        """Fold a topic's new days into its next generation, every line cited; without
+        confirm it only plans."""
         return rt.call(
             "memory_consolidate",
             lambda ws: _worded(
                 lambda: _consolidate(ws, topic, plan_id, summary, confirm, max_chars)
             ),
+            max_chars,
         )
 
-    server.add_tool(memory_recall, name="memory_recall", annotations=read_only("Recall a topic"))
-    server.add_tool(
-        memory_consolidate,
-        name="memory_consolidate",
-        annotations=writes("Consolidate a topic", idempotent=False),
-    )
+    return [
+        tool(memory_recall, read_only()),
+        tool(memory_consolidate, writes()),
+    ]

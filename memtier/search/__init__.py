@@ -37,6 +37,9 @@ class SearchRequest:
     context: int = 1
     all_tiers: bool = False
     rg: str | None = None
+    # False: the search is not written to the search log (the tool server's
+    # memory_search is read-only in fact, PROTOCOL §11 v3).
+    log: bool = True
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
             ranked = retried
     warnings = list(ranked.warnings)
     redacted: dict[str, int] = {}
-    if ws.config.search_log:
+    if ws.config.search_log and request.log:
         from memtier.commands.searchlog import record_search
 
         logged = record_search(ws, request.query, tiers, ranked.total_matched)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -114,14 +115,24 @@ def test_http_binds_the_loopback_interface_only(
     cli: CliRunner, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("mcp")
-    from mcp.server.mcpserver import MCPServer
+    from memtier.mcp import server
 
-    seen: list[tuple[str, dict[str, object]]] = []
-    monkeypatch.setattr(
-        MCPServer, "run", lambda self, transport, **kw: seen.append((transport, kw))
-    )
-    assert cli("mcp", "--http", "--port", "9123", "--root", str(root)).exit_code == 0
-    assert seen == [("streamable-http", {"host": "127.0.0.1", "port": 9123})]
+    seen: list[tuple[str, object]] = []
+
+    async def http(_server: object, sock: socket.socket) -> None:
+        seen.append(("streamable-http", sock.getsockname()))
+        sock.close()
+
+    async def stdio(_server: object) -> None:
+        seen.append(("stdio", None))
+
+    monkeypatch.setattr(server, "_serve_http", http)
+    monkeypatch.setattr(server, "_serve_stdio", stdio)
+    with socket.socket() as probe:  # a port free now
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert cli("mcp", "--http", "--port", str(port), "--root", str(root)).exit_code == 0
+    assert seen == [("streamable-http", ("127.0.0.1", port))]
     assert cli("mcp", "--root", str(root)).exit_code == 0
-    assert seen[-1] == ("stdio", {})
+    assert seen[-1] == ("stdio", None)
     assert cli("mcp", "--host", "0.0.0.0").exit_code == 2

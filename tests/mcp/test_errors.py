@@ -85,3 +85,59 @@ def test_error_line_maps_cli_commands_to_tools() -> None:
     line = error_line("buffer is stale: run memtier session-start first")
     assert line.endswith("\nfix: call memory_session_start")
     assert error_line("no such file").count("\n") == 0
+
+
+# PROTOCOL §11 v3: errors speak in tool terms, never CLI flags or shell commands.
+TOOL_TERM_CASES: list[tuple[str, dict[str, Any], str]] = [
+    ("memory_remember", {"text": "a b c", "kind": "nonsense"}, "kind nonsense: unknown kind"),
+    ("memory_remember", {"text": "a b c", "kind": "hot", "file": "MEMORY.md"}, "give kind or file"),
+    ("memory_note", {"text": "x", "to": "today", "date": "2026-02-30"}, "date: not a calendar"),
+    ("memory_get", {"path": "MEMORY.md", "date": "2026-11-30"}, "give path or date, not both"),
+    ("memory_get", {}, "get: path is empty"),
+    ("memory_verify", {}, "or give stale=true"),
+    ("memory_retire", {"old": "x", "file": "memory/semantic/nope.md", "reason": "r"}, "file "),
+    ("memory_promote", {"lesson": "x", "file": "notes.md"}, "(see memory_overview)"),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "expected"), TOOL_TERM_CASES)
+async def test_errors_name_parameters_not_flags(
+    server: Any, tool: str, arguments: dict[str, Any], expected: str
+) -> None:
+    result = await call_tool(server, tool, **arguments)
+    assert result.is_error
+    text = text_of(result)
+    assert expected in text, text
+    assert "--" not in text and "memtier " not in text.removeprefix("memtier: error: "), text
+
+
+async def test_a_duplicate_names_the_tool_that_corrects_it(server: Any) -> None:
+    first = await call_tool(server, "memory_remember", text="nas01 runs zfs", kind="hot")
+    assert not first.is_error, text_of(first)
+    again = await call_tool(server, "memory_remember", text="nas01 runs zfs", kind="hot")
+    text = text_of(again)
+    assert "memory_replace(old, new, file='MEMORY.md')" in text and "--in" not in text
+
+
+async def test_the_vocabulary_is_the_persons_to_change(server: Any) -> None:
+    result = await call_tool(
+        server, "memory_remember", text="a b c", kind="howto:zfs", tags=["no-such-tag"]
+    )
+    text = text_of(result)
+    assert "tags: not in the vocabulary: no-such-tag" in text
+    assert "by the person, not by a tool" in text and "tags --add" not in text
+
+
+async def test_the_same_errors_keep_their_cli_words(cli: Any, root: Path) -> None:
+    result = cli("--root", str(root), "remember", "a b c", "--kind", "nonsense")
+    assert result.exit_code == 2
+    assert "--kind nonsense: unknown kind" in result.stderr
+    result = cli("--root", str(root), "verify")
+    assert "give --stale" in result.stderr
+
+
+async def test_search_is_read_only_in_fact(server: Any, root: Path, snapshot: Any) -> None:
+    before = snapshot(root)
+    for query in ("quokka", "memory"):
+        assert not (await call_tool(server, "memory_search", query=query)).is_error
+    assert snapshot(root) == before

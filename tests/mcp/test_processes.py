@@ -46,14 +46,14 @@ async def test_a_whole_session_over_stdio(root: Path) -> None:
         await _ok(client, "memory_note", text="restic repo lives on nas01:/srv/restic")
         await _ok(client, "memory_remember", text="backups use restic", kind="decision")
         found = await _ok(client, "memory_search", query="restic")
-        assert found["results"]
-        line = found["results"][0]["line"]
-        got = await _ok(client, "memory_get", path=found["results"][0]["path"], from_line=line)
+        assert found["data"]["hits"]
+        path, line = found["data"]["hits"][0].rsplit(":", 1)
+        got = await _ok(client, "memory_get", path=path, from_line=int(line))
         assert "restic" in got["text"]
         await _ok(client, "memory_session_end")
         await _ok(client, "memory_close_day", decisions="restic", signal="nas is slow", open="none")
         health = await _ok(client, "memory_health")
-        assert health["ok"] is True, health["text"]
+        assert health["data"]["ok"] is True, health["text"]
         failed = await client.call_tool("memory_get", {"path": "memory/nope.md"})
         assert failed.is_error
         assert text_of(failed).startswith("memtier: error: ")

@@ -52,7 +52,9 @@ async def test_every_tool_is_listed_with_schemas_and_four_hints(server: Any) -> 
         assert hints.open_world_hint is False, name
         assert tool.output_schema is not None, name
         assert "text" in tool.output_schema["properties"], name
-        assert tool.description and len(tool.description) > 80, name
+        # For a model: what it is for and when to call it, in a sentence or two (§11 v3).
+        assert tool.description and 40 < len(tool.description) < 200, name
+        assert "\n" not in tool.description, name
 
 
 async def test_reading_tools_take_max_chars(server: Any) -> None:
@@ -81,8 +83,7 @@ async def test_session_start_returns_context_most_useful_first(server: Any, root
     assert not result.is_error
     data = result.structured_content
     assert data is not None
-    assert data["last_open"] == "rebuild nas01"
-    assert data["truncated"] is False and data["health_ok"] is True
+    assert data["data"]["truncated"] is False and data["data"]["health_ok"] is True
     text = data["text"]
     assert text == text_of(result)
     order = [
@@ -105,24 +106,24 @@ async def test_session_start_fits_its_budget_and_says_how_to_read_on(
     data = result.structured_content
     assert data is not None
     assert len(data["text"]) <= 900
-    assert data["truncated"] is True
-    first = data["cut"][0]
-    assert first["path"] == "MEMORY.md" and 0 < first["shown_lines"] < first["total_lines"]
-    assert f"memory_get(path='MEMORY.md', from_line={first['shown_lines'] + 1}" in first["more"]
-    assert first["more"] in data["text"]
+    assert data["data"]["truncated"] is True
+    assert data["data"]["cut"][0] == "MEMORY.md"
+    more = data["data"]["more"]
+    assert more.startswith("memory_get(path='MEMORY.md', from_line=")
+    assert more in data["text"]
     assert "health-check:" in data["text"]
 
 
 async def test_note_task_close_rotate_end(server: Any, root: Path) -> None:
     async with Client(server) as client:
         added = await client.call_tool("memory_task", {"action": "add", "task": "fix backups"})
-        assert added.structured_content["active_tasks"] == ["fix backups"]
+        assert added.structured_content["data"]["active_tasks"] == ["fix backups"]
         note = await client.call_tool("memory_note", {"text": "- restic needs the new key"})
         assert not note.is_error
         assert "- restic needs the new key" in (root / "memory/working-buffer.md").read_text()
         await client.call_tool("memory_task", {"action": "add", "task": "check restic"})
         done = await client.call_tool("memory_task", {"action": "done", "task": 1})
-        assert done.structured_content["active_tasks"] == ["check restic"]
+        assert done.structured_content["data"]["active_tasks"] == ["check restic"]
         today = await client.call_tool("memory_note", {"text": "nas rebooted", "to": "today"})
         assert "nas rebooted" in (root / "memory/episodic/2026-11-30.md").read_text()
         assert today.structured_content["data"]["action"] == "append"
@@ -153,7 +154,7 @@ async def test_note_redacts_and_says_so(server: Any, root: Path) -> None:
     result = await call_tool(server, "memory_note", text=f"token {secret}")
     assert secret not in (root / "memory/working-buffer.md").read_text()
     data = result.structured_content
-    assert data is not None and data["redacted"]
+    assert data is not None and data["data"]["redacted"]
     assert secret not in data["text"] and "redacted 1 secret(s)" in data["text"]
 
 
@@ -220,11 +221,12 @@ async def test_get_is_bounded_and_names_the_next_range(server: Any, root: Path) 
     )
     result = await call_tool(server, "memory_get", path="memory/procedural/long.md", max_chars=600)
     data = result.structured_content
-    assert data is not None and data["truncated"] is True
+    assert data is not None and data["data"]["truncated"] is True
     assert len(data["text"]) <= 600
-    next_from = data["next_from_line"]
+    next_from = data["data"]["next_from_line"]
     assert f"{next_from - 1}  - step {next_from - 1} of" in data["text"]
-    assert f"memory_get(path='memory/procedural/long.md', from_line={next_from}" in data["more"]
+    call = f"memory_get(path='memory/procedural/long.md', from_line={next_from}"
+    assert call in data["data"]["more"] and call in data["text"]
     rest = await call_tool(
         server, "memory_get", path="memory/procedural/long.md", from_line=next_from
     )
@@ -246,14 +248,15 @@ async def test_search_finds_and_is_bounded(server: Any, root: Path) -> None:
     )
     found = await call_tool(server, "memory_search", query="backup job", limit=12)
     assert found.structured_content is not None
-    assert found.structured_content["total_matched"] == 12
+    assert found.structured_content["data"]["total_matched"] == 12
     small = await call_tool(server, "memory_search", query="backup job", limit=12, max_chars=800)
     data = small.structured_content
-    assert data is not None and data["truncated"] is True
+    assert data is not None and data["data"]["truncated"] is True
     assert len(data["text"]) <= 800
-    assert 0 < len(data["results"]) < 12
-    assert f"limit={len(data['results'])}" in data["more"]
-    assert data["results"][0]["path"] == "memory/semantic/infrastructure.md"
+    hits = data["data"]["hits"]
+    assert 0 < len(hits) < 12 and data["data"]["shown"] == len(hits)  # the list is cut too
+    assert f"limit={len(hits)}" in data["data"]["more"] and data["data"]["more"] in data["text"]
+    assert hits[0].startswith("memory/semantic/infrastructure.md:")
 
 
 async def test_search_archive_only_when_asked(server: Any, root: Path) -> None:
@@ -262,11 +265,11 @@ async def test_search_archive_only_when_asked(server: Any, root: Path) -> None:
     (folder / "2026-01-02.md").write_text("# 2026-01-02\n- zanzibar migration\n")
     plain = await call_tool(server, "memory_search", query="zanzibar")
     assert plain.structured_content is not None
-    assert plain.structured_content["results"] == []
+    assert plain.structured_content["data"]["hits"] == []
     assert "add 'archive' to tiers" in plain.structured_content["text"]
     archived = await call_tool(server, "memory_search", query="zanzibar", tiers=["archive"])
     assert archived.structured_content is not None
-    assert archived.structured_content["results"][0]["tier"] == "archive"
+    assert archived.structured_content["data"]["hits"][0].startswith("memory/archive/")
 
 
 async def test_health_names_the_fix(server: Any, root: Path) -> None:
@@ -276,20 +279,26 @@ async def test_health_names_the_fix(server: Any, root: Path) -> None:
     prefs.write_text("\n".join(lines))
     result = await call_tool(server, "memory_health")
     data = result.structured_content
-    assert data is not None and data["ok"] is False
-    stale = [p for p in data["problems"] if p["id"] == "warm.fresh"]
-    assert stale and "memory_verify files=['memory/semantic/preferences.md']" in stale[0]["fix"]
+    assert data is not None and data["data"]["ok"] is False
+    assert "warm.fresh" in data["data"]["failed"] + data["data"]["warned"]
+    assert "memory_verify files=['memory/semantic/preferences.md']" in data["text"]
     assert "To fix:" in data["text"]
 
 
-async def test_overview(server: Any) -> None:
+async def test_overview(server: Any, root: Path) -> None:
+    from memtier.search import SearchRequest, search
+    from memtier.workspace import Workspace
+    from tests.conftest import NOW
+
+    search(Workspace.open(root, NOW), SearchRequest(query="quokka"))  # as the CLI: logged
     async with Client(server) as client:
-        await client.call_tool("memory_search", {"query": "quokka"})
+        await client.call_tool("memory_search", {"query": "wombat"})
         result = await client.call_tool("memory_overview", {})
     data = result.structured_content
     assert data is not None
-    assert "quokka" in data["text"]
-    assert set(data["data"]) == {"stats", "tags", "zero_hit_searches", "candidates"}
+    assert "quokka" in data["text"] and "wombat" not in data["text"]
+    assert "Files per tier" in data["text"] and "memtier " not in data["text"]
+    assert data["data"]["candidates"] == 0
 
 
 async def test_overlapping_calls_of_one_server_lose_no_write(server: Any, root: Path) -> None:
@@ -311,3 +320,19 @@ async def test_overlapping_calls_of_one_server_lose_no_write(server: Any, root: 
     for tag in ("alpha", "beta", "gamma"):
         for n in range(8):
             assert body.count(f"- {tag} note {n}\n") == 1, (tag, n)
+
+
+async def test_a_warm_server_sees_a_change_between_two_calls(server: Any, root: Path) -> None:
+    """Nothing a warm server keeps may serve a stale answer (PROTOCOL §11 v3)."""
+    async with Client(server) as client:
+        first = await client.call_tool("memory_search", {"query": "wallaby"})
+        assert first.structured_content["data"]["hits"] == []
+        infra = root / "memory/semantic/infrastructure.md"
+        infra.write_text(infra.read_text() + "- the wallaby host runs backups\n")
+        second = await client.call_tool("memory_search", {"query": "wallaby"})
+        assert second.structured_content["data"]["hits"][0].startswith(
+            "memory/semantic/infrastructure.md:"
+        )
+        (root / "memory/memtier.toml").write_text("hot_max_lines = 5\n")
+        refused = await client.call_tool("memory_remember", {"text": "x y z", "kind": "hot"})
+        assert refused.is_error and "5-line limit" in text_of(refused)

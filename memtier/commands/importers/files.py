@@ -96,10 +96,13 @@ def _config_problem(text: str) -> str | None:
 
 def _content_problem(ws: Workspace, rel: str, tier: str, text: str) -> str | None:
     from memtier.commands.atomic_write import content_problem
+    from memtier.errors import MemtierError
 
     if tier == CONFIG_TIER:
         return _config_problem(text)
-    return content_problem(ws, rel, text)
+    problem = content_problem(ws, rel, text)
+    # Worded for the report a person reads (a Message may name a parameter).
+    return None if problem is None else MemtierError(problem).message
 
 
 def _place(

@@ -1,0 +1,120 @@
+"""A guard in front of the SDK's parsing of stdio frames (PROTOCOL §11 v3).
+
+The SDK's stdio transport parses each line as a JSON-RPC message and, when that
+fails, drops it: a request nested 100,000 deep, holding a 5,000-digit integer,
+or larger than memory should hold, is never answered and the client waits
+forever. The guard reads the lines first (at most `MAX_FRAME` bytes each), and
+puts in place of a frame the parser would drop a small request for the method
+`REFUSED`, carrying the frame's id; `refuse_frames` (a server middleware)
+answers it with a JSON-RPC error. A frame whose id cannot be read (none, or the
+id itself is the oversized number) is passed on as it was, as the protocol has
+no one to answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, BinaryIO
+
+# The HTTP transport's bound on a request body, for stdio frames too.
+MAX_FRAME = 4 * 1024 * 1024
+REFUSED = "memtier/refused-frame"
+_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,18})\s*[,}]')
+
+
+def _frame_id(frame: bytes) -> str | int | None:
+    """The top-level ``"id"`` of a frame the parser refused, read without parsing it."""
+    depth, in_string, escaped = 0, False, False
+    for index, byte in enumerate(frame[:65536]):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+            continue
+        if byte == 0x22:
+            if depth == 1 and frame.startswith(b'"id"', index):
+                found = _ID.match(frame, index)
+                if found is None:
+                    return None
+                value = json.loads(found.group(1))
+                return value if isinstance(value, str | int) else None
+            in_string = True
+        elif byte in b"[{":
+            depth += 1
+        elif byte in b"]}":
+            depth -= 1
+    return None
+
+
+def _why(exc: Exception) -> str:
+    text = str(exc)
+    if "recursion limit" in text:
+        return "it is nested deeper than the parser allows"
+    if "number out of range" in text:
+        return "it holds a number too large to read"
+    return "it is not a valid JSON-RPC message"
+
+
+def refusal(frame_id: str | int, reason: str) -> str:
+    message = {"jsonrpc": "2.0", "id": frame_id, "method": REFUSED, "params": {"reason": reason}}
+    return json.dumps(message) + "\n"
+
+
+class GuardedLines:
+    """The lines of a binary stream, as the SDK's stdio transport iterates them."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+
+    async def _readline(self, most: int) -> bytes:
+        import anyio
+
+        read = self._stream.readline
+        return await anyio.to_thread.run_sync(read, most, abandon_on_cancel=True)
+
+    async def _drain(self) -> None:
+        while True:
+            rest = await self._readline(MAX_FRAME)
+            if not rest or rest.endswith(b"\n"):
+                return
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        import mcp_types as types
+
+        while True:
+            frame = await self._readline(MAX_FRAME + 1)
+            if not frame:
+                return
+            if len(frame) > MAX_FRAME and not frame.endswith(b"\n"):
+                await self._drain()
+                frame_id = _frame_id(frame)
+                if frame_id is not None:
+                    yield refusal(frame_id, f"it is larger than {MAX_FRAME} bytes")
+                continue
+            line = frame.decode("utf-8", errors="replace")
+            if not line.strip():
+                continue
+            try:
+                types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except Exception as exc:
+                frame_id = _frame_id(frame)
+                if frame_id is not None:
+                    yield refusal(frame_id, _why(exc))
+                    continue
+            yield line
+
+
+async def refuse_frames(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Server middleware: the JSON-RPC error for a frame the guard refused."""
+    if ctx.method != REFUSED:
+        return await call_next(ctx)
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_REQUEST
+
+    reason = str((ctx.params or {}).get("reason", "it cannot be read"))
+    raise MCPError(code=INVALID_REQUEST, message=f"memtier: error: request refused: {reason}")

@@ -1,0 +1,176 @@
+"""What a client receives is what is bounded (PROTOCOL §11 v3), through the SDK's real
+stdio client and a real `memtier mcp` process, on a large workspace.
+
+Some clients hand the model only the structured content, others only the content
+blocks: each channel on its own stays within max_chars + 600 characters, for every
+tool, reading or writing; and the tool list, which a client sends on every turn,
+stays within 12,000 characters.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.conftest import NOW_TEXT, memtier_command
+
+pytestmark = pytest.mark.anyio
+
+ENVELOPE = 600
+TOOL_LIST_MAX = 12_000
+WRITE_BUDGET = 2000  # a write has no max_chars: it reports in at most this much
+SECRET = "ghp_" + "Z" * 36
+INFRA = "memory/semantic/infrastructure.md"
+
+
+def _stdio(root: Path) -> StdioServerParameters:
+    command = memtier_command()
+    return StdioServerParameters(
+        command=command[0],
+        args=[*command[1:], "mcp"],
+        env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "NO_COLOR": "1"},
+        cwd=str(root.parent),
+    )
+
+
+def _large(root: Path) -> None:
+    """Every tier full: a 1.5 MB WARM file, a long buffer, notes, lessons, a long HOT file
+    (the WARM file does not match the searches: ranking 20,000 hits of one file is slow,
+    and what is measured here is the bound, not the search)."""
+    hot = root / "MEMORY.md"
+    hot.write_text(hot.read_text() + "".join(f"- key fact {n} {'h' * 90}\n" for n in range(45)))
+    infra = root / "memory/semantic/infrastructure.md"
+    infra.write_text(
+        infra.read_text() + "".join(f"- host{n} serves {'x' * 60}\n" for n in range(20_000))
+    )
+    buffer = root / "memory/working-buffer.md"
+    buffer.write_text(
+        buffer.read_text() + "".join(f"- backup finding {n} {'b' * 80}\n" for n in range(150))
+    )
+    for day in range(1, 30):
+        (root / f"memory/episodic/2026-11-{day:02d}.md").write_text(
+            f"# 2026-11-{day:02d}\n"
+            + "".join(f"- backup event {n} {'e' * 70}\n" for n in range(300))
+            + f"Updated: 2026-11-{day:02d}\nDecisions: {'d' * 900}\nSignal: s\nOpen: {'o' * 3000}\n"
+        )
+    errors = root / ".learnings/ERRORS.md"
+    errors.write_text(
+        errors.read_text() + "".join(f"- backup lesson {n} {'l' * 100}\n" for n in range(400))
+    )
+
+
+def _sizes(result: Any) -> tuple[int, int]:
+    blocks = sum(len(block.text) for block in result.content if block.type == "text")
+    structured = len(json.dumps(result.structured_content, ensure_ascii=False))
+    return blocks, structured
+
+
+CALLS: list[tuple[str, dict[str, Any], int]] = [
+    ("memory_session_start", {"max_chars": 1000}, 1000),
+    ("memory_session_start", {}, 8000),
+    ("memory_search", {"query": "backup", "limit": 50}, 8000),
+    ("memory_search", {"query": "backup nightly nas01", "limit": 200, "max_chars": 1000}, 1000),
+    ("memory_get", {"path": "memory/semantic/infrastructure.md", "max_chars": 1000}, 1000),
+    ("memory_get", {"path": "memory/semantic/infrastructure.md"}, 8000),
+    ("memory_get", {"date": "2026-11-03", "max_chars": 500}, 500),
+    ("memory_health", {"verbose": True, "max_chars": 1000}, 1000),
+    ("memory_overview", {"max_chars": 1000}, 1000),
+    ("memory_note", {"text": "n " * 1_000_000}, WRITE_BUDGET),
+    ("memory_note", {"text": "t " * 200_000, "to": "today"}, WRITE_BUDGET),
+    ("memory_task", {"action": "add", "task": "task " * 20_000}, WRITE_BUDGET),
+    ("memory_task", {"action": "done", "task": 1}, WRITE_BUDGET),
+    ("memory_learn", {"kind": "learning", "text": "lesson " * 20_000}, WRITE_BUDGET),
+    ("memory_remember", {"text": "fact " * 20_000, "kind": "project"}, WRITE_BUDGET),
+    (
+        "memory_replace",
+        {
+            "old": "host7 serves",
+            "new": "host7 " * 20_000,
+            "file": "memory/semantic/infrastructure.md",
+        },
+        WRITE_BUDGET,
+    ),
+    (
+        "memory_retire",
+        {
+            "old": "host8 serves",
+            "file": "memory/semantic/infrastructure.md",
+            "reason": "r " * 20_000,
+        },
+        WRITE_BUDGET,
+    ),
+    ("memory_verify", {"stale": True}, WRITE_BUDGET),
+    (
+        "memory_promote",
+        {
+            "lesson": "backup lesson 3",
+            "file": "memory/procedural/backups.md",
+            "as_text": "a " * 20_000,
+        },
+        WRITE_BUDGET,
+    ),
+    (
+        "memory_close_day",
+        {"decisions": "d " * 20_000, "signal": "s", "open": "o " * 20_000},
+        WRITE_BUDGET,
+    ),
+    ("memory_session_end", {}, WRITE_BUDGET),
+    ("memory_rotate", {}, WRITE_BUDGET),
+    ("memory_recall", {"text": "do you remember the backup", "max_chars": 1000}, 1000),
+    ("memory_consolidate", {"topic": "due", "max_chars": 1000}, 1000),
+    ("memory_sync", {"push": False}, WRITE_BUDGET),
+    # errors are bounded too, and never echo a value
+    ("memory_note", {"text": [SECRET]}, WRITE_BUDGET),
+    ("memory_get", {"path": "memory/nope.md"}, WRITE_BUDGET),
+]
+
+
+async def test_every_tool_keeps_each_channel_within_the_budget(root: Path) -> None:
+    _large(root)
+    seen: set[str] = set()
+    async with Client(_stdio(root)) as client:
+        listed = (await client.list_tools()).tools
+        for name, arguments, budget in CALLS:
+            result = await client.call_tool(name, arguments)
+            blocks, structured = _sizes(result)
+            assert blocks <= budget + ENVELOPE, (name, arguments.keys(), blocks)
+            if result.is_error:
+                assert result.structured_content is None, name
+                assert SECRET not in result.content[0].text
+            else:
+                assert structured <= budget + ENVELOPE, (name, arguments.keys(), structured)
+            seen.add(name)
+    assert seen == {tool.name for tool in listed}  # every tool was measured
+
+
+async def test_a_cut_result_says_how_to_get_the_rest_in_both_channels(root: Path) -> None:
+    _large(root)
+    async with Client(_stdio(root)) as client:
+        for name, arguments in (
+            ("memory_session_start", {"max_chars": 1000}),
+            ("memory_search", {"query": "backup", "limit": 50, "max_chars": 1000}),
+            ("memory_get", {"path": "memory/semantic/infrastructure.md", "max_chars": 1000}),
+        ):
+            result = await client.call_tool(name, arguments)
+            data = result.structured_content
+            assert data is not None and data["data"]["truncated"] is True, name
+            more = data["data"]["more"]
+            assert more and more in result.content[0].text, name
+            assert data["text"] == result.content[0].text  # the one text, not a second copy
+
+
+async def test_the_tool_list_fits_in_twelve_thousand_characters(root: Path) -> None:
+    async with Client(_stdio(root)) as client:
+        tools = (await client.list_tools()).tools
+    serialized = json.dumps(
+        [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+    )
+    assert len(serialized) <= TOOL_LIST_MAX, len(serialized)

@@ -1,0 +1,69 @@
+"""The transports under hostile input (PROTOCOL §11 v3): frames the SDK would drop are
+answered, and a busy port is the person's to change (one line, exit 2)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from memtier.mcp.frames import MAX_FRAME, _frame_id
+from tests.conftest import NOW_TEXT, memtier_command, run_memtier
+
+INIT = (
+    '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+    '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+)
+READY = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+
+def _call(frame_id: object, arguments: str) -> str:
+    head = f'{{"jsonrpc":"2.0","id":{json.dumps(frame_id)},"method":"tools/call",'
+    return head + f'"params":{{"name":"memory_note","arguments":{arguments}}}}}'
+
+
+def test_frames_the_parser_refuses_are_answered_with_their_id(root: Path) -> None:
+    frames = [
+        INIT,
+        READY,
+        _call(8, '{"text":' + "[" * 100_000 + "]" * 100_000 + "}"),
+        _call("big", '{"text":' + "9" * 5000 + "}"),
+        _call(9, '{"text":"' + "x" * (MAX_FRAME + 10) + '"}'),
+    ]
+    proc = subprocess.run(
+        [*memtier_command(), "mcp"],
+        input="\n".join(frames) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "PATH": "/usr/bin:/bin"},
+    )
+    answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
+    assert "nested deeper" in answers[8]["error"]["message"]
+    assert "number too large" in answers["big"]["error"]["message"]
+    assert f"larger than {MAX_FRAME} bytes" in answers[9]["error"]["message"]
+    assert all(answers[i]["error"]["code"] == -32600 for i in (8, "big", 9))
+    assert "x" * 100 not in (root / "memory/working-buffer.md").read_text()
+
+
+def test_the_frame_id_is_read_at_the_top_level_only() -> None:
+    assert _frame_id(b'{"jsonrpc":"2.0","params":{"id":5},"id":"a\\"b","x":[[[') == 'a"b'
+    assert _frame_id(b'{"jsonrpc":"2.0","method":"x","params":[[[') is None
+    assert _frame_id(b'{"id":' + b"9" * 5000 + b"}") is None
+
+
+def test_a_busy_port_is_one_error_line_and_exit_2(root: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = run_memtier("--root", str(root), "mcp", "--http", "--port", str(port))
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"memtier: error: --port {port}: already in use on 127.0.0.1; choose another port\n"
+    )
