@@ -335,6 +335,23 @@ def test_occurrence_kills_at_that_pass_only(tmp_path: Path) -> None:
 # MEMORY.md, but without MEMORY.md the folder is not a workspace (PROTOCOL §1)
 # and every command stops before it.
 UNREACHABLE = {"session_start.hot-created"}
+# Points whose commands need a state the matrix does not build (a git remote and a
+# second host; a topic with due days): killed at each of them in their own tests,
+# which import their lists from here so that a new point fails one test or the other.
+SYNC_POINTS = (
+    "sync.committed",
+    "sync.merge-tree",
+    "sync.merge-committed",
+    "sync.merged",
+    "sync.before-push",
+    "sync.driver-merged",
+)  # tests/reliability/test_sync_crash.py
+TOPIC_POINTS = (
+    "consolidate.generation-written",
+    "flush.index-rebuilt",
+    "flush.note-closed",
+)  # tests/reliability/test_crash_topics.py
+KILLED_ELSEWHERE = {*SYNC_POINTS, *TOPIC_POINTS}
 
 
 def test_the_matrix_passes_every_point_in_the_source(
@@ -353,5 +370,5 @@ def test_the_matrix_passes_every_point_in_the_source(
         for point in _passes(case, tmp_path / str(i), monkeypatch)
     }
     print(f"\ncrash matrix: {len(passed)} distinct points of {len(declared)} in the source")
-    assert declared - passed == UNREACHABLE
+    assert declared - passed == UNREACHABLE | KILLED_ELSEWHERE
     assert passed <= declared

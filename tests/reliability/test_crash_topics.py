@@ -20,6 +20,7 @@ from memtier import faults
 from tests.conftest import memtier_command, new_workspace
 from tests.protocol.s13_support import NOW_TEXT, note
 from tests.reliability.reliability_support import run_in_process
+from tests.reliability.test_crash_matrix import TOPIC_POINTS
 
 pytestmark = pytest.mark.slow
 ARGS = ("flush", "--consolidate")
@@ -67,6 +68,8 @@ def test_a_flush_killed_anywhere_reruns_to_the_same_state(tmp_path: Path) -> Non
     points = _passes(tmp_path / "clean")
     clean = _state(tmp_path / "clean")
     assert any(p.startswith("consolidate.generation-written") for p in points)
+    # Every topic point the crash matrix leaves to this test is killed here.
+    assert set(TOPIC_POINTS) <= {p.split("@")[0] for p in points}
     problems = []
     for number, point in enumerate(points):
         root = _setup(tmp_path / f"crash-{number}")

@@ -17,19 +17,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import memtier_command
+from tests.reliability.test_crash_matrix import SYNC_POINTS
 from tests.sync_support import NOW, hosts, memtier, ok, settle, tracked
 
 pytestmark = pytest.mark.skipif(
     __import__("shutil").which("git") is None, reason="sync needs the git executable"
 )
-POINTS = (
-    "sync.committed",
-    "sync.merge-tree",
-    "sync.merge-committed",
-    "sync.merged",
-    "sync.before-push",
-    "sync.driver-merged",  # inside the merge driver git runs
-)
+POINTS = SYNC_POINTS  # the matrix checks that every sync point is here
 
 
 def _write_both(a: Path, b: Path) -> list[str]:
