@@ -91,9 +91,11 @@ def _search(ws: Workspace, request: Any, max_chars: int) -> ToolOutput:
 
 
 def search_warm(ws: Workspace, request: Any) -> SearchReport:
-    from memtier.search import find_rg, search
+    """A search as the tool server runs it: read-only (no search log, §11 v3), with
+    the ripgrep the request names (the surface's choice, as on the CLI)."""
+    from memtier.search import search
 
-    return search(ws, replace(request, rg=find_rg(None), log=False))
+    return search(ws, replace(request, log=False))
 
 
 def _get(ws: Workspace, spec: GetSpec, max_chars: int) -> ToolOutput:
@@ -196,8 +198,10 @@ def tools(rt: ToolRuntime) -> list[Any]:
         """Search memory before you answer from it: the best sections, with path:line."""
         from memtier.search import SearchRequest
 
+        # $MEMTIER_RG chooses the scanner on both faces (memtier.surface).
+        rg = rt.surface().scanner().rg
         request = SearchRequest(
-            query=query, tiers=tuple(tiers), tags=tuple(tags), limit=limit, regex=regex
+            query=query, tiers=tuple(tiers), tags=tuple(tags), limit=limit, regex=regex, rg=rg
         )
         return rt.call("memory_search", lambda ws: _search(ws, request, max_chars), max_chars)
 

@@ -141,3 +141,28 @@ async def test_search_is_read_only_in_fact(server: Any, root: Path, snapshot: An
     for query in ("quokka", "memory"):
         assert not (await call_tool(server, "memory_search", query=query)).is_error
     assert snapshot(root) == before
+
+
+def test_memtier_rg_chooses_the_scanner_of_the_tool_server_too(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One adapter for both faces (memtier.surface): $MEMTIER_RG=none is the built-in
+    scanner for memory_search as for `memtier search`."""
+    from memtier.mcp import tools_recall
+    from memtier.mcp.runtime import ToolRuntime
+
+    seen: list[str | None] = []
+    real = tools_recall.search_warm
+
+    def spy(ws: Any, request: Any) -> Any:
+        seen.append(request.rg)
+        return real(ws, request)
+
+    monkeypatch.setattr(tools_recall, "search_warm", spy)
+    monkeypatch.setenv("MEMTIER_RG", "none")
+    rt = ToolRuntime(root=str(root))
+    search = next(t for t in tools_recall.tools(rt) if t.name == "memory_search")
+    search.fn(query="backup")
+    monkeypatch.delenv("MEMTIER_RG")
+    search.fn(query="backup")
+    assert seen[0] is None and seen[1] is not None
