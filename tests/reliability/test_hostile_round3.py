@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NOW_TEXT, REPO, run_memtier
+from tests.conftest import NOW_TEXT, run_memtier
 
 Snapshot = Callable[[Path], dict[str, bytes]]
 HUGE = "9" * 5000
@@ -319,7 +319,8 @@ def test_the_fault_trace_file_is_confined_to_the_temporary_folder(
         "--root", str(root), "buffer", "note", "x", env={"MEMTIER_FAULT_TRACE_ALL": str(inside)}
     )
     assert done.returncode == 0 and "buffer.written" in inside.read_text()
-    outside = REPO / "trace-that-must-not-be-written.txt"
+    # Outside the temporary folder wherever the checkout lies (CI clones it under /tmp).
+    outside = Path("/memtier-trace-that-must-not-be-written.txt")
     for target in (outside, Path("/etc/memtier-trace")):
         refused = run_memtier(
             "--root", str(root), "stats", env={"MEMTIER_FAULT_TRACE_ALL": str(target)}
