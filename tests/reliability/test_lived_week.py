@@ -268,9 +268,11 @@ async def _mcp_sitting(root: Path, sitting: Sitting, log: Log) -> None:
 
         async def call(tool: str, **arguments: Any) -> dict[str, Any]:
             result = await client.call_tool(tool, arguments)
-            data = result.structured_content or {}
+            # PROTOCOL §11 v3: structured content is {"text", "data"}, data compact.
+            structured = result.structured_content or {}
             text = "\n".join(b.text for b in result.content if b.type == "text")
-            return {"error": result.is_error, "text": data.get("text", text), "data": data}
+            data = structured.get("data", {})
+            return {"error": result.is_error, "text": structured.get("text", text), "data": data}
 
         for step in sitting.steps:
             name, *args = step
@@ -310,7 +312,8 @@ async def _mcp_sitting(root: Path, sitting: Sitting, log: Log) -> None:
             elif name == "search":
                 tiers = ["hot", "warm", "buffer", "scratch", "cold", "archive"]
                 got = await call("memory_search", query=args[0], tiers=tiers)
-                entry = {"paths": [hit["path"] for hit in got["data"].get("results", [])]}
+                hits = got["data"].get("hits", [])  # "path:line", cut with the text
+                entry = {"paths": [hit.rpartition(":")[0] for hit in hits]}
             else:
                 raise AssertionError(name)
             entry.setdefault("code", 1 if entry.get("error") else 0)
