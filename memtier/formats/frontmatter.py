@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from memtier.formats.sources_json import nests_within
+
 FENCE = "---"
 MAX_FRONT_MATTER = 64 * 1024  # characters between the fences
 MAX_DEPTH = 20
@@ -28,20 +30,6 @@ class Document:
 
     fields: dict[str, Any]
     body: str
-
-
-def _depth(value: object, limit: int) -> bool:
-    """True when *value* nests no deeper than *limit* (iterative: no recursion)."""
-    stack: list[tuple[object, int]] = [(value, 0)]
-    while stack:
-        current, depth = stack.pop()
-        if depth > limit:
-            return False
-        if isinstance(current, dict):
-            stack.extend((v, depth + 1) for v in current.values())
-        elif isinstance(current, list):
-            stack.extend((v, depth + 1) for v in current)
-    return True
 
 
 def _no_aliases(text: str) -> None:
@@ -82,7 +70,7 @@ def parse_fields(block: str) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise FrontMatterError("front matter is not a set of 'key: value' lines")
-    if not _depth(value, MAX_DEPTH):
+    if not nests_within(value, MAX_DEPTH):
         raise FrontMatterError(f"front matter nested deeper than {MAX_DEPTH} levels")
     return {str(k): v for k, v in value.items()}
 

@@ -48,11 +48,13 @@ def _no_constant(text: str) -> Any:
     raise JSONBoundError(f"{text} is not a JSON number")
 
 
-def _depth_ok(value: Any) -> bool:
+def nests_within(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True when *value* nests no deeper than *limit* (iterative: no recursion); for
+    every parser of import, JSON and YAML alike (PROTOCOL §12 v3: bounded parsers)."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         current, depth = stack.pop()
-        if depth > MAX_DEPTH:
+        if depth > limit:
             return False
         if isinstance(current, dict):
             stack.extend((v, depth + 1) for v in current.values())
@@ -70,7 +72,7 @@ def load_json(text: str) -> Any:
         )
     except RecursionError:
         raise JSONBoundError(f"nested deeper than {MAX_DEPTH} levels") from None
-    if not _depth_ok(value):
+    if not nests_within(value):
         raise JSONBoundError(f"nested deeper than {MAX_DEPTH} levels")
     return value
 
