@@ -144,10 +144,11 @@ def unrestated_lines(note: str, in_notes: set[str], seen_tasks: set[str]) -> lis
     return kept
 
 
-def token_counts(folder: Path) -> Counter[str]:
-    """How often each token occurs across every markdown file under *folder*
-    (a task a mid-session rotation carried counted once, `uncarried_lines`)."""
-    counts: Counter[str] = Counter()
+def counted_texts(folder: Path) -> list[str]:
+    """The text of every markdown file under *folder* as the line counts see it:
+    closure fields left out, and a task a mid-session rotation carried counted
+    once (`uncarried_lines`, `unrestated_lines`)."""
+    texts: list[str] = []
     in_notes = note_lines(folder)
     seen_tasks: set[str] = set()
     for path in sorted(folder.rglob("*.md"), key=lambda p: p.name):
@@ -159,7 +160,16 @@ def token_counts(folder: Path) -> Counter[str]:
                 lines = unrestated_lines(text, in_notes, seen_tasks)
             else:
                 lines = content_lines(text)
-            counts.update(TOKEN.findall("\n".join(lines)))
+            texts.append("\n".join(lines))
+    return texts
+
+
+def token_counts(folder: Path) -> Counter[str]:
+    """How often each token occurs across every markdown file under *folder*
+    (see `counted_texts`)."""
+    counts: Counter[str] = Counter()
+    for text in counted_texts(folder):
+        counts.update(TOKEN.findall(text))
     return counts
 
 

@@ -51,8 +51,8 @@ from tests.conftest import NOW, NOW_TEXT, memtier_command
 from tests.reliability.reliability_support import (
     YESTERDAY,
     closure,
-    content_lines,
     copies_of,
+    counted_texts,
     populate,
     residue,
     token_counts,
@@ -270,16 +270,18 @@ def test_everyone_at_once(tmp_path: Path) -> None:
     assert final.problems == []
     assert residue(root) == []
 
-    # Closure fields restate moved tasks (PROTOCOL §2 v2): lines are counted without them.
-    texts = {p: "\n".join(content_lines(p.read_text())) for p in root.rglob("*.md") if p.is_file()}
-    agent_counts = Counter(t for text in texts.values() for t in AGENT_TOKEN.findall(text))
+    # Closure fields restate moved tasks (PROTOCOL §2 v2), and a rotation in the middle
+    # of a session keeps the active tasks in the buffer as well (§5 step 5 v3): lines are
+    # counted without those restatements.
+    texts = counted_texts(root)
+    agent_counts = Counter(t for text in texts for t in AGENT_TOKEN.findall(text))
     acknowledged = actors["agent"].acknowledged
     assert acknowledged, "the agent did nothing"
     assert {t: agent_counts[t] for t in acknowledged} == dict.fromkeys(acknowledged, 1)
     # A refused write left nothing behind.
     assert set(agent_counts) <= set(acknowledged)
     # A killed write's line stands at most once.
-    crashed = Counter(t for text in texts.values() for t in CRASH_TOKEN.findall(text))
+    crashed = Counter(t for text in texts for t in CRASH_TOKEN.findall(text))
     assert [t for t, count in crashed.items() if count > 1] == []
     assert token_counts(root) == before
     for rel, data in olds.items():
