@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import NOW_TEXT
 
 if TYPE_CHECKING:
+    from mcp.client.stdio import StdioServerParameters
     from mcp_types import CallToolResult
 
 
@@ -39,3 +40,19 @@ async def call_tool(server: Any, name: str, **arguments: Any) -> CallToolResult:
 
     async with Client(server, raise_exceptions=True) as client:
         return await client.call_tool(name, arguments)
+
+
+def stdio_params(root: Path) -> StdioServerParameters:
+    """A real `memtier mcp` process on *root*, at the suite's fixed time, for the SDK's
+    stdio client."""
+    from mcp.client.stdio import StdioServerParameters
+
+    from tests.conftest import memtier_command
+
+    command = memtier_command()
+    return StdioServerParameters(
+        command=command[0],
+        args=[*command[1:], "mcp"],
+        env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "NO_COLOR": "1"},
+        cwd=str(root.parent),
+    )

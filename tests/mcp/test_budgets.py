@@ -18,9 +18,8 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
-from tests.conftest import NOW_TEXT, memtier_command
+from tests.mcp.conftest import stdio_params
 
 pytestmark = pytest.mark.anyio
 
@@ -29,16 +28,6 @@ TOOL_LIST_MAX = 12_000
 WRITE_BUDGET = 2000  # a write has no max_chars: it reports in at most this much
 SECRET = "ghp_" + "Z" * 36
 INFRA = "memory/semantic/infrastructure.md"
-
-
-def _stdio(root: Path) -> StdioServerParameters:
-    command = memtier_command()
-    return StdioServerParameters(
-        command=command[0],
-        args=[*command[1:], "mcp"],
-        env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "NO_COLOR": "1"},
-        cwd=str(root.parent),
-    )
 
 
 def _large(root: Path) -> None:
@@ -136,7 +125,7 @@ CALLS: list[tuple[str, dict[str, Any], int]] = [
 async def test_every_tool_keeps_each_channel_within_the_budget(root: Path) -> None:
     _large(root)
     seen: set[str] = set()
-    async with Client(_stdio(root)) as client:
+    async with Client(stdio_params(root)) as client:
         listed = (await client.list_tools()).tools
         for name, arguments, budget in CALLS:
             result = await client.call_tool(name, arguments)
@@ -153,7 +142,7 @@ async def test_every_tool_keeps_each_channel_within_the_budget(root: Path) -> No
 
 async def test_a_cut_result_says_how_to_get_the_rest_in_both_channels(root: Path) -> None:
     _large(root)
-    async with Client(_stdio(root)) as client:
+    async with Client(stdio_params(root)) as client:
         for name, arguments in (
             ("memory_session_start", {"max_chars": 1000}),
             ("memory_search", {"query": "backup", "limit": 50, "max_chars": 1000}),
@@ -168,7 +157,7 @@ async def test_a_cut_result_says_how_to_get_the_rest_in_both_channels(root: Path
 
 
 async def test_the_tool_list_fits_in_twelve_thousand_characters(root: Path) -> None:
-    async with Client(_stdio(root)) as client:
+    async with Client(stdio_params(root)) as client:
         tools = (await client.list_tools()).tools
     serialized = json.dumps(
         [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]

@@ -12,23 +12,12 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from memtier.formats.buffer import parse_buffer
 from tests.conftest import NOW_TEXT, memtier_command
-from tests.mcp.conftest import text_of
+from tests.mcp.conftest import stdio_params, text_of
 
 pytestmark = pytest.mark.anyio
-
-
-def _stdio(root: Path) -> StdioServerParameters:
-    command = memtier_command()
-    return StdioServerParameters(
-        command=command[0],
-        args=[*command[1:], "mcp"],
-        env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "NO_COLOR": "1"},
-        cwd=str(root.parent),
-    )
 
 
 async def _ok(client: Client, name: str, **arguments: Any) -> dict[str, Any]:
@@ -38,8 +27,8 @@ async def _ok(client: Client, name: str, **arguments: Any) -> dict[str, Any]:
     return result.structured_content
 
 
-async def test_a_whole_session_over_stdio(root: Path) -> None:
-    async with Client(_stdio(root)) as client:
+async def test_a_whole_session_overstdio_params(root: Path) -> None:
+    async with Client(stdio_params(root)) as client:
         start = await _ok(client, "memory_session_start")
         assert "===== MEMORY.md =====" in start["text"]
         await _ok(client, "memory_task", action="add", task="move backups to restic")
@@ -67,7 +56,7 @@ WRITES = 12
 
 
 async def _server_writes(root: Path, tag: str) -> None:
-    async with Client(_stdio(root)) as client:
+    async with Client(stdio_params(root)) as client:
         for n in range(WRITES):
             await _ok(client, "memory_note", text=f"{tag} note {n}")
 

@@ -11,24 +11,12 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
-from tests.conftest import memtier_command
-from tests.mcp.conftest import text_of
+from tests.mcp.conftest import stdio_params, text_of
 from tests.protocol.s13_support import NOW_TEXT, note
 
 pytestmark = pytest.mark.anyio
 ENVELOPE = 600
-
-
-def _stdio(root: Path) -> StdioServerParameters:
-    command = memtier_command()
-    return StdioServerParameters(
-        command=command[0],
-        args=[*command[1:], "mcp"],
-        env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "NO_COLOR": "1"},
-        cwd=str(root.parent),
-    )
 
 
 def _workspace(root: Path) -> None:
@@ -51,7 +39,7 @@ def _sizes(result: Any) -> tuple[int, int]:
 async def test_plan_then_confirm_then_recall_each_channel_bounded(root: Path) -> None:
     _workspace(root)
     budget = 1500
-    async with Client(_stdio(root)) as client:
+    async with Client(stdio_params(root)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         for name in ("memory_recall", "memory_consolidate"):
             listed = tools[name].model_dump(mode="json", exclude_none=True)
