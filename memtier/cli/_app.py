@@ -100,10 +100,19 @@ def command(group: typer.Typer, name: str) -> Callable[[F], F]:
     return register
 
 
-def group(name: str, help: str) -> typer.Typer:
-    """A command group (``memtier buffer …``) registered under *name*."""
+def group(
+    name: str, help: str, *, runs_alone: bool = False, epilog: str | None = None
+) -> typer.Typer:
+    """A command group (``memtier buffer …``) registered under *name*. A group that
+    *runs_alone* is also a command itself (``memtier sync``, ``memtier index``: its
+    callback runs when no subcommand is named) instead of showing its help."""
     sub = typer.Typer(
-        help=help, no_args_is_help=True, rich_markup_mode=None, suggest_commands=False
+        help=help,
+        no_args_is_help=not runs_alone,
+        invoke_without_command=runs_alone,
+        rich_markup_mode=None,
+        suggest_commands=False,
+        epilog=epilog,
     )
     app.add_typer(sub, name=name)
     return sub

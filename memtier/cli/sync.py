@@ -13,16 +13,12 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli._app import app, command
+from memtier.cli._app import app, command, group
 from memtier.cli.invocation import explicit_root, open_workspace, resolve_moment, show
 
-sync_app = typer.Typer(
-    help="Share this memory with other machines through git (PROTOCOL §14).",
-    invoke_without_command=True,
-    rich_markup_mode=None,
-    suggest_commands=False,
+sync_app = group(
+    "sync", "Share this memory with other machines through git (PROTOCOL §14).", runs_alone=True
 )
-app.add_typer(sync_app, name="sync")
 
 
 @sync_app.callback(invoke_without_command=True)

@@ -6,18 +6,16 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli._app import SHARED_OPTIONS, app, command
+from memtier.cli._app import SHARED_OPTIONS, app, command, group
 from memtier.cli._text import text_argument, text_option
 from memtier.cli.invocation import open_workspace, show
 
-index_app = typer.Typer(
-    help="The topic index memory/INDEX.md: show (the default), add, set, rebuild.",
-    invoke_without_command=True,
-    rich_markup_mode=None,
-    suggest_commands=False,
+index_app = group(
+    "index",
+    "The topic index memory/INDEX.md: show (the default), add, set, rebuild.",
+    runs_alone=True,
     epilog=SHARED_OPTIONS,
 )
-app.add_typer(index_app, name="index")
 
 _MATCH = typer.Option(
     "--match",
