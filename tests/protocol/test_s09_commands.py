@@ -279,7 +279,7 @@ def test_atomic_write_and_confinement(root: Path, cli: CliRunner, tmp_path: Path
 # -- every report command: --json ------------------------------------------------------
 
 
-# Every command answers --help: tests/test_cli.py::test_every_command_has_help, over the
+# Every command answers --help: tests/cli/test_cli.py::test_every_command_has_help, over the
 # command tree read from the application itself, so no list here can fall behind.
 REPORTS = [
     ("health-check",),
