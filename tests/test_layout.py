@@ -172,6 +172,42 @@ def test_protocol_keeps_its_section_numbers() -> None:
     assert _protocol_sections() == set(range(1, 15))
 
 
+CONTRACT_TESTS = REPO / "tests" / "protocol"
+
+
+def _contract_modules() -> list[Path]:
+    return sorted(CONTRACT_TESTS.glob("test_*.py"))
+
+
+@pytest.mark.parametrize("path", _contract_modules(), ids=lambda p: p.name)
+def test_a_contract_test_module_is_one_section_and_its_tests_cite_it(path: Path) -> None:
+    """``tests/protocol/test_sNN_<topic>.py`` holds the tests of section NN: its docstring
+    cites §NN, and a test whose docstring cites sections cites NN among them (a test
+    citing only other sections belongs in their modules)."""
+    named = re.fullmatch(r"test_s(\d\d)_\w+\.py", path.name)
+    assert named is not None, "name a contract test module test_sNN_<topic>.py"
+    section = int(named.group(1))
+    assert section in _protocol_sections()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    assert section in _cited_sections(ast.get_docstring(tree) or "")
+    elsewhere = {
+        node.name: sorted(cited)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+        if (cited := _cited_sections(ast.get_docstring(node) or "")) and section not in cited
+    }
+    assert elsewhere == {}
+
+
+def test_contract_tests_are_sorted_by_section_not_by_version() -> None:
+    """Contract tests live in tests/protocol/ by section; no module elsewhere is named
+    for the protocol (as the v1 and v2 conformance modules under tests/cli once were)."""
+    assert _contract_modules()
+    tests = REPO / "tests"
+    stray = [p.relative_to(tests).as_posix() for p in sorted(tests.rglob("test_protocol*.py"))]
+    assert stray == []
+
+
 def test_every_repository_path_the_docs_name_exists() -> None:
     missing = []
     for doc in DOCS:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memtier.commands.session_start import RECOVERED_MARKER, session_start
-from memtier.formats.buffer import Buffer, active_task_lines, fresh_buffer, parse_buffer
+from memtier.formats.buffer import Buffer, active_task_lines, parse_buffer
 from memtier.formats.episodic import (
     closure_problem,
     nested_body,
@@ -240,48 +239,11 @@ def test_bad_buffer_header_is_left_alone_with_a_warning(ws: Workspace) -> None:
     assert result.health_ok is False
 
 
-def test_json_shape(cli: CliRunner, root: Path) -> None:
-    (root / "memory/episodic/2026-11-29.md").write_text("yesterday\n" + BLOCK)
-    result = cli("session-start", "--json", "--root", str(root), "--now", NOW_TEXT)
-    assert result.exit_code == 0
-    data = json.loads(result.stdout)
-    assert list(data) == ["actions", "hot", "buffer", "episodic", "learnings", "health"]
-    assert data["episodic"] == {"2026-11-29": "yesterday\n" + BLOCK}
-    assert set(data["learnings"]) == {"ERRORS.md", "LEARNINGS.md", "FEATURE_REQUESTS.md"}
-    assert data["hot"].startswith("# Agent Memory\n")
-    assert data["buffer"] == fresh_buffer(NOW, Workspace.open(root, NOW).config)
-    assert set(data["health"]) == {"ok", "failed"}
-
-
 def test_learnings_context_is_the_last_20_lines(ws: Workspace) -> None:
     ws.errors_file.write_text("".join(f"- 2026-11-30 error {i}\n" for i in range(30)))
     text = session_start(ws).learnings["ERRORS.md"]
     assert text.split("\n")[0] == "- 2026-11-30 error 10"
     assert text.count("\n") == 20
-
-
-def test_text_output_ends_with_the_health_verdict(cli: CliRunner, root: Path) -> None:
-    result = cli("session-start", "--root", str(root), "--now", NOW_TEXT)
-    assert result.exit_code == 0
-    lines = result.stdout.rstrip("\n").split("\n")
-    assert lines[-1].startswith("health-check: ")
-    assert "===== MEMORY.md =====" in lines
-    assert "===== memory/working-buffer.md =====" in lines
-
-
-def test_health_failure_still_exits_zero(cli: CliRunner, root: Path) -> None:
-    (root / "MEMORY.md").write_text("not a header\n")
-    result = cli("session-start", "--json", "--root", str(root), "--now", NOW_TEXT)
-    assert result.exit_code == 0
-    health = json.loads(result.stdout)["health"]
-    assert health["ok"] is False and "hot.header" in health["failed"]
-
-
-def test_failed_recovery_is_told_on_stderr(cli: CliRunner, root: Path) -> None:
-    (root / "memory/working-buffer.md.pending").write_text("")
-    result = cli("session-start", "--root", str(root), "--now", NOW_TEXT)
-    assert result.exit_code == 0
-    assert "memtier: warning: working-buffer.md.pending could not be recovered" in result.stderr
 
 
 def test_deterministic(tmp_path: Path, snapshot: Callable[[Path], dict[str, bytes]]) -> None:

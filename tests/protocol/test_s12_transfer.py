@@ -1,26 +1,22 @@
-"""PROTOCOL §12 (export, import, capture), §7's never-overwrite chain, §1's root
-discovery by kind of file, and §3 v2's confined, non-blocking reads, through the
-command line as an outside reader of the contract would check them.
+"""PROTOCOL §12 (export, import, capture) through the command line, as an outside
+reader of the contract would check them.
 
-Complements tests/commands/test_{export,import,capture}.py (the cores) and
-test_protocol_conformance.py (v1 rules).
-"""
+Complements tests/commands/test_{export,import,capture}.py (the cores)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.conftest import NOW_TEXT, CliResult, CliRunner, run_memtier
+from tests.conftest import NOW_TEXT, CliRunner
+from tests.protocol.s13_support import note, run
+from tests.protocol.support import Snapshot, as_json, mt
 
-TODAY = NOW_TEXT[:10]
 FIXTURES = Path(__file__).resolve().parent.parent / "commands" / "fixtures" / "transfer"
+
 SOURCES = {
     "indexed": "indexed",
     "structured": "structured",
@@ -29,20 +25,9 @@ SOURCES = {
     "claude": "claude",
     "mcp-memory": "mcp-memory.jsonl",
 }
-Snapshot = Callable[[Path], dict[str, bytes]]
 
 
-def mt(cli: CliRunner, root: Path, *args: str, input: str = "") -> CliResult:
-    return cli("--root", str(root), "--now", NOW_TEXT, *args, input=input)
-
-
-def as_json(result: CliResult) -> dict[str, Any]:
-    assert result.exit_code == 0, result.stderr
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
-
-
-# -- §12 export ------------------------------------------------------------------------
+# -- export ----------------------------------------------------------------------------
 
 
 def test_export_envelope_keys_and_file_entries(cli: CliRunner, root: Path) -> None:
@@ -84,7 +69,23 @@ def test_export_then_import_into_a_fresh_workspace_is_byte_identical(
         assert (fresh / entry["path"]).read_bytes() == (root / entry["path"]).read_bytes()
 
 
-# -- §12 import ------------------------------------------------------------------------
+def test_export_and_import_carry_the_index_byte_for_byte(
+    cli: CliRunner, root: Path, tmp_path: Path
+) -> None:
+    """PROTOCOL §12 (v3): INDEX.md and consolidated/ are the export's tier 'index'."""
+    note(root, "2026-04-01", "- zanzibar relay moved")
+    run(cli, root, "index", "add", "zanzibar", "--category", "projects")
+    run(cli, root, "consolidate", "zanzibar")
+    out = tmp_path / "backup.json"
+    assert cli("--root", str(root), "export", "--output", str(out)).exit_code == 0
+    fresh = tmp_path / "fresh"
+    assert cli("init", "--root", str(fresh)).exit_code == 0
+    assert cli("--root", str(fresh), "import", "memtier", str(out)).exit_code == 0
+    for rel in ("memory/INDEX.md", "memory/consolidated/zanzibar-gen1-2026-04-15.md"):
+        assert (fresh / rel).read_bytes() == (root / rel).read_bytes(), rel
+
+
+# -- import ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("fmt", sorted(SOURCES))
@@ -140,7 +141,7 @@ def test_import_of_an_unknown_format_is_one_error_line(cli: CliRunner, root: Pat
     assert result.stderr.startswith("memtier: error: ") and result.stderr.count("\n") == 1
 
 
-# -- §12 capture -----------------------------------------------------------------------
+# -- capture ---------------------------------------------------------------------------
 
 LONG_TAIL = " and the rest of a long message about the home lab" * 2
 
@@ -187,78 +188,3 @@ def test_capture_exits_0_when_not_kept_and_explain_says_why(cli: CliRunner, root
     result = mt(cli, root, "capture", "--explain", "short")
     assert result.exit_code == 0
     assert result.stdout.startswith("not captured: too short")
-
-
-# -- §7 never overwrite ----------------------------------------------------------------
-
-
-def test_archive_counts_past_every_taken_name(cli: CliRunner, root: Path) -> None:
-    folder = root / "memory/archive/2026/10"
-    folder.mkdir(parents=True)
-    (folder / "2026-10-01.md").write_text("first\n")
-    (folder / "2026-10-01.1.md").write_text("second\n")
-    (root / "memory/episodic/2026-10-01.md").write_bytes(b"third\r\nbytes \xc3\xa9\n")
-    data = as_json(mt(cli, root, "archive", "episodic", "--json"))
-    assert data["moved"] == [
-        {"from": "memory/episodic/2026-10-01.md", "to": "memory/archive/2026/10/2026-10-01.2.md"}
-    ]
-    assert (folder / "2026-10-01.md").read_text() == "first\n"
-    assert (folder / "2026-10-01.1.md").read_text() == "second\n"
-    assert (folder / "2026-10-01.2.md").read_bytes() == b"third\r\nbytes \xc3\xa9\n"
-
-
-# -- §1 root discovery: a file MEMORY.md and a folder memory/ ---------------------------
-
-
-@pytest.mark.parametrize("layout", ["hot-is-a-folder", "memory-is-a-file"])
-def test_root_needs_a_file_memory_md_and_a_folder_memory(tmp_path: Path, layout: str) -> None:
-    if layout == "hot-is-a-folder":
-        (tmp_path / "MEMORY.md").mkdir()
-        (tmp_path / "memory").mkdir()
-    else:
-        (tmp_path / "MEMORY.md").write_text("# Agent Memory\n")
-        (tmp_path / "memory").write_text("")
-    proc = run_memtier("stats", cwd=tmp_path, env={"MEMTIER_NOW": NOW_TEXT})
-    assert proc.returncode == 2
-    assert proc.stderr == (
-        "memtier: error: workspace root not found "
-        "(expected MEMORY.md and memory/ in an ancestor directory)\n"
-    )
-
-
-# -- §3 v2 confined and non-blocking reads -----------------------------------------------
-
-
-def test_memory_md_pointing_outside_is_reported_and_never_printed(
-    cli: CliRunner, root: Path, tmp_path: Path
-) -> None:
-    outside = tmp_path / "elsewhere.md"
-    outside.write_text((root / "MEMORY.md").read_text() + "- OUTSIDE-ONLY line\n")
-    (root / "MEMORY.md").unlink()
-    (root / "MEMORY.md").symlink_to(outside)
-    before = outside.read_bytes()
-    report = json.loads(mt(cli, root, "health-check", "--json").stdout)
-    found = [(c["id"], c["status"], c["message"]) for c in report["checks"]]
-    assert any(s == "fail" and m == "MEMORY.md — points outside the workspace" for _, s, m in found)
-    assert report["ok"] is False
-    for args in (("session-start",), ("search", "OUTSIDE-ONLY"), ("get", "MEMORY.md"), ("stats",)):
-        result = mt(cli, root, *args)
-        assert "OUTSIDE-ONLY line" not in result.stdout + result.stderr, args
-    refused = mt(cli, root, "remember", "a hot fact", "--kind", "hot")
-    assert refused.exit_code == 2
-    assert outside.read_bytes() == before
-
-
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
-def test_a_fifo_where_a_memory_file_belongs_never_blocks(root: Path) -> None:
-    projects = root / "memory/semantic/projects.md"
-    projects.unlink()
-    os.mkfifo(projects)
-    env = {"MEMTIER_NOW": NOW_TEXT, "MEMTIER_ROOT": str(root)}
-    health = run_memtier("health-check", env=env, timeout=20)
-    assert health.returncode == 1
-    assert "memory/semantic/projects.md — a FIFO (named pipe), not a regular file" in health.stdout
-    for args in (("search", "anything"), ("get", "memory/semantic/projects.md"), ("export",)):
-        proc = run_memtier(*args, env=env, timeout=20)
-        assert "Traceback" not in proc.stderr, args
-        assert proc.returncode in (0, 2), (args, proc.stderr)
