@@ -56,7 +56,7 @@ prefix-anchored patterns is fast, predictable and easy to audit.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -352,28 +352,7 @@ def redact_wrapped(text: str) -> Redaction:
     through its end on the next, the break included. Secrets that stand on one
     line are left to `redact`, which sees them as they are.
     """
-    lines = text.splitlines(keepends=True)
-    glued: list[str] = []
-    origin: list[int] = []  # offset in *text* of each glued character
-    seams: list[int] = []  # glued offsets where a line break was taken out
-    offset = 0
-    for line in lines:
-        body = line.rstrip("\r\n")
-        lead = len(body) - len(body.lstrip())
-        core = body.strip()
-        if core:
-            if glued:
-                seams.append(len(glued))
-            glued.extend(core)
-            origin.extend(range(offset + lead, offset + lead + len(core)))
-        offset += len(line)
-    if not seams:
-        return Redaction(text, {})
-    joined = "".join(glued)
-    cuts: list[tuple[int, int, str]] = []
-    for start, end, index in _scan(joined):
-        if any(start < seam < end for seam in seams):
-            cuts.append((origin[start], origin[end - 1] + 1, RULE_NAMES[index]))
+    cuts = _seam_cuts(text, "")
     if not cuts:
         return Redaction(text, {})
     counts: dict[str, int] = {}
@@ -386,6 +365,120 @@ def redact_wrapped(text: str) -> Redaction:
         pos = end
     parts.append(text[pos:])
     return Redaction("".join(parts), counts)
+
+
+def _starts_item(core: str) -> bool:
+    """A markdown list item or heading: where no hard wrap of a token ends."""
+    if core.startswith("#") or core[:2] in ("- ", "* ", "+ "):
+        return True
+    digits = len(core) - len(core.lstrip("0123456789"))
+    return 0 < digits <= 3 and core[digits : digits + 2] in (". ", ") ")
+
+
+def _seam_cuts(text: str, separator: str, crossing: bool = True) -> list[tuple[int, int, str]]:
+    """The secrets of *text* once its lines, stripped of their blanks, are glued
+    with *separator*: spans in *text* (start, end, rule), in order. With
+    *crossing*, only those that take characters from both sides of a line break;
+    without, also a value that stands alone on the line after its key."""
+    lines = text.splitlines(keepends=True)
+    glued: list[str] = []
+    origin: list[int] = []  # offset in *text* of each glued character
+    seams: list[int] = []  # glued offsets where a line break was taken out
+    offset = 0
+    for line in lines:
+        body = line.rstrip("\r\n")
+        lead = len(body) - len(body.lstrip())
+        core = body.strip()
+        if core:
+            if glued and _starts_item(core):
+                # A list item or a heading starts afresh: no hard wrap ends there.
+                glued.append("\n")
+                origin.append(origin[-1] + 1)
+            elif glued:
+                seams.append(len(glued))
+                glued.extend(separator)
+                origin.extend([origin[-1] + 1] * len(separator))
+            glued.extend(core)
+            origin.extend(range(offset + lead, offset + lead + len(core)))
+        offset += len(line)
+    if not seams:
+        return []
+    joined = "".join(glued)
+    cuts: list[tuple[int, int, str]] = []
+    for start, end, index in _scan(joined):
+        if not crossing or any(start < seam and seam + len(separator) < end for seam in seams):
+            cuts.append((origin[start], origin[end - 1] + 1, RULE_NAMES[index]))
+    return cuts
+
+
+# How far around a window of lines `redact_lines_of` looks for a secret that
+# runs into it: a private key block of 4,096 bits is about 50 lines long.
+KEY_BLOCK_REACH = 200
+
+
+def redact_lines(lines: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]]:
+    """Redact *lines* as the one text they form, and give back as many lines.
+
+    What a reader of lines needs (``get``, a summary kept line by line): the
+    passes of `redact_folded`, in its order -- a token hard-wrapped in two, then
+    key blocks and what stands on one line, then a value that a line break put
+    after its key -- but each line a secret touches keeps what stands outside
+    it, with one placeholder for the part inside; each secret counts once.
+    """
+    counts: dict[str, int] = {}
+    text = _cut_keeping_lines("\n".join(lines), _seam_cuts("\n".join(lines), ""), counts)
+    blocks = [(start, end, RULE_NAMES[index]) for start, end, index in _scan(text)]
+    text = _cut_keeping_lines(
+        text, [cut for cut in blocks if "\n" in text[cut[0] : cut[1]]], counts
+    )
+    shown: list[str] = []
+    for line in text.split("\n"):
+        one = redact(line)
+        shown.append(one.text)
+        add_counts(counts, one.counts)
+    text = "\n".join(shown)
+    text = _cut_keeping_lines(text, _seam_cuts(text, " ", crossing=False), counts)
+    return tuple(text.split("\n")), counts
+
+
+def _cut_keeping_lines(text: str, cuts: list[tuple[int, int, str]], counts: dict[str, int]) -> str:
+    """*text* with each span of *cuts* replaced, line by line: every line a span
+    touches keeps what stands outside it and gets one placeholder for the part
+    inside, so no line is lost or merged; each span is added to *counts* once."""
+    pieces: list[str] = []
+    pos = 0
+    for start, end, name in _merged(cuts):
+        pieces.append(text[pos:start])
+        inside = text[start:end].split("\n")
+        pieces.append("\n".join(_placeholder(name) if part.strip() else part for part in inside))
+        counts[name] = counts.get(name, 0) + 1
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def redact_lines_of(
+    lines: Sequence[str], first: int, last: int
+) -> tuple[tuple[str, ...], dict[str, int]]:
+    """Lines *first*..*last* (0-based, inclusive) of *lines*, redacted as
+    `redact_lines` does, seen with `KEY_BLOCK_REACH` lines on each side so that
+    a secret running into the window from outside it is still found."""
+    lo = max(0, first - KEY_BLOCK_REACH)
+    hi = min(len(lines), last + 1 + KEY_BLOCK_REACH)
+    shown, counts = redact_lines(lines[lo:hi])
+    return shown[first - lo : last + 1 - lo], counts
+
+
+def _merged(cuts: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Overlapping spans as one, under the first one's rule, in order."""
+    merged: list[tuple[int, int, str]] = []
+    for start, end, name in sorted(cuts):
+        if merged and start < merged[-1][1]:
+            first_start, first_end, first_name = merged[-1]
+            merged[-1] = (first_start, max(first_end, end), first_name)
+        else:
+            merged.append((start, end, name))
+    return merged
 
 
 def add_counts(total: dict[str, int], more: Mapping[str, int]) -> dict[str, int]:

@@ -520,3 +520,41 @@ def test_prefilter_covers_every_finding(text: str) -> None:
     lines = text.split("\n")
     for finding in detect(text):
         assert prefilter.search(lines[finding.line - 1]), finding
+
+
+def test_redact_lines_keeps_every_line_and_counts_a_split_secret_once() -> None:
+    from memtier.secrets import redact_lines
+
+    lines = ["We chose zfs.", "pass" + "word:", "hunter2hunter2xyz", "- next item"]
+    shown, counts = redact_lines(lines)
+    assert shown == (
+        "We chose zfs.",
+        "pass" + "word:",
+        "[REDACTED:PASSWORD_ASSIGNMENT]",
+        "- next item",
+    )
+    assert counts == {"PASSWORD_ASSIGNMENT": 1}
+
+
+def test_redact_lines_does_not_glue_a_list_item_onto_a_value() -> None:
+    """A bullet starts afresh: the value on the line before does not run into it."""
+    from memtier.secrets import redact_lines
+
+    shown, counts = redact_lines(["- db pass" + "word=hunter2hunter2", "- after"])
+    assert shown == ("- db pass" + "word=[REDACTED:PASSWORD_ASSIGNMENT]", "- after")
+    assert counts == {"PASSWORD_ASSIGNMENT": 1}
+
+
+def test_redact_lines_of_sees_a_block_that_starts_before_the_window() -> None:
+    from memtier.secrets import redact_lines_of
+
+    body = ["MIIEowIBAAKCAQEA" + "k9P8o7I6u5Y4" * 4, "T3r2E1w0Q9a8" * 5 + "Zm9v"]
+    lines = [
+        "# notes",
+        "-----" + "BEGIN RSA PRIVATE KEY-----",
+        *body,
+        "-----" + "END RSA PRIVATE KEY-----",
+    ]
+    shown, counts = redact_lines_of(lines, 3, 3)
+    assert shown == ("[REDACTED:PRIVATE_KEY]",)
+    assert counts == {"PRIVATE_KEY": 1}

@@ -161,15 +161,12 @@ def _carried(
 
 def clean_summary(ws: Workspace, text: str) -> tuple[str, Mapping[str, int]]:
     """PROTOCOL §13: redacted, at most ``summary_max_chars``, no headings or closure lines."""
-    from memtier.secrets import merge_counts, redact, redact_folded
+    from memtier.secrets import redact_lines
 
-    first = redact(text)
-    lines = [line.rstrip() for line in first.text.replace("\r\n", "\n").split("\n")]
-    lines = [line for line in lines if line.strip()]
+    kept = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    shown, counts = redact_lines([line for line in kept if line.strip()])
+    lines = [line for line in shown if line.strip()]
     joined = "\n".join(lines)
-    folded = redact_folded(joined)
-    counts = merge_counts(first.counts, folded.counts)
-    joined = "\n".join(redact(line).text for line in lines) if folded.counts else joined
     if not joined:
         raise InputError("--summary: the summary is empty")
     limit = ws.config.summary_max_chars

@@ -131,7 +131,7 @@ def get_lines(
 ) -> GetResult:
     """Lines *from_line*..*to_line* of *path* (1-based, inclusive), at most *max_lines*."""
     from memtier.commands.fact_files import relative_to_root
-    from memtier.secrets import redact
+    from memtier.secrets import redact_lines_of
 
     if max_lines < 1:
         raise InputError("--max-lines: must be at least 1")
@@ -167,11 +167,7 @@ def get_lines(
         raise InputError(f"{shown}: has {total} lines; FROM {start} is past the end")
     last = min(to_line or total, total)
     end = min(last, start + max_lines - 1)
-    window = "\n".join(all_lines[start - 1 : end])
-    shown_lines = tuple(redact(window).text.split("\n")) if end >= start else ()
-    if len(shown_lines) != end - start + 1:
-        # A secret spanning lines folded into one placeholder: keep the numbering.
-        shown_lines = tuple(redact(line).text for line in all_lines[start - 1 : end])
+    shown_lines = redact_lines_of(all_lines, start - 1, end - 1)[0] if end >= start else ()
     truncated = end < last
     following = None
     if truncated:

@@ -129,11 +129,6 @@ def test_a_summary_drops_blank_lines_and_is_redacted(ws: Workspace) -> None:
     assert counts == {"PASSWORD_ASSIGNMENT": 1}
 
 
-@pytest.mark.xfail(
-    reason="clean_summary finds the split credential once folded, then redacts the kept "
-    "lines one by one, where neither half is a credential: the generation keeps it",
-    raises=AssertionError,
-)
 def test_a_summary_with_a_credential_split_across_lines_is_redacted(ws: Workspace) -> None:
     """PROTOCOL §3 v2: redaction runs again after folding, so a split credential is caught."""
     text, counts = clean_summary(ws, "We chose zfs.\npassword:\nhunter2hunter2xyz\n")

@@ -130,11 +130,6 @@ def test_a_credential_on_a_line_is_shown_redacted_with_the_numbering_kept(
 KEY_BODY = ["MIIEowIBAAKCAQEA" + "k9P8o7I6u5Y4" * 4, "T3r2E1w0Q9a8" * 5 + "Zm9v"]
 
 
-@pytest.mark.xfail(
-    reason="get_lines redacts a window that a key block folds into one placeholder again "
-    "line by line, where the key's body lines are no credential: they are printed",
-    raises=AssertionError,
-)
 def test_a_private_key_block_in_a_file_is_never_printed(ws: Workspace) -> None:
     """The module's rule: a credential that slipped into a file is not printed back."""
     block = [
@@ -149,3 +144,17 @@ def test_a_private_key_block_in_a_file_is_never_printed(ws: Workspace) -> None:
     assert "[REDACTED:PRIVATE_KEY]" in result.lines
     shown = "\n".join(result.lines)
     assert not any(part in shown for part in KEY_BODY)  # ... and no line of the key shown
+
+
+def test_a_window_that_starts_inside_a_key_block_shows_none_of_it(ws: Workspace) -> None:
+    """The block is found from outside the window (`KEY_BLOCK_REACH` lines around it)."""
+    block = [
+        "-----" + "BEGIN RSA PRIVATE KEY-----",
+        *KEY_BODY,
+        "-----" + "END RSA PRIVATE KEY-----",
+    ]
+    path = ws.root / PROJECTS
+    before = len(path.read_text().splitlines())
+    path.write_text(path.read_text() + "\n".join([*block, "- after"]) + "\n")
+    result = get_lines(ws, PROJECTS, from_line=before + 2, to_line=before + 3)
+    assert result.lines == ("[REDACTED:PRIVATE_KEY]", "[REDACTED:PRIVATE_KEY]")
