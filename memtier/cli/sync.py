@@ -72,7 +72,7 @@ def sync_init_command(
 
 @command(app, "merge-driver")
 def merge_driver_command(
-    kind: Annotated[str, typer.Argument(help="note, fact or lines.")],
+    kind: Annotated[str, typer.Argument(help="note, fact, lines or generation.")],
     base: Annotated[Path, typer.Argument(help="%O: the common ancestor's version.")],
     ours: Annotated[Path, typer.Argument(help="%A: ours; the result is written here.")],
     theirs: Annotated[Path, typer.Argument(help="%B: theirs.")],

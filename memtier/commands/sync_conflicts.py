@@ -15,6 +15,12 @@ turns each into a block of today's note::
 
 and an ``Open:`` item ``settle sync conflict s-3f9a1c2e …`` that health-check
 warns about (``sync.conflicts``) until a person or agent drops it.
+
+A generation (``memory/consolidated/*``) is never merged: it is immutable, and a
+name two hosts wrote differently keeps both (§14). The ``generation`` driver
+leaves one version under the name (the one whose bytes sort first, so every host
+that merges the pair decides alike) and records the other (``g-….json``);
+`keep_generations` writes it beside the first as ``<stem>.<k>.md``.
 """
 
 from __future__ import annotations
@@ -38,6 +44,9 @@ from memtier.formats.merge import Merged, merge_fact, merge_lines, merge_note
 from memtier.workspace import Workspace
 
 KINDS = {"note": merge_note, "fact": merge_fact, "lines": merge_lines}
+GENERATION = "generation"
+# The records a merge's drivers leave in the conflicts folder: lines (s-), generations (g-).
+RECORDS = ("s-*.json", "g-*.json")
 
 
 def _read(path: Path) -> str:
@@ -51,9 +60,13 @@ def run_merge_driver(
     kind: str, base: Path, ours: Path, theirs: Path, shown: str, conflicts_dir: Path | None
 ) -> int:
     """Merge *ours* with *theirs* over *base* into *ours*; 0 (git: merged cleanly)."""
+    if kind == GENERATION:
+        return _keep_both(ours, theirs, shown, conflicts_dir)
     merge = KINDS.get(kind)
     if merge is None:
-        raise InputError(f"unknown merge driver {kind!r} (expected note, fact or lines)")
+        raise InputError(
+            f"unknown merge driver {kind!r} (expected note, fact, lines or {GENERATION})"
+        )
     result: Merged = merge(_read(base), _read(ours), _read(theirs))
     checkpoint("sync.driver-merged")
     data = result.text.encode("utf-8", "surrogateescape")
@@ -72,6 +85,62 @@ def run_merge_driver(
             target = conflicts_dir / f"{sid}.json"
             store.write_text(target, body + "\n", root=conflicts_dir)
     return 0
+
+
+def _keep_both(ours: Path, theirs: Path, shown: str, conflicts_dir: Path | None) -> int:
+    """§14: a colliding generation name keeps both. The version whose bytes sort
+    first stays under the name; the other is recorded (before *ours* changes, so a
+    crash loses neither) for `keep_generations` to write beside it."""
+    mine, other = ours.read_bytes(), theirs.read_bytes() if theirs.is_file() else b""
+    if not other or other == mine:
+        return 0
+    if conflicts_dir is None or not conflicts_dir.is_dir():
+        return 1  # nowhere to keep the other one: let git report the conflict
+    kept, moved = sorted((mine, other))
+    record = {"path": shown, "text": moved.decode("utf-8", "surrogateescape")}
+    body = json.dumps(record, ensure_ascii=False, sort_keys=True)
+    gid = "g-" + hashlib.sha256(moved).hexdigest()[:8]
+    store.write_text(conflicts_dir / f"{gid}.json", body + "\n", root=conflicts_dir)
+    if kept != mine:
+        store.write_bytes(ours, kept, root=ours.parent)
+    checkpoint("sync.driver-merged")
+    return 0
+
+
+def keep_generations(ws: Workspace) -> list[tuple[str, str]]:
+    """Write each generation a merge set aside beside the one that kept its name,
+    as ``<stem>.<k>.md`` (k the first free number); returns (name, kept as).
+
+    Called under the workspace lock after a merge. Bytes that already stand in
+    ``consolidated/`` (a rerun after a crash, a version both hosts kept) are not
+    written again.
+    """
+    from memtier.formats.consolidated import NAME_RE, generation_name
+
+    folder = ws.sync_dir / "conflicts"
+    files = sorted(folder.glob("g-*.json")) if folder.is_dir() else []
+    written: list[tuple[str, str]] = []
+    for file in files:
+        try:
+            record = json.loads(file.read_text(encoding="utf-8"))
+            name = str(record["path"])
+            data = str(record["text"]).encode("utf-8", "surrogateescape")
+        except (OSError, ValueError, KeyError):
+            record = None
+        named = NAME_RE.match(name.rsplit("/", 1)[-1]) if record is not None else None
+        if named is not None and ws.relative(ws.consolidated_dir / named.group(0)) == name:
+            here = ws.consolidated_dir
+            standing = [p for p in here.iterdir() if p.is_file()] if here.is_dir() else []
+            if not any(p.stat().st_size == len(data) and p.read_bytes() == data for p in standing):
+                slug, number, day = named.group("slug"), int(named.group("n")), named.group("day")
+                copy = 1
+                while (here / generation_name(slug, number, day, copy)).exists():
+                    copy += 1
+                target = here / generation_name(slug, number, day, copy)
+                store.write_bytes(target, data, root=ws.root)
+                written.append((name, ws.relative(target)))
+        os.unlink(file)  # sync's own residue under memory/.sync, not a memory file
+    return written
 
 
 def _shown(lines: list[str]) -> str:

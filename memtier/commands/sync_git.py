@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from memtier import store
 from memtier.errors import LockTimeout, MemtierError, RefusedError
@@ -77,6 +78,12 @@ def backup_head(ws: Workspace, git: Git) -> str | None:
     return ref
 
 
+def _records(conflicts_dir: Path) -> set[Path]:
+    from memtier.commands.sync_conflicts import RECORDS
+
+    return {path for pattern in RECORDS for path in conflicts_dir.glob(pattern)}
+
+
 def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = False) -> str:
     """Bring *remote_ref* into HEAD: ``fast-forward``, ``merged`` or ``up-to-date``.
 
@@ -93,7 +100,7 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
         return "fast-forward"
     conflicts_dir = ws.sync_dir / "conflicts"
     store.make_dirs(conflicts_dir, root=ws.root)
-    earlier = set(conflicts_dir.glob("s-*.json"))
+    earlier = _records(conflicts_dir)
     args = ["merge-tree", "--write-tree", "--name-only", "--no-messages"]
     if unrelated:
         args.append("--allow-unrelated-histories")
@@ -109,7 +116,7 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
     lines = result.out.splitlines()
     if result.code == 1:
         # Nothing was merged: the records this attempt's drivers wrote go with it.
-        for record in set(conflicts_dir.glob("s-*.json")) - earlier:
+        for record in _records(conflicts_dir) - earlier:
             record.unlink()
         names = [line for line in lines[1:] if line.strip()]
         raise SyncConflict(

@@ -129,10 +129,32 @@ def test_an_unreachable_remote_exits_3_with_the_work_committed(tmp_path: Path) -
 
 def test_a_missing_driver_refuses_the_sync(tmp_path: Path) -> None:
     _remote, (a,) = hosts(tmp_path, 1)
+    attributes = (a / ".gitattributes").read_text()
+    assert "/memory/consolidated/* merge=memtier-generation" in attributes
     git(a, "config", "--unset", "merge.memtier-note.driver")
+    git(a, "config", "--unset", "merge.memtier-generation.driver")
     done = memtier(a, "sync")
     assert done.returncode == 1
-    assert "memtier-note" in done.stderr and "text merge" in done.stderr
+    assert "memtier-note, memtier-generation" in done.stderr and "text merge" in done.stderr
+
+
+def test_sync_init_again_adds_a_new_driver_to_an_older_attributes_file(tmp_path: Path) -> None:
+    remote, (a,) = hosts(tmp_path, 1)
+    older = "".join(
+        line + "\n"
+        for line in (a / ".gitattributes").read_text().splitlines()
+        if "consolidated" not in line
+    )
+    (a / ".gitattributes").write_text(older)
+    git(a, "config", "--unset", "merge.memtier-generation.driver")
+    assert memtier(a, "sync").returncode == 1
+    ok(a, "sync", "init", str(remote))
+    assert (
+        (a / ".gitattributes")
+        .read_text()
+        .endswith("/memory/consolidated/* merge=memtier-generation\n")
+    )
+    assert memtier(a, "sync").returncode == 0
 
 
 def test_identical_snapshots_on_two_hosts_stay_two_blocks(tmp_path: Path) -> None:
@@ -343,3 +365,33 @@ def test_the_topic_index_is_rebuilt_after_a_merge(tmp_path: Path) -> None:
         index = (ws / "memory/INDEX.md").read_text()
         assert "2026-11-27" in index and "2026-11-28" in index
     assert tracked(a) == tracked(b)
+
+
+def test_one_generation_name_made_on_two_hosts_keeps_both_and_converges(tmp_path: Path) -> None:
+    """§14: consolidated/* is immutable, a colliding name keeps both (never a text merge)."""
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "index", "add", "qdrant", "--category", "projects", "--match", "qdrant")
+    assert settle([a, b], rounds=1) == [0, 0]
+    ok(a, "episodic", "append", "moved qdrant to host a", "--date", "2026-11-27")
+    ok(b, "episodic", "append", "qdrant snapshot checked on b", "--date", "2026-11-28")
+    for ws in (a, b):  # the same topic, day and N: the same name, other bytes
+        ok(ws, "consolidate", "qdrant")
+    name = "memory/consolidated/qdrant-gen1-2026-12-01.md"
+    made = {ws: (ws / name).read_bytes() for ws in (a, b)}
+    assert made[a] != made[b]
+    assert memtier(a, "sync").returncode == 0
+    done = memtier(b, "sync")
+    assert done.returncode == 0, done.stderr
+    assert "kept both" in done.stderr
+    assert settle([a, b], rounds=1) == [0, 0]
+    trees = [tracked(ws) for ws in (a, b)]
+    assert trees[0] == trees[1]
+    generations = {k: v for k, v in trees[0].items() if k.startswith("memory/consolidated/")}
+    assert sorted(generations) == [
+        "memory/consolidated/qdrant-gen1-2026-12-01.1.md",
+        name,
+    ]
+    assert sorted(generations.values()) == sorted(made.values())  # both, byte for byte
+    for ws in (a, b):
+        assert ok(ws, "health-check").endswith("✅ All required checks passed\n")
+        assert memtier(ws, "index", "rebuild", "--check").returncode == 0
