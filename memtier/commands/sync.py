@@ -31,6 +31,7 @@ from memtier.commands.sync_git import (
     commit_all,
     head_of,
     merge_remote,
+    refuse_open_rotation,
     sync_lock,
 )
 from memtier.errors import MemtierError, RefusedError
@@ -76,12 +77,7 @@ _ARCHIVE = "memory/archive/"
 def _refusals(ws: Workspace, git: Git, remote_ref: str) -> None:
     from memtier.commands.sync_setup import missing_drivers
 
-    for marker in (ws.buffer_pending, ws.buffer_lock):
-        if marker.exists():
-            raise RefusedError(
-                f"{ws.relative(marker)} present: a rotation is running or crashed; "
-                "run memtier session-start, then sync"
-            )
+    refuse_open_rotation(ws)
     missing = missing_drivers(git)
     if missing:
         raise RefusedError(

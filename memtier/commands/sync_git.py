@@ -44,6 +44,20 @@ def sync_lock(ws: Workspace) -> Iterator[None]:
         raise RefusedError("another sync is running in this workspace") from None
 
 
+def refuse_open_rotation(ws: Workspace) -> None:
+    """§14: nothing of sync runs while a rotation's ``.pending`` or ``.lock`` stands.
+
+    Its recovery recognises the rotation by the snapshot's id, which the host id
+    salts once sync is set up: `sync init` between a crash and its recovery would
+    change the id and the recovery would append the buffer a second time."""
+    for marker in (ws.buffer_pending, ws.buffer_lock):
+        if marker.exists():
+            raise RefusedError(
+                f"{ws.relative(marker)} present: a rotation is running or crashed; "
+                "run memtier session-start first"
+            )
+
+
 def _trailer(ws: Workspace) -> str:
     return f"\n\nMemtier-Host: {ws.host_id or 'unknown'}\n"
 

@@ -161,7 +161,12 @@ def init_sync(
     ws_factory: Any,
 ) -> SyncInitReport:
     """Set up sync in *root*: a workspace, or an empty folder a remote memory fills."""
-    from memtier.commands.sync_git import commit_all, merge_remote, sync_lock
+    from memtier.commands.sync_git import (
+        commit_all,
+        merge_remote,
+        refuse_open_rotation,
+        sync_lock,
+    )
     from memtier.workspace import is_workspace
 
     if not remote.strip():
@@ -180,7 +185,11 @@ def init_sync(
     with sync_lock(ws):
         if not is_set_up(ws):
             git.run("init", "-q", f"--initial-branch={branch}")
-        host = _write_host_id(ws)
+        # The host id salts snapshot ids from now on: never while a rotation is
+        # open, and under the workspace lock, so no rotation runs meanwhile.
+        with store.workspace_lock(ws.lock_file):
+            refuse_open_rotation(ws)
+            host = _write_host_id(ws)
         configure(ws, git, driver_prefix, host)
         has_remote = git.run("remote", "get-url", REMOTE_NAME, check=False).ok
         git.run("remote", "set-url" if has_remote else "add", REMOTE_NAME, remote)

@@ -98,3 +98,27 @@ def test_a_stale_index_lock_left_by_a_crash_does_not_block_sync(tmp_path: Path) 
     (a / "memory/.sync/git/index.lock").write_text("")
     ok(a, "remember", "the nas has four disks now", "--kind", "infrastructure")
     assert memtier(a, "sync").returncode == 0
+
+
+def test_sync_init_waits_for_the_recovery_of_a_crashed_rotation(tmp_path: Path) -> None:
+    """A rotation killed after its append, then the session-start recovering it killed
+    after it removed the marker: only the snapshot's id, which the host id salts, says
+    the append was done. `sync init` in between must not change it (§4 step 4, §14)."""
+    from tests.reliability.forked import run_forked, run_here
+    from tests.reliability.reliability_support import NOW_TEXT, populate, token_counts
+
+    ws = populate(tmp_path / "ws")
+    before = token_counts(ws)
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    assert run_forked(ws, NOW_TEXT, "rotate", point="rotate.note-written")[0]
+    assert run_forked(ws, NOW_TEXT, "session-start", point="session_start.lock-removed")[0]
+    assert (ws / "memory/working-buffer.md.pending").exists()
+    early = run_here(ws, NOW_TEXT, "sync", "init", str(remote))
+    salted = (ws / "memory/.sync/host-id").exists()
+    assert run_here(ws, NOW_TEXT, "session-start") == 0
+    assert run_here(ws, NOW_TEXT, "sync", "init", str(remote)) == 0
+    assert run_here(ws, NOW_TEXT, "session-start") == 0
+    assert token_counts(ws) == before  # every line once: the recovery ran exactly once
+    assert not (ws / "memory/working-buffer.md.pending").exists()
+    assert (early, salted) == (1, False)  # refused until the recovery had run
