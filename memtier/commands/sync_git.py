@@ -115,7 +115,7 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
     conflicts_dir = ws.sync_dir / "conflicts"
     store.make_dirs(conflicts_dir, root=ws.root)
     earlier = _records(conflicts_dir)
-    args = ["merge-tree", "--write-tree", "--name-only", "--no-messages"]
+    args = ["merge-tree", "--write-tree", "-z", "--no-messages"]
     if unrelated:
         args.append("--allow-unrelated-histories")
     result = git.run(
@@ -127,17 +127,21 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
     )
     if result.code not in (0, 1):
         raise RefusedError(f"git merge-tree failed: {result.err.strip()[-200:]}")
-    lines = result.out.splitlines()
+    tree, *entries = result.out.split("\0")
     if result.code == 1:
-        # Nothing was merged: the records this attempt's drivers wrote go with it.
-        for record in _records(conflicts_dir) - earlier:
-            record.unlink()
-        names = [line for line in lines[1:] if line.strip()]
-        raise SyncConflict(
-            "git could not merge " + ", ".join(sorted(set(names))[:5]) + " (nothing was changed; "
-            "settle it in one workspace with git, then run memtier sync)"
-        )
-    tree = lines[0].strip()
+        from memtier.commands.sync_moves import conflicted_stages, settle_archive_moves
+
+        stages = conflicted_stages(entries)
+        tree, left = settle_archive_moves(ws, git, tree, stages, {"2": head, "3": theirs})
+        if left or not stages:
+            # Nothing was merged: the records this attempt's drivers wrote go with it.
+            for record in _records(conflicts_dir) - earlier:
+                record.unlink()
+            raise SyncConflict(
+                f"git could not merge {', '.join(sorted(left)[:5]) or 'the two heads'} "
+                "(nothing was changed; "
+                "settle it in one workspace with git, then run memtier sync)"
+            )
     checkpoint("sync.merge-tree")
     message = "memtier sync: merge" + _trailer(ws)
     commit = git.run("commit-tree", tree, "-p", head, "-p", theirs, "-F", "-", stdin=message)

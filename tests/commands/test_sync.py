@@ -395,3 +395,41 @@ def test_one_generation_name_made_on_two_hosts_keeps_both_and_converges(tmp_path
     for ws in (a, b):
         assert ok(ws, "health-check").endswith("✅ All required checks passed\n")
         assert memtier(ws, "index", "rebuild", "--check").returncode == 0
+
+
+def test_an_archive_move_with_edits_beyond_rename_detection_keeps_every_edit(
+    tmp_path: Path,
+) -> None:
+    """One host changes a file heavily and archives it (§7) before it syncs, the other
+    edits the file in place: git sees no rename (under half the lines kept), only a
+    delete against a change. The edit follows the file into the archive (§14)."""
+    import os
+
+    _remote, (a, b) = hosts(tmp_path, 2)
+    old, stray = "2026-09-01", ".learnings/old-notes.md"
+    ok(a, "episodic", "append", "the old day", "--date", old)
+    (a / stray).write_text("# old notes\n- an old stray lesson\n")
+    assert settle([a, b], rounds=1) == [0, 0]
+    many = "".join(f"- line {n} of a long afternoon, with words enough\n" for n in range(40))
+    ok(a, "episodic", "append", "-", "--date", old, input=many)
+    ok(a, "archive", "episodic")  # a: the note, changed, into memory/archive/2026/09/
+    ok(b, "episodic", "append", "a small line from b", "--date", old)
+    (a / stray).write_text((a / stray).read_text() + "- a line from a\n")
+    (b / stray).write_text((b / stray).read_text() + many.replace("line", "lesson"))
+    month = 60 * 86400
+    os.utime(b / stray, (os.path.getmtime(b / stray) - month,) * 2)
+    ok(b, "archive", "learnings")  # b: the learnings file, changed, into the archive
+    assert not (b / stray).exists()
+    assert memtier(a, "sync").returncode == 0
+    done = memtier(b, "sync")
+    assert done.returncode == 0, done.stderr
+    assert settle([a, b], rounds=1) == [0, 0]
+    trees = [tracked(ws) for ws in (a, b)]
+    assert trees[0] == trees[1]
+    note = trees[0][f"memory/archive/2026/09/{old}.md"].decode()
+    assert "the old day" in note and "a small line from b" in note and "- line 39 of" in note
+    assert note.count("Updated:") == 1
+    (archived,) = [k for k in trees[0] if k.startswith("memory/archive/learnings/")]
+    lessons = trees[0][archived].decode()
+    assert "- a line from a\n" in lessons and "- lesson 39 of" in lessons
+    assert f"memory/episodic/{old}.md" not in trees[0] and stray not in trees[0]
