@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sync_support import git, hosts, memtier, ok, settle, tracked
+from tests.sync_support import NOW, git, hosts, memtier, ok, settle, tracked
 
 pytestmark = pytest.mark.skipif(
     __import__("shutil").which("git") is None, reason="sync needs the git executable"
@@ -231,10 +231,11 @@ def test_a_credential_in_memory_refuses_the_sync_and_shares_nothing(tmp_path: Pa
 
 def test_a_second_sync_while_one_runs_is_refused(tmp_path: Path) -> None:
     from memtier import store
+    from tests.conftest import run_memtier
 
     _remote, (a,) = hosts(tmp_path, 1)
-    with store.workspace_lock(a / "memory/.sync/sync.lock", timeout=0):
-        done = memtier(a, "sync")
+    with store.workspace_lock(a / "memory/.sync/sync.lock", timeout=0):  # another process
+        done = run_memtier("--root", str(a), "--now", NOW, "sync")
     assert done.returncode == 1 and "another sync is running" in done.stderr
 
 
