@@ -107,6 +107,18 @@ def _keep_both(ours: Path, theirs: Path, shown: str, conflicts_dir: Path | None)
     return 0
 
 
+def copy_name(name: str, copy: int) -> str:
+    """``<stem>.<copy><suffix>`` of a file name, a copy's own number replaced:
+    ``topic-gen2-2026-04-15.md`` → ``topic-gen2-2026-04-15.1.md`` (§7's way)."""
+    stem, dot, suffix = name.rpartition(".")
+    if not dot:
+        stem, suffix = name, ""
+    base, sep, number = stem.rpartition(".")
+    if sep and number.isdigit():
+        stem = base
+    return f"{stem}.{copy}" + (f".{suffix}" if suffix else "")
+
+
 def keep_generations(ws: Workspace) -> list[tuple[str, str]]:
     """Write each generation a merge set aside beside the one that kept its name,
     as ``<stem>.<k>.md`` (k the first free number); returns (name, kept as).
@@ -115,10 +127,9 @@ def keep_generations(ws: Workspace) -> list[tuple[str, str]]:
     ``consolidated/`` (a rerun after a crash, a version both hosts kept) are not
     written again.
     """
-    from memtier.formats.consolidated import NAME_RE, generation_name
-
     folder = ws.sync_dir / "conflicts"
     files = sorted(folder.glob("g-*.json")) if folder.is_dir() else []
+    here = ws.consolidated_dir
     written: list[tuple[str, str]] = []
     for file in files:
         try:
@@ -126,17 +137,16 @@ def keep_generations(ws: Workspace) -> list[tuple[str, str]]:
             name = str(record["path"])
             data = str(record["text"]).encode("utf-8", "surrogateescape")
         except (OSError, ValueError, KeyError):
-            record = None
-        named = NAME_RE.match(name.rsplit("/", 1)[-1]) if record is not None else None
-        if named is not None and ws.relative(ws.consolidated_dir / named.group(0)) == name:
-            here = ws.consolidated_dir
-            standing = [p for p in here.iterdir() if p.is_file()] if here.is_dir() else []
+            name, data = "", b""
+        leaf = name.rsplit("/", 1)[-1]
+        # Only a name of consolidated/ itself: the record names the place we write.
+        if leaf and ws.relative(here / leaf) == name and here.is_dir():
+            standing = [p for p in here.iterdir() if p.is_file() and not p.is_symlink()]
             if not any(p.stat().st_size == len(data) and p.read_bytes() == data for p in standing):
-                slug, number, day = named.group("slug"), int(named.group("n")), named.group("day")
                 copy = 1
-                while (here / generation_name(slug, number, day, copy)).exists():
+                while os.path.lexists(here / copy_name(leaf, copy)):
                     copy += 1
-                target = here / generation_name(slug, number, day, copy)
+                target = here / copy_name(leaf, copy)
                 store.write_bytes(target, data, root=ws.root)
                 written.append((name, ws.relative(target)))
         os.unlink(file)  # sync's own residue under memory/.sync, not a memory file

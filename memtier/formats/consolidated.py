@@ -69,10 +69,8 @@ class GenerationFile:
         return "agent" if self.summary is not None else NONE
 
 
-def generation_name(slug: str, number: int, created: str, copy: int = 0) -> str:
-    """``<slug>-gen<N>-<created>.md``; a *copy* kept beside a colliding name (§14)
-    is ``….<copy>.md``."""
-    return f"{slug}-gen{number}-{created}{f'.{copy}' if copy else ''}.md"
+def generation_name(slug: str, number: int, created: str) -> str:
+    return f"{slug}-gen{number}-{created}.md"
 
 
 def _header(gen: GenerationFile) -> list[str]:

@@ -434,3 +434,31 @@ def test_an_archive_move_with_edits_beyond_rename_detection_keeps_every_edit(
     lessons = trees[0][archived].decode()
     assert "- a line from a\n" in lessons and "- lesson 39 of" in lessons
     assert f"memory/episodic/{old}.md" not in trees[0] and stray not in trees[0]
+
+
+def test_the_generation_driver_keeps_the_first_bytes_and_records_the_other(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from memtier.commands.sync_conflicts import copy_name, run_merge_driver
+
+    assert copy_name("t-gen2-2026-04-15.md", 1) == "t-gen2-2026-04-15.1.md"
+    assert copy_name("t-gen2-2026-04-15.1.md", 2) == "t-gen2-2026-04-15.2.md"
+    assert copy_name("notes", 3) == "notes.3"
+    records = tmp_path / "conflicts"
+    records.mkdir()
+    base, ours, theirs = (tmp_path / n for n in ("o", "a", "b"))
+    base.write_text("")
+    for mine, other in (("# b version\n", "# a version\n"), ("# a version\n", "# b version\n")):
+        ours.write_text(mine)
+        theirs.write_text(other)
+        shown = "memory/consolidated/t-gen1-2026-04-15.md"
+        assert run_merge_driver("generation", base, ours, theirs, shown, records) == 0
+        assert ours.read_text() == "# a version\n"  # the same choice on either host
+        (record,) = records.glob("g-*.json")
+        assert json.loads(record.read_text()) == {"path": shown, "text": "# b version\n"}
+        record.unlink()
+    theirs.write_text("# a version\n")  # the same bytes: nothing to keep twice
+    assert run_merge_driver("generation", base, ours, theirs, "x", records) == 0
+    assert not list(records.iterdir())
