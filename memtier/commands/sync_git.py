@@ -93,7 +93,7 @@ def backup_head(ws: Workspace, git: Git) -> str | None:
 
 
 def _records(conflicts_dir: Path) -> set[Path]:
-    from memtier.commands.sync_conflicts import RECORDS
+    from memtier.commands.sync_driver import RECORDS
 
     return {path for pattern in RECORDS for path in conflicts_dir.glob(pattern)}
 

@@ -80,7 +80,7 @@ def settle_archive_moves(
 
     *stages* are merge-tree's conflicts; *sides* the commits of stage 2 and 3.
     """
-    from memtier.commands.sync_conflicts import KINDS
+    from memtier.commands.sync_driver import KINDS
 
     sources = _sources(ws)
     learnings_archive = ws.relative(ws.learnings_archive_dir) + "/"

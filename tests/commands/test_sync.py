@@ -441,7 +441,8 @@ def test_the_generation_driver_keeps_the_first_bytes_and_records_the_other(
 ) -> None:
     import json
 
-    from memtier.commands.sync_conflicts import copy_name, run_merge_driver
+    from memtier.commands.sync_conflicts import copy_name
+    from memtier.commands.sync_driver import run_merge_driver
 
     assert copy_name("t-gen2-2026-04-15.md", 1) == "t-gen2-2026-04-15.1.md"
     assert copy_name("t-gen2-2026-04-15.1.md", 2) == "t-gen2-2026-04-15.2.md"
