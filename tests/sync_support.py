@@ -84,7 +84,10 @@ def tracked(ws: Path) -> dict[str, bytes]:
 
 
 def settle(spaces: list[Path], rounds: int = 3, now: str = NOW) -> list[int]:
-    """Sync every host *rounds* times in turn; the exit codes of the last round."""
+    """Sync every host *rounds* times in turn; the exit codes of the last round.
+
+    Hosts that all changed something need two rounds (each merges the ones before
+    it and pushes; then the first ones fast-forward); one change, one round."""
     codes: list[int] = []
     for _ in range(rounds):
         codes = [memtier(ws, "sync", now=now).returncode for ws in spaces]
