@@ -122,3 +122,33 @@ def test_sync_init_waits_for_the_recovery_of_a_crashed_rotation(tmp_path: Path) 
     assert token_counts(ws) == before  # every line once: the recovery ran exactly once
     assert not (ws / "memory/working-buffer.md.pending").exists()
     assert (early, salted) == (1, False)  # refused until the recovery had run
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", ["sync.driver-merged", "sync.merge-committed", "sync.merged"])
+def test_kill_while_a_colliding_generation_is_kept_keeps_both_once(
+    tmp_path: Path, point: str
+) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "index", "add", "qdrant", "--category", "projects", "--match", "qdrant")
+    assert settle([a, b], rounds=1) == [0, 0]
+    for ws, day in ((a, "2026-11-27"), (b, "2026-11-28")):
+        ok(ws, "episodic", "append", f"qdrant work on {ws.name}", "--date", day)
+        ok(ws, "consolidate", "qdrant")
+    made = sorted(
+        (ws / "memory/consolidated/qdrant-gen1-2026-12-01.md").read_bytes() for ws in (a, b)
+    )
+    ok(a, "sync")
+    trace = tmp_path / "trace"
+    subprocess.run(
+        [*memtier_command(), "--root", str(b), "--now", NOW, "sync"],
+        env={**os.environ, "MEMTIER_FAULT": point, "MEMTIER_FAULT_TRACE": str(trace)},
+        capture_output=True,
+        timeout=120,
+    )
+    assert set(trace.read_text().split()) == {point}
+    assert settle([a, b]) == [0, 0]
+    trees = [tracked(ws) for ws in (a, b)]
+    assert trees[0] == trees[1]
+    kept = sorted(v for k, v in trees[0].items() if k.startswith("memory/consolidated/"))
+    assert kept == made  # both, each once
