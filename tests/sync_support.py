@@ -1,14 +1,26 @@
-"""Several hosts sharing one bare repository, for the sync tests (PROTOCOL §14)."""
+"""Several hosts sharing one bare repository, for the sync tests (PROTOCOL §14).
+
+`hosts` builds a remote and its hosts once per test session for each number of
+hosts (real `sync init` runs, as a person would) and copies them for every test,
+pointing the copies at their own remote. `memtier` runs the command line in this
+process: git still runs the merge drivers as real processes, and the tests that
+need a second process for a lock or a kill start one themselves.
+"""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
-from tests.conftest import new_workspace, run_memtier
+from tests.conftest import new_workspace
+from tests.reliability.reliability_support import run_in_process
 
 NOW = "2026-12-01T09:00:00+01:00"
+_BUILT: dict[int, Path] = {}  # number of hosts → the folder holding them, built once
 
 
 def git(ws: Path, *args: str) -> str:
@@ -22,7 +34,10 @@ def git(ws: Path, *args: str) -> str:
 def memtier(
     ws: Path, *args: str, now: str = NOW, input: str = ""
 ) -> subprocess.CompletedProcess[str]:
-    return run_memtier("--root", str(ws), "--now", now, *args, input=input)
+    """The memtier command line on *ws*, in this process: (exit code, stdout, stderr)."""
+    argv = ["--root", str(ws), "--now", now, *args]
+    code, out, err = run_in_process(*argv, input=input.encode("utf-8"))
+    return subprocess.CompletedProcess(argv, code, out, err)
 
 
 def ok(ws: Path, *args: str, now: str = NOW, input: str = "") -> str:
@@ -31,20 +46,35 @@ def ok(ws: Path, *args: str, now: str = NOW, input: str = "") -> str:
     return done.stdout
 
 
-def hosts(tmp_path: Path, count: int) -> tuple[Path, list[Path]]:
+def _build(folder: Path, count: int) -> None:
     """A bare remote and *count* hosts: the first set up from a workspace, the others
     from empty folders (the second host's set-up is one command)."""
-    remote = tmp_path / "remote.git"
+    remote = folder / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
-    first = new_workspace(tmp_path / "h0")
+    first = new_workspace(folder / "h0")
     ok(first, "sync", "init", str(remote))
-    made = [first]
     for n in range(1, count):
-        folder = tmp_path / f"h{n}"
-        folder.mkdir()
-        ok(folder, "sync", "init", str(remote))
-        made.append(folder)
-    return remote, made
+        (folder / f"h{n}").mkdir()
+        ok(folder / f"h{n}", "sync", "init", str(remote))
+
+
+def hosts(tmp_path: Path, count: int) -> tuple[Path, list[Path]]:
+    """``tmp_path/remote.git`` and *count* hosts ``tmp_path/h0``…, synced once."""
+    if count not in _BUILT:
+        built = Path(tempfile.mkdtemp(prefix="memtier-hosts-")).resolve()
+        atexit.register(shutil.rmtree, built, True)
+        _build(built, count)
+        _BUILT[count] = built
+    built = _BUILT[count]
+    made = []
+    for name in ["remote.git", *(f"h{n}" for n in range(count))]:
+        shutil.copytree(built / name, tmp_path / name, symlinks=True)
+    for n in range(count):
+        config = tmp_path / f"h{n}" / "memory/.sync/git/config"
+        text = config.read_text(encoding="utf-8")
+        config.write_text(text.replace(str(built / "remote.git"), str(tmp_path / "remote.git")))
+        made.append(tmp_path / f"h{n}")
+    return tmp_path / "remote.git", made
 
 
 def tracked(ws: Path) -> dict[str, bytes]:
@@ -54,7 +84,10 @@ def tracked(ws: Path) -> dict[str, bytes]:
 
 
 def settle(spaces: list[Path], rounds: int = 3, now: str = NOW) -> list[int]:
-    """Sync every host *rounds* times in turn; the exit codes of the last round."""
+    """Sync every host *rounds* times in turn; the exit codes of the last round.
+
+    Hosts that all changed something need two rounds (each merges the ones before
+    it and pushes; then the first ones fast-forward); one change, one round."""
     codes: list[int] = []
     for _ in range(rounds):
         codes = [memtier(ws, "sync", now=now).returncode for ws in spaces]

@@ -143,6 +143,19 @@ def search(
     return show(report, warnings=scanner.warnings)
 
 
+def merge_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
+    """The merge driver git calls (PROTOCOL §14): once for every file both hosts
+    changed, so it starts without typer like the other hot commands."""
+    import os
+    from pathlib import Path
+
+    from memtier.commands.sync_driver import run_merge_driver
+
+    given = os.environ.get("MEMTIER_SYNC_CONFLICTS")
+    folder = Path(given) if given else Path.cwd() / "memory" / ".sync" / "conflicts"
+    return run_merge_driver(kind, Path(base), Path(ours), Path(theirs), path, folder)
+
+
 BODIES: dict[str, Callable[..., int]] = {
     "buffer_task": buffer_task,
     "buffer_note": buffer_note,
@@ -154,6 +167,7 @@ BODIES: dict[str, Callable[..., int]] = {
     "session_start": session_start,
     "health_check": health_check,
     "search": search,
+    "merge_driver": merge_driver,
 }
 
 
@@ -194,6 +208,7 @@ SHAPES: dict[tuple[str, ...], tuple[str, tuple[str, ...], dict[str, tuple[str, s
             "--all": ("all_tiers", FLAG),
         },
     ),
+    ("merge-driver",): ("merge_driver", ("kind", "base", "ours", "theirs", "path"), {}),
 }
 
 

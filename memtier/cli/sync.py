@@ -72,15 +72,13 @@ def sync_init_command(
 
 @command(app, "merge-driver")
 def merge_driver_command(
-    kind: Annotated[str, typer.Argument(help="note, fact or lines.")],
-    base: Annotated[Path, typer.Argument(help="%O: the common ancestor's version.")],
-    ours: Annotated[Path, typer.Argument(help="%A: ours; the result is written here.")],
-    theirs: Annotated[Path, typer.Argument(help="%B: theirs.")],
+    kind: Annotated[str, typer.Argument(help="note, fact, lines or generation.")],
+    base: Annotated[str, typer.Argument(help="%O: the common ancestor's version.")],
+    ours: Annotated[str, typer.Argument(help="%A: ours; the result is written here.")],
+    theirs: Annotated[str, typer.Argument(help="%B: theirs.")],
     path: Annotated[str, typer.Argument(help="%P: the file's path in the repository.")] = "",
 ) -> int:
     """The merge driver git calls (set by sync init); never leaves a conflict marker."""
-    from memtier.commands.sync_conflicts import run_merge_driver
+    from memtier.cli import fast
 
-    given = os.environ.get("MEMTIER_SYNC_CONFLICTS")
-    folder = Path(given) if given else Path.cwd() / "memory" / ".sync" / "conflicts"
-    return run_merge_driver(kind, base, ours, theirs, path, folder)
+    return fast.merge_driver(kind, base, ours, theirs, path)

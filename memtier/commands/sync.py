@@ -31,6 +31,7 @@ from memtier.commands.sync_git import (
     commit_all,
     head_of,
     merge_remote,
+    refuse_open_rotation,
     sync_lock,
 )
 from memtier.errors import MemtierError, RefusedError
@@ -76,12 +77,7 @@ _ARCHIVE = "memory/archive/"
 def _refusals(ws: Workspace, git: Git, remote_ref: str) -> None:
     from memtier.commands.sync_setup import missing_drivers
 
-    for marker in (ws.buffer_pending, ws.buffer_lock):
-        if marker.exists():
-            raise RefusedError(
-                f"{ws.relative(marker)} present: a rotation is running or crashed; "
-                "run memtier session-start, then sync"
-            )
+    refuse_open_rotation(ws)
     missing = missing_drivers(git)
     if missing:
         raise RefusedError(
@@ -156,7 +152,7 @@ def run_sync(
     ws: Workspace, env: Mapping[str, str], *, push: bool = True, dry_run: bool = False
 ) -> SyncReport:
     """One sync of PROTOCOL §14 (see the module's docstring for the steps)."""
-    from memtier.commands.sync_conflicts import record_conflicts
+    from memtier.commands.sync_conflicts import keep_generations, record_conflicts
     from memtier.commands.sync_setup import REMOTE_NAME, is_set_up, repository
 
     if not is_set_up(ws):
@@ -176,6 +172,7 @@ def run_sync(
         merged: list[str] = []
         committed = 0
         conflicts: list[str] = []
+        notices: list[str] = []
         for rounds in range(1, MAX_ROUNDS + 1):
             fetched = git.run(
                 "fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False
@@ -189,8 +186,13 @@ def run_sync(
                     merged.append(merge_remote(ws, git, remote_ref))
                 recorded = record_conflicts(ws)
                 conflicts.extend(recorded)
+                kept = keep_generations(ws)  # before the rebuild: the index lists both
+                notices.extend(
+                    f"kept both versions of {name}: the other one as {copy} (§14)"
+                    for name, copy in kept
+                )
                 rebuilt = _rebuild_index(ws, merged)
-                if recorded or rebuilt:
+                if recorded or kept or rebuilt:
                     commit_all(ws, git, "memtier sync: conflicts recorded, index rebuilt")
                 left = _markers(ws, git, before)
             if left:
@@ -202,6 +204,7 @@ def run_sync(
                     rounds,
                     tuple(conflicts),
                     failure.message,
+                    tuple(notices),
                     failure=failure,
                 )
             _stamp(ws)
@@ -213,10 +216,11 @@ def run_sync(
                     rounds,
                     tuple(conflicts),
                     "synced locally (not pushed)",
+                    tuple(notices),
                 )
             theirs = git.run("rev-parse", "-q", "--verify", remote_ref, check=False).out.strip()
             if theirs and theirs == head_of(git):  # nothing to share: no round trip
-                return _done(merged, committed, rounds, conflicts)
+                return _done(merged, committed, rounds, conflicts, notices)
             checkpoint("sync.before-push")
             pushed = git.run(
                 "push",
@@ -228,7 +232,7 @@ def run_sync(
                 check=False,
             )
             if pushed.ok:  # git moved the remote-tracking ref too
-                return _done(merged, committed, rounds, conflicts)
+                return _done(merged, committed, rounds, conflicts, notices)
             if "rejected" not in pushed.out + pushed.err and "fetch first" not in pushed.err:
                 return _unreachable(committed, rounds, pushed.err)
         moving = RefusedError(f"the remote kept moving: {MAX_ROUNDS} rounds, not pushed")
@@ -243,18 +247,28 @@ def run_sync(
         )
 
 
-def _done(merged: list[str], committed: int, rounds: int, conflicts: list[str]) -> SyncReport:
+def _done(
+    merged: list[str], committed: int, rounds: int, conflicts: list[str], notices: list[str]
+) -> SyncReport:
     how = ", ".join(dict.fromkeys(m for m in merged if m != "up-to-date")) or "nothing to merge"
     text = f"in sync ({how}; {committed} local commit(s), {rounds} round(s))"
+    said = tuple(notices)
     if conflicts:
         failure = SyncConflict(
             f"{len(conflicts)} conflict(s) recorded in today's note ({', '.join(conflicts)}); "
             "settle them, then drop the Open: item"
         )
         return SyncReport(
-            "conflict", tuple(merged), committed, rounds, tuple(conflicts), text, failure=failure
+            "conflict",
+            tuple(merged),
+            committed,
+            rounds,
+            tuple(conflicts),
+            text,
+            said,
+            failure=failure,
         )
-    return SyncReport("in-sync", tuple(merged), committed, rounds, (), text)
+    return SyncReport("in-sync", tuple(merged), committed, rounds, (), text, said)
 
 
 def _unreachable(committed: int, rounds: int, err: str) -> SyncReport:

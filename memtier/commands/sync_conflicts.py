@@ -1,11 +1,8 @@
-"""The merge drivers git calls, and the conflict blocks sync writes (PROTOCOL §14).
+"""What sync makes of the records the merge drivers leave (PROTOCOL §14).
 
-`run_merge_driver` is ``memtier merge-driver note|fact|lines %O %A %B %P``: it
-merges the three versions (`memtier.formats.merge`), writes the result over
-``%A`` and exits 0, so git never leaves a marker. A line both sides changed
-differently keeps ours and is recorded as a JSON file in the conflicts folder
-sync names (``memory/.sync/conflicts``); after the merge, `record_conflicts`
-turns each into a block of today's note::
+The drivers (`memtier.commands.sync_driver`) record a line both sides changed
+differently as a JSON file in the conflicts folder (``memory/.sync/conflicts``);
+after the merge, `record_conflicts` turns each into a block of today's note::
 
     ### 14:05 sync conflict (s-3f9a1c2e)
     - memory/semantic/infrastructure.md:12 changed on two hosts; ours is kept
@@ -15,18 +12,17 @@ turns each into a block of today's note::
 
 and an ``Open:`` item ``settle sync conflict s-3f9a1c2e …`` that health-check
 warns about (``sync.conflicts``) until a person or agent drops it.
+
+A generation a merge set aside (``g-….json``) is written by `keep_generations`
+beside the one that kept the name, as ``<stem>.<k>.md``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from pathlib import Path
 
 from memtier import store
-from memtier.errors import InputError
-from memtier.faults import checkpoint
 from memtier.formats.episodic import (
     NONE,
     ClosureBlock,
@@ -34,44 +30,53 @@ from memtier.formats.episodic import (
     new_note,
     place_before_closure,
 )
-from memtier.formats.merge import Merged, merge_fact, merge_lines, merge_note
 from memtier.workspace import Workspace
 
-KINDS = {"note": merge_note, "fact": merge_fact, "lines": merge_lines}
+
+def copy_name(name: str, copy: int) -> str:
+    """``<stem>.<copy><suffix>`` of a file name, a copy's own number replaced:
+    ``topic-gen2-2026-04-15.md`` → ``topic-gen2-2026-04-15.1.md`` (§7's way)."""
+    stem, dot, suffix = name.rpartition(".")
+    if not dot:
+        stem, suffix = name, ""
+    base, sep, number = stem.rpartition(".")
+    if sep and number.isdigit():
+        stem = base
+    return f"{stem}.{copy}" + (f".{suffix}" if suffix else "")
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8", "surrogateescape").replace("\r\n", "\n")
-    except FileNotFoundError:
-        return ""
+def keep_generations(ws: Workspace) -> list[tuple[str, str]]:
+    """Write each generation a merge set aside beside the one that kept its name,
+    as ``<stem>.<k>.md`` (k the first free number); returns (name, kept as).
 
-
-def run_merge_driver(
-    kind: str, base: Path, ours: Path, theirs: Path, shown: str, conflicts_dir: Path | None
-) -> int:
-    """Merge *ours* with *theirs* over *base* into *ours*; 0 (git: merged cleanly)."""
-    merge = KINDS.get(kind)
-    if merge is None:
-        raise InputError(f"unknown merge driver {kind!r} (expected note, fact or lines)")
-    result: Merged = merge(_read(base), _read(ours), _read(theirs))
-    checkpoint("sync.driver-merged")
-    data = result.text.encode("utf-8", "surrogateescape")
-    store.write_bytes(ours, data, root=ours.parent)
-    if result.conflicts and conflicts_dir is not None and conflicts_dir.is_dir():
-        for conflict in result.conflicts:
-            record = {
-                "path": shown,
-                "line": conflict.line,
-                "ours": list(conflict.ours),
-                "theirs": list(conflict.theirs),
-                "base": list(conflict.base),
-            }
-            body = json.dumps(record, ensure_ascii=False, sort_keys=True)
-            sid = "s-" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-            target = conflicts_dir / f"{sid}.json"
-            store.write_text(target, body + "\n", root=conflicts_dir)
-    return 0
+    Called under the workspace lock after a merge. Bytes that already stand in
+    ``consolidated/`` (a rerun after a crash, a version both hosts kept) are not
+    written again.
+    """
+    folder = ws.sync_dir / "conflicts"
+    files = sorted(folder.glob("g-*.json")) if folder.is_dir() else []
+    here = ws.consolidated_dir
+    written: list[tuple[str, str]] = []
+    for file in files:
+        try:
+            record = json.loads(file.read_text(encoding="utf-8"))
+            name = str(record["path"])
+            data = str(record["text"]).encode("utf-8", "surrogateescape")
+        except (OSError, ValueError, KeyError):
+            name, data = "", b""
+        leaf = name.rsplit("/", 1)[-1]
+        # Only a name of consolidated/ itself: the record names the place we write.
+        if leaf and ws.relative(here / leaf) == name and here.is_dir():
+            standing = [p for p in here.iterdir() if p.is_file() and not p.is_symlink()]
+            if not any(p.stat().st_size == len(data) and p.read_bytes() == data for p in standing):
+                copy = 1
+                while os.path.lexists(here / copy_name(leaf, copy)):
+                    copy += 1
+                target = here / copy_name(leaf, copy)
+                store.write_bytes(target, data, root=ws.root)
+                written.append((name, ws.relative(target)))
+        os.unlink(file)  # sync's own residue under memory/.sync, not a memory file
+    return written
 
 
 def _shown(lines: list[str]) -> str:

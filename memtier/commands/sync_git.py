@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from memtier import store
 from memtier.errors import LockTimeout, MemtierError, RefusedError
@@ -41,6 +42,20 @@ def sync_lock(ws: Workspace) -> Iterator[None]:
             yield
     except LockTimeout:
         raise RefusedError("another sync is running in this workspace") from None
+
+
+def refuse_open_rotation(ws: Workspace) -> None:
+    """§14: nothing of sync runs while a rotation's ``.pending`` or ``.lock`` stands.
+
+    Its recovery recognises the rotation by the snapshot's id, which the host id
+    salts once sync is set up: `sync init` between a crash and its recovery would
+    change the id and the recovery would append the buffer a second time."""
+    for marker in (ws.buffer_pending, ws.buffer_lock):
+        if marker.exists():
+            raise RefusedError(
+                f"{ws.relative(marker)} present: a rotation is running or crashed; "
+                "run memtier session-start first"
+            )
 
 
 def _trailer(ws: Workspace) -> str:
@@ -77,6 +92,12 @@ def backup_head(ws: Workspace, git: Git) -> str | None:
     return ref
 
 
+def _records(conflicts_dir: Path) -> set[Path]:
+    from memtier.commands.sync_driver import RECORDS
+
+    return {path for pattern in RECORDS for path in conflicts_dir.glob(pattern)}
+
+
 def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = False) -> str:
     """Bring *remote_ref* into HEAD: ``fast-forward``, ``merged`` or ``up-to-date``.
 
@@ -93,8 +114,8 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
         return "fast-forward"
     conflicts_dir = ws.sync_dir / "conflicts"
     store.make_dirs(conflicts_dir, root=ws.root)
-    earlier = set(conflicts_dir.glob("s-*.json"))
-    args = ["merge-tree", "--write-tree", "--name-only", "--no-messages"]
+    earlier = _records(conflicts_dir)
+    args = ["merge-tree", "--write-tree", "-z", "--no-messages"]
     if unrelated:
         args.append("--allow-unrelated-histories")
     result = git.run(
@@ -106,17 +127,21 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
     )
     if result.code not in (0, 1):
         raise RefusedError(f"git merge-tree failed: {result.err.strip()[-200:]}")
-    lines = result.out.splitlines()
+    tree, *entries = result.out.split("\0")
     if result.code == 1:
-        # Nothing was merged: the records this attempt's drivers wrote go with it.
-        for record in set(conflicts_dir.glob("s-*.json")) - earlier:
-            record.unlink()
-        names = [line for line in lines[1:] if line.strip()]
-        raise SyncConflict(
-            "git could not merge " + ", ".join(sorted(set(names))[:5]) + " (nothing was changed; "
-            "settle it in one workspace with git, then run memtier sync)"
-        )
-    tree = lines[0].strip()
+        from memtier.commands.sync_moves import conflicted_stages, settle_archive_moves
+
+        stages = conflicted_stages(entries)
+        tree, left = settle_archive_moves(ws, git, tree, stages, {"2": head, "3": theirs})
+        if left or not stages:
+            # Nothing was merged: the records this attempt's drivers wrote go with it.
+            for record in _records(conflicts_dir) - earlier:
+                record.unlink()
+            raise SyncConflict(
+                f"git could not merge {', '.join(sorted(left)[:5]) or 'the two heads'} "
+                "(nothing was changed; "
+                "settle it in one workspace with git, then run memtier sync)"
+            )
     checkpoint("sync.merge-tree")
     message = "memtier sync: merge" + _trailer(ws)
     commit = git.run("commit-tree", tree, "-p", head, "-p", theirs, "-F", "-", stdin=message)

@@ -28,7 +28,7 @@ from memtier.workspace import LAYOUT_FOLDERS, Workspace
 
 DEFAULT_BRANCH = "main"
 REMOTE_NAME = "origin"
-DRIVERS: tuple[str, ...] = ("note", "fact", "lines")
+DRIVERS: tuple[str, ...] = ("note", "fact", "lines", "generation")
 ATTRIBUTES = """\
 # memtier sync (PROTOCOL §14): merges that understand these files.
 # The drivers are set by `memtier sync init` in the memory's repository config.
@@ -41,6 +41,7 @@ ATTRIBUTES = """\
 /memory/archive/retired.md merge=memtier-lines
 /.learnings/* merge=memtier-lines
 /memory/INDEX.md merge=memtier-ours
+/memory/consolidated/* merge=memtier-generation
 """
 # Tracked: the three tiers' homes and the attributes; never the host-local files.
 EXCLUDE = """\
@@ -160,7 +161,12 @@ def init_sync(
     ws_factory: Any,
 ) -> SyncInitReport:
     """Set up sync in *root*: a workspace, or an empty folder a remote memory fills."""
-    from memtier.commands.sync_git import commit_all, merge_remote, sync_lock
+    from memtier.commands.sync_git import (
+        commit_all,
+        merge_remote,
+        refuse_open_rotation,
+        sync_lock,
+    )
     from memtier.workspace import is_workspace
 
     if not remote.strip():
@@ -179,7 +185,11 @@ def init_sync(
     with sync_lock(ws):
         if not is_set_up(ws):
             git.run("init", "-q", f"--initial-branch={branch}")
-        host = _write_host_id(ws)
+        # The host id salts snapshot ids from now on: never while a rotation is
+        # open, and under the workspace lock, so no rotation runs meanwhile.
+        with store.workspace_lock(ws.lock_file):
+            refuse_open_rotation(ws)
+            host = _write_host_id(ws)
         configure(ws, git, driver_prefix, host)
         has_remote = git.run("remote", "get-url", REMOTE_NAME, check=False).ok
         git.run("remote", "set-url" if has_remote else "add", REMOTE_NAME, remote)
@@ -198,11 +208,11 @@ def init_sync(
             git.run("checkout", "-q", "-f", "-B", branch, remote_ref)
             for folder in LAYOUT_FOLDERS:  # git keeps no empty folder
                 store.make_dirs(root / folder, root=root)
+            write_attributes(root)  # committed by the next sync
             adopted = True
         else:
             ws = ws_factory(root)
-            if not (root / ".gitattributes").exists():
-                store.write_text(root / ".gitattributes", ATTRIBUTES, root=root)
+            write_attributes(root)
             git.run("symbolic-ref", "HEAD", f"refs/heads/{branch}")
             commit_all(ws, git, "memtier sync init")
             if remote_has:
@@ -212,6 +222,25 @@ def init_sync(
         git.run("config", f"branch.{branch}.remote", REMOTE_NAME)
         git.run("config", f"branch.{branch}.merge", f"refs/heads/{branch}")
     return SyncInitReport(remote, branch, host, adopted, merged)
+
+
+def write_attributes(root: Path) -> bool:
+    """`ATTRIBUTES` into ``.gitattributes``; one an older memtier wrote gets the lines it
+    lacks (a new driver), appended. A file of a person's own is left alone."""
+    path = root / ".gitattributes"
+    if not path.exists():
+        store.write_text(path, ATTRIBUTES, root=root)
+        return True
+    text = store.read_text(path, root=root)
+    if not text.startswith(ATTRIBUTES.split("\n", 1)[0]):
+        return False
+    have = set(text.splitlines())
+    missing = [line for line in ATTRIBUTES.splitlines() if line not in have]
+    if not missing:
+        return False
+    body = text if text.endswith("\n") else text + "\n"
+    store.write_text(path, body + "\n".join(missing) + "\n", root=root)
+    return True
 
 
 def _last(err: str) -> str:

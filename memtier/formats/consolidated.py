@@ -16,7 +16,12 @@ from dataclasses import dataclass
 
 NONE = "none"
 SECTIONS: tuple[str, ...] = ("Summary", "Decisions", "Open", "Evidence", "Carried forward")
-NAME_RE = re.compile(r"^(?P<slug>[a-z0-9-]+)-gen(?P<n>[1-9][0-9]*)-(?P<day>\d{4}-\d\d-\d\d)\.md$")
+# A name two hosts both wrote keeps both (PROTOCOL §14): the second as ``<stem>.<k>.md``,
+# the archive's way with a taken name (§7). Its header still names the generation.
+NAME_RE = re.compile(
+    r"^(?P<slug>[a-z0-9-]+)-gen(?P<n>[1-9][0-9]*)-(?P<day>\d{4}-\d\d-\d\d)"
+    r"(?:\.(?P<copy>[1-9][0-9]*))?\.md$"
+)
 _CITED_RE = re.compile(r"^- (?P<text>.*) — (?P<path>\S+\.md):(?P<line>[1-9][0-9]*)$")
 _DIGEST_PREFIX = "Digest: sha256:"
 _DAY_IN_PATH = re.compile(r"(\d{4}-\d\d-\d\d)[^/]*\.md$")

@@ -3,8 +3,10 @@
 ``episodic.closure.unique`` runs on every live note, sync or not: an ``Updated:``
 line outside the final closure block is what a ``merge=union`` (or a person's
 hand merge) leaves, and the four-line ``episodic.closure`` check passes on it.
-The ``sync.*`` checks run once ``memtier sync init`` has set up
-``memory/.sync/git``. None of them runs git: they read the repository's files
+``sync.markers`` runs always too: a conflict marker from a merge by hand with
+plain git harms a memory file as much as one from a sync (§14 names no
+condition). The other ``sync.*`` checks run once ``memtier sync init`` has set
+up ``memory/.sync/git``. None of them runs git: they read the repository's files
 (``MERGE_HEAD``, ``config``, the index's path names), so health-check stays fast.
 """
 
@@ -71,7 +73,12 @@ def _marker(ws: Workspace, path: Path, data: bytes) -> Check | None:
 
 def note_checks(ws: Workspace) -> tuple[list[Check], list[Check]]:
     """``episodic.closure.unique`` and ``sync.markers`` in one reading of each file:
-    (the closure checks, the sync checks — none when sync is not set up)."""
+    (the closure checks, the sync checks — only ``sync.markers`` when sync is not
+    set up).
+
+    The memory files are the live tiers and the topic index; the archive is left
+    out, as by the ``secrets`` check (a sync checks every file it changed itself).
+    """
     synced = (ws.sync_git_dir / "HEAD").is_file()
     notes: list[Path] = []
     with suppress(OSError):
@@ -80,12 +87,12 @@ def note_checks(ws: Workspace) -> tuple[list[Check], list[Check]]:
     unique: list[Check] = []
     markers: list[Check] = []
     standing: list[str] = []
-    others = [ws.hot, *ws.warm_files(), *ws.scratch_files] if synced else []
+    others = [ws.hot, *ws.warm_files(), *ws.scratch_files, ws.index_file]
     for path in (*others, *notes):
         data = _read(path)
         if data is None:
             continue
-        if synced and (found := _marker(ws, path, data)) is not None:
+        if (found := _marker(ws, path, data)) is not None:
             markers.append(found)
         if path.parent != ws.episodic_dir:
             continue
@@ -94,9 +101,9 @@ def note_checks(ws: Workspace) -> tuple[list[Check], list[Check]]:
         if synced:
             standing.extend(_open_conflicts(path, data))
     unique = unique or [Check("episodic.closure.unique", PASS, None, "one closure block per note")]
-    if not synced:
-        return unique, []
     markers = markers or [Check("sync.markers", PASS, None, "no conflict marker in memory files")]
+    if not synced:
+        return unique, markers
     return unique, [
         *_state(ws),
         *markers,

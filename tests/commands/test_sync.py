@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sync_support import git, hosts, memtier, ok, settle, tracked
+from tests.sync_support import NOW, git, hosts, memtier, ok, settle, tracked
 
 pytestmark = pytest.mark.skipif(
     __import__("shutil").which("git") is None, reason="sync needs the git executable"
@@ -20,11 +20,12 @@ def _every_line_once(text: str) -> None:
     assert len(lines) == len(set(lines)), text
 
 
+@pytest.mark.slow  # three hosts, every kind of file: the CI's slow step runs it
 def test_three_hosts_writing_the_same_day_converge(tmp_path: Path) -> None:
     _remote, (a, b, c) = hosts(tmp_path, 3)
     old = "2026-10-01"
     ok(a, "episodic", "append", "the old day", "--date", old)
-    assert settle([a, b, c]) == [0, 0, 0]
+    assert settle([a, b, c], rounds=1) == [0, 0, 0]
     # The same day, at once: rotations, facts, learnings on each host; C's review
     # moves the old note into the archive while A edits it.
     for n, ws in enumerate((a, b, c)):
@@ -36,7 +37,7 @@ def test_three_hosts_writing_the_same_day_converge(tmp_path: Path) -> None:
     ok(a, "episodic", "append", "a late line for the old day", "--date", old)
     ok(c, "archive", "episodic")
     assert not (c / f"memory/episodic/{old}.md").exists()
-    assert settle([a, b, c]) == [0, 0, 0]
+    assert settle([a, b, c], rounds=2) == [0, 0, 0]
 
     trees = [tracked(ws) for ws in (a, b, c)]
     assert trees[0] == trees[1] == trees[2]
@@ -65,7 +66,7 @@ def test_three_hosts_writing_the_same_day_converge(tmp_path: Path) -> None:
 def test_one_fact_replaced_differently_is_a_conflict_block_never_a_marker(tmp_path: Path) -> None:
     _remote, (a, b) = hosts(tmp_path, 2)
     ok(a, "remember", "nas01 address is 10.0.0.4", "--kind", "infrastructure")
-    assert settle([a, b]) == [0, 0]
+    assert settle([a, b], rounds=1) == [0, 0]
     ok(
         a,
         "replace",
@@ -93,7 +94,7 @@ def test_one_fact_replaced_differently_is_a_conflict_block_never_a_marker(tmp_pa
     assert "theirs: - nas01 address is 10.0.0.5" in block.group(2)
     assert "base: - nas01 address is 10.0.0.4" in block.group(2)
     assert f"settle sync conflict {block.group(1)}" in note.rsplit("Open:", 1)[1]
-    settle([a, b])
+    settle([a, b], rounds=1)
     for ws in (a, b):
         for name, data in tracked(ws).items():
             assert b"<<<<<<<" not in data and b">>>>>>>" not in data, name
@@ -129,10 +130,32 @@ def test_an_unreachable_remote_exits_3_with_the_work_committed(tmp_path: Path) -
 
 def test_a_missing_driver_refuses_the_sync(tmp_path: Path) -> None:
     _remote, (a,) = hosts(tmp_path, 1)
+    attributes = (a / ".gitattributes").read_text()
+    assert "/memory/consolidated/* merge=memtier-generation" in attributes
     git(a, "config", "--unset", "merge.memtier-note.driver")
+    git(a, "config", "--unset", "merge.memtier-generation.driver")
     done = memtier(a, "sync")
     assert done.returncode == 1
-    assert "memtier-note" in done.stderr and "text merge" in done.stderr
+    assert "memtier-note, memtier-generation" in done.stderr and "text merge" in done.stderr
+
+
+def test_sync_init_again_adds_a_new_driver_to_an_older_attributes_file(tmp_path: Path) -> None:
+    remote, (a,) = hosts(tmp_path, 1)
+    older = "".join(
+        line + "\n"
+        for line in (a / ".gitattributes").read_text().splitlines()
+        if "consolidated" not in line
+    )
+    (a / ".gitattributes").write_text(older)
+    git(a, "config", "--unset", "merge.memtier-generation.driver")
+    assert memtier(a, "sync").returncode == 1
+    ok(a, "sync", "init", str(remote))
+    assert (
+        (a / ".gitattributes")
+        .read_text()
+        .endswith("/memory/consolidated/* merge=memtier-generation\n")
+    )
+    assert memtier(a, "sync").returncode == 0
 
 
 def test_identical_snapshots_on_two_hosts_stay_two_blocks(tmp_path: Path) -> None:
@@ -144,7 +167,7 @@ def test_identical_snapshots_on_two_hosts_stay_two_blocks(tmp_path: Path) -> Non
     for ws in (a, b):
         (ws / "memory/working-buffer.md").write_text(buffer)
         ok(ws, "rotate")
-    settle([a, b])
+    settle([a, b], rounds=2)
     note = (a / "memory/episodic/2026-12-01.md").read_text()
     assert len(set(re.findall(r"\((r-[0-9a-f]{8})\)", note))) == 2
     assert note.count("- the routine") == 2
@@ -209,10 +232,11 @@ def test_a_credential_in_memory_refuses_the_sync_and_shares_nothing(tmp_path: Pa
 
 def test_a_second_sync_while_one_runs_is_refused(tmp_path: Path) -> None:
     from memtier import store
+    from tests.conftest import run_memtier
 
     _remote, (a,) = hosts(tmp_path, 1)
-    with store.workspace_lock(a / "memory/.sync/sync.lock", timeout=0):
-        done = memtier(a, "sync")
+    with store.workspace_lock(a / "memory/.sync/sync.lock", timeout=0):  # another process
+        done = run_memtier("--root", str(a), "--now", NOW, "sync")
     assert done.returncode == 1 and "another sync is running" in done.stderr
 
 
@@ -222,7 +246,7 @@ def test_a_conflict_warns_until_settled_the_way_the_readme_says(tmp_path: Path) 
     _remote, (a, b) = hosts(tmp_path, 2)
     infra = "memory/semantic/infrastructure.md"
     ok(a, "remember", "nas01 is 10.0.0.4", "--kind", "infrastructure")
-    settle([a, b])
+    settle([a, b], rounds=1)
     ok(a, "replace", "10.0.0.4", "nas01 is 10.0.0.5", "--in", infra)
     ok(b, "replace", "10.0.0.4", "nas01 is 10.0.0.7", "--in", infra)
     ok(a, "sync")
@@ -242,7 +266,7 @@ def test_a_conflict_warns_until_settled_the_way_the_readme_says(tmp_path: Path) 
     replace = ["--replace"] if "--replace" in ok(b, "episodic", "close", "--help") else []
     ok(b, *close, "--open", "none", *replace)
     assert conflicts() == []
-    assert settle([a, b]) == [0, 0]
+    assert settle([a, b], rounds=2) == [0, 0]
     assert tracked(a) == tracked(b)
     assert "nas01 is 10.0.0.5" in (a / infra).read_text()
 
@@ -334,12 +358,109 @@ def test_sync_init_in_an_empty_folder_with_an_empty_remote_is_refused(tmp_path: 
 def test_the_topic_index_is_rebuilt_after_a_merge(tmp_path: Path) -> None:
     _remote, (a, b) = hosts(tmp_path, 2)
     ok(a, "index", "add", "qdrant", "--category", "projects", "--match", "qdrant")
-    settle([a, b])
+    settle([a, b], rounds=1)
     ok(a, "episodic", "append", "moved qdrant to host b", "--date", "2026-11-28")
     ok(b, "episodic", "append", "qdrant snapshot checked", "--date", "2026-11-27")
-    assert settle([a, b]) == [0, 0]
+    assert settle([a, b], rounds=2) == [0, 0]
     for ws in (a, b):
         assert memtier(ws, "index", "rebuild", "--check").returncode == 0
         index = (ws / "memory/INDEX.md").read_text()
         assert "2026-11-27" in index and "2026-11-28" in index
     assert tracked(a) == tracked(b)
+
+
+def test_one_generation_name_made_on_two_hosts_keeps_both_and_converges(tmp_path: Path) -> None:
+    """§14: consolidated/* is immutable, a colliding name keeps both (never a text merge)."""
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "index", "add", "qdrant", "--category", "projects", "--match", "qdrant")
+    assert settle([a, b], rounds=1) == [0, 0]
+    ok(a, "episodic", "append", "moved qdrant to host a", "--date", "2026-11-27")
+    ok(b, "episodic", "append", "qdrant snapshot checked on b", "--date", "2026-11-28")
+    for ws in (a, b):  # the same topic, day and N: the same name, other bytes
+        ok(ws, "consolidate", "qdrant")
+    name = "memory/consolidated/qdrant-gen1-2026-12-01.md"
+    made = {ws: (ws / name).read_bytes() for ws in (a, b)}
+    assert made[a] != made[b]
+    assert memtier(a, "sync").returncode == 0
+    done = memtier(b, "sync")
+    assert done.returncode == 0, done.stderr
+    assert "kept both" in done.stderr
+    assert settle([a, b], rounds=1) == [0, 0]
+    trees = [tracked(ws) for ws in (a, b)]
+    assert trees[0] == trees[1]
+    generations = {k: v for k, v in trees[0].items() if k.startswith("memory/consolidated/")}
+    assert sorted(generations) == [
+        "memory/consolidated/qdrant-gen1-2026-12-01.1.md",
+        name,
+    ]
+    assert sorted(generations.values()) == sorted(made.values())  # both, byte for byte
+    for ws in (a, b):
+        assert ok(ws, "health-check").endswith("✅ All required checks passed\n")
+        assert memtier(ws, "index", "rebuild", "--check").returncode == 0
+
+
+def test_an_archive_move_with_edits_beyond_rename_detection_keeps_every_edit(
+    tmp_path: Path,
+) -> None:
+    """One host changes a file heavily and archives it (§7) before it syncs, the other
+    edits the file in place: git sees no rename (under half the lines kept), only a
+    delete against a change. The edit follows the file into the archive (§14)."""
+    import os
+
+    _remote, (a, b) = hosts(tmp_path, 2)
+    old, stray = "2026-09-01", ".learnings/old-notes.md"
+    ok(a, "episodic", "append", "the old day", "--date", old)
+    (a / stray).write_text("# old notes\n- an old stray lesson\n")
+    assert settle([a, b], rounds=1) == [0, 0]
+    many = "".join(f"- line {n} of a long afternoon, with words enough\n" for n in range(40))
+    ok(a, "episodic", "append", "-", "--date", old, input=many)
+    ok(a, "archive", "episodic")  # a: the note, changed, into memory/archive/2026/09/
+    ok(b, "episodic", "append", "a small line from b", "--date", old)
+    (a / stray).write_text((a / stray).read_text() + "- a line from a\n")
+    (b / stray).write_text((b / stray).read_text() + many.replace("line", "lesson"))
+    month = 60 * 86400
+    os.utime(b / stray, (os.path.getmtime(b / stray) - month,) * 2)
+    ok(b, "archive", "learnings")  # b: the learnings file, changed, into the archive
+    assert not (b / stray).exists()
+    assert memtier(a, "sync").returncode == 0
+    done = memtier(b, "sync")
+    assert done.returncode == 0, done.stderr
+    assert settle([a, b], rounds=1) == [0, 0]
+    trees = [tracked(ws) for ws in (a, b)]
+    assert trees[0] == trees[1]
+    note = trees[0][f"memory/archive/2026/09/{old}.md"].decode()
+    assert "the old day" in note and "a small line from b" in note and "- line 39 of" in note
+    assert note.count("Updated:") == 1
+    (archived,) = [k for k in trees[0] if k.startswith("memory/archive/learnings/")]
+    lessons = trees[0][archived].decode()
+    assert "- a line from a\n" in lessons and "- lesson 39 of" in lessons
+    assert f"memory/episodic/{old}.md" not in trees[0] and stray not in trees[0]
+
+
+def test_the_generation_driver_keeps_the_first_bytes_and_records_the_other(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from memtier.commands.sync_conflicts import copy_name
+    from memtier.commands.sync_driver import run_merge_driver
+
+    assert copy_name("t-gen2-2026-04-15.md", 1) == "t-gen2-2026-04-15.1.md"
+    assert copy_name("t-gen2-2026-04-15.1.md", 2) == "t-gen2-2026-04-15.2.md"
+    assert copy_name("notes", 3) == "notes.3"
+    records = tmp_path / "conflicts"
+    records.mkdir()
+    base, ours, theirs = (tmp_path / n for n in ("o", "a", "b"))
+    base.write_text("")
+    for mine, other in (("# b version\n", "# a version\n"), ("# a version\n", "# b version\n")):
+        ours.write_text(mine)
+        theirs.write_text(other)
+        shown = "memory/consolidated/t-gen1-2026-04-15.md"
+        assert run_merge_driver("generation", base, ours, theirs, shown, records) == 0
+        assert ours.read_text() == "# a version\n"  # the same choice on either host
+        (record,) = records.glob("g-*.json")
+        assert json.loads(record.read_text()) == {"path": shown, "text": "# b version\n"}
+        record.unlink()
+    theirs.write_text("# a version\n")  # the same bytes: nothing to keep twice
+    assert run_merge_driver("generation", base, ours, theirs, "x", records) == 0
+    assert not list(records.iterdir())

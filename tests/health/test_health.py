@@ -468,7 +468,7 @@ def test_text_lines_sections_and_verdict(root: Path) -> None:
     sections = [line for line in lines if line.startswith("--- ")]
     assert [s.split(":")[0] for s in sections] == [
         "--- HOT", "--- WARM", "--- BUFFER", "--- COLD", "--- SCRATCH", "--- Secrets",
-        "--- Leftover files ---",
+        "--- Leftover files ---", "--- Sync",
     ]  # fmt: skip
     assert lines[-1] == "✅ All required checks passed"
     assert all("\033[" not in line for line in lines)

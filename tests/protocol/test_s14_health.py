@@ -91,3 +91,19 @@ def test_sync_stale_warns_after_sync_warn_hours(tmp_path: Path) -> None:
     done = memtier(a, "health-check", "--json", now="2026-12-04T09:00:00+01:00")
     stale = [c for c in json.loads(done.stdout)["checks"] if c["id"] == "sync.stale"]
     assert stale[0]["status"] == "warn" and "72 hours" in stale[0]["message"]
+
+
+def test_sync_markers_runs_without_sync_too(tmp_path: Path) -> None:
+    """A marker from a hand merge (plain git, no memtier sync) harms as much (§14)."""
+    root = new_workspace(tmp_path / "ws")
+    assert [c["status"] for c in _checks(root)["sync.markers"]] == ["pass"]
+    for rel in ("memory/semantic/infrastructure.md", ".learnings/ERRORS.md", "memory/INDEX.md"):
+        path = root / rel
+        old = path.read_text() if path.exists() else ""
+        path.write_text(old + "<<<<<<< HEAD\n- x\n=======\n- y\n>>>>>>> theirs\n")
+        (found,) = _checks(root)["sync.markers"]
+        assert found["status"] == "fail" and found["message"].startswith(f"{rel}:"), found
+        path.write_text(old) if old else path.unlink()
+    checks = _checks(root)
+    assert not [k for k in checks if k.startswith("sync.") and k != "sync.markers"]
+    assert memtier(root, "health-check").returncode == 0

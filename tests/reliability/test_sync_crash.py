@@ -98,3 +98,57 @@ def test_a_stale_index_lock_left_by_a_crash_does_not_block_sync(tmp_path: Path) 
     (a / "memory/.sync/git/index.lock").write_text("")
     ok(a, "remember", "the nas has four disks now", "--kind", "infrastructure")
     assert memtier(a, "sync").returncode == 0
+
+
+def test_sync_init_waits_for_the_recovery_of_a_crashed_rotation(tmp_path: Path) -> None:
+    """A rotation killed after its append, then the session-start recovering it killed
+    after it removed the marker: only the snapshot's id, which the host id salts, says
+    the append was done. `sync init` in between must not change it (§4 step 4, §14)."""
+    from tests.reliability.forked import run_forked, run_here
+    from tests.reliability.reliability_support import NOW_TEXT, populate, token_counts
+
+    ws = populate(tmp_path / "ws")
+    before = token_counts(ws)
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    assert run_forked(ws, NOW_TEXT, "rotate", point="rotate.note-written")[0]
+    assert run_forked(ws, NOW_TEXT, "session-start", point="session_start.lock-removed")[0]
+    assert (ws / "memory/working-buffer.md.pending").exists()
+    early = run_here(ws, NOW_TEXT, "sync", "init", str(remote))
+    salted = (ws / "memory/.sync/host-id").exists()
+    assert run_here(ws, NOW_TEXT, "session-start") == 0
+    assert run_here(ws, NOW_TEXT, "sync", "init", str(remote)) == 0
+    assert run_here(ws, NOW_TEXT, "session-start") == 0
+    assert token_counts(ws) == before  # every line once: the recovery ran exactly once
+    assert not (ws / "memory/working-buffer.md.pending").exists()
+    assert (early, salted) == (1, False)  # refused until the recovery had run
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", ["sync.driver-merged", "sync.merge-committed", "sync.merged"])
+def test_kill_while_a_colliding_generation_is_kept_keeps_both_once(
+    tmp_path: Path, point: str
+) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "index", "add", "qdrant", "--category", "projects", "--match", "qdrant")
+    assert settle([a, b], rounds=1) == [0, 0]
+    for ws, day in ((a, "2026-11-27"), (b, "2026-11-28")):
+        ok(ws, "episodic", "append", f"qdrant work on {ws.name}", "--date", day)
+        ok(ws, "consolidate", "qdrant")
+    made = sorted(
+        (ws / "memory/consolidated/qdrant-gen1-2026-12-01.md").read_bytes() for ws in (a, b)
+    )
+    ok(a, "sync")
+    trace = tmp_path / "trace"
+    subprocess.run(
+        [*memtier_command(), "--root", str(b), "--now", NOW, "sync"],
+        env={**os.environ, "MEMTIER_FAULT": point, "MEMTIER_FAULT_TRACE": str(trace)},
+        capture_output=True,
+        timeout=120,
+    )
+    assert set(trace.read_text().split()) == {point}
+    assert settle([a, b]) == [0, 0]
+    trees = [tracked(ws) for ws in (a, b)]
+    assert trees[0] == trees[1]
+    kept = sorted(v for k, v in trees[0].items() if k.startswith("memory/consolidated/"))
+    assert kept == made  # both, each once
