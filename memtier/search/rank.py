@@ -84,6 +84,7 @@ from memtier.search.scoring import (
 )
 from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
 from memtier.search.tokens import (
+    ADDRESS_WORDS,
     FRAME_WEIGHT,
     FRAME_WORDS,
     Term,
@@ -198,6 +199,10 @@ def rank(
     frame = {t.text: FRAME_WEIGHT if t.text in FRAME_WORDS else 1.0 for t in terms}
     ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
+    for term in terms:
+        if term.text in ADDRESS_WORDS and term.text not in ctx.idf:
+            # Its word found nowhere, an address word still matches addresses (`tokens`).
+            ctx.idf[term.text] = ctx.max_idf * frame[term.text]
     if not regex:
         # A frame word or a common plain word beside a rarer one (`boilerplate`).
         ctx.weak = weak_terms(terms, df, n)

@@ -159,6 +159,41 @@ def test_init_description_lines_are_not_ranked(cli: CliRunner, tmp_path: Path) -
     assert [r["line"] for r in results(search(cli, root, "ports"))] == [5]
 
 
+@pytest.mark.parametrize("query", ["docker01 IP", "docker01 ips", "IPv4 of docker01"])
+def test_an_address_word_meets_the_address(
+    cli: CliRunner, root: Path, scanner: str, query: str
+) -> None:
+    # The agent's finding: "docker01 IP" ranked a note that said "IP" (of another host)
+    # above "docker01: 192.168.1.20", a host named in many notes (so hardly rare).
+    hosts = "# Infrastructure\n\n## Hosts\n- docker01: 192.168.1.20, Debian 12\n"
+    hosts += "- nas01: 192.168.1.30, TrueNAS\n- edge01: 10.0.0.1, the firewall\n"
+    write(root, "memory/semantic/infrastructure.md", hosts)
+    write(root, "memory/episodic/2026-07-02.md", "# 2026-07-02\n\n- The relay IP was missing.\n")
+    for day in range(10, 20):
+        name = f"2026-11-{day:02d}"
+        write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Pruned images on docker01.\n")
+    (first, *_) = results(search(cli, root, query))
+    assert (first["path"], first["line"]) == ("memory/semantic/infrastructure.md", 4)
+    # Only the ranking knows the shape: an address alone is never a hit of "IP".
+    assert [r["line"] for r in results(search(cli, root, "IP"))] == [3]
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [("at 192.168.1.20.", ["192.168.1.20"]), ("v4.6.14, 10.0.0.5.1, 300.1.1.1", []),
+     ("net 10.0.0.0/24 via 10.0.0.1:8080", ["10.0.0.0", "10.0.0.1"])],
+)  # fmt: skip
+def test_an_address_is_four_numbers_of_at_most_255(line: str, found: list[str]) -> None:
+    import re
+
+    from memtier.search.tokens import combined_pattern, query_terms, term_of
+
+    terms = query_terms("ip")
+    matches = [m.group() for m in re.finditer(combined_pattern(terms), line, re.IGNORECASE)]
+    assert matches == found
+    assert all(term_of(m, terms) == terms[0] for m in matches)
+
+
 def test_a_common_verb_alone_cannot_outrank_a_rarer_term(
     cli: CliRunner, root: Path, scanner: str
 ) -> None:
