@@ -92,6 +92,7 @@ GERMAN_CASES = [
     ("Router 2. Marz", "2026-03-02"),
     ("Router 02.03.", "2026-03-02"),
     ("Router 2.3.2026", "2026-03-02"),
+    ("Router 2.3.2027", "2027-03-02"),  # a year said is kept, even one after --now
     ("Router vom 4. Mai 2026", "2026-05-04"),
     ("Router gestern", "2026-11-29"),
     ("Router vorgestern", "2026-11-28"),
@@ -104,12 +105,34 @@ def test_german_dates_meet_the_note_of_that_day(
     cli: CliRunner, root: Path, scanner: str, query: str, day: str
 ) -> None:
     days = ("2026-03-02", "2026-03-09", "2026-05-04", "2026-11-19", "2026-11-26",
-            "2026-11-23", "2026-11-28", "2026-11-29")  # fmt: skip
+            "2026-11-23", "2026-11-28", "2026-11-29", "2027-03-02")  # fmt: skip
     for name in days:
         write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Router neu gestartet.\n")
     found = search(cli, root, query)
     assert paths(found)[0] == f"memory/episodic/{day}.md"
     assert results(found)[0]["line"] == 3  # the entry, not the title
+
+
+GERMAN_MONTHS = [
+    ("Januar", 1), ("Jänner", 1), ("Jaenner", 1), ("Janner", 1), ("Februar", 2), ("Feber", 2),
+    ("März", 3), ("Maerz", 3), ("Marz", 3), ("MÄRZ", 3), ("April", 4), ("Mai", 5), ("Juni", 6),
+    ("Juli", 7), ("August", 8), ("September", 9), ("Oktober", 10), ("November", 11),
+    ("Dezember", 12), ("Jän.", 1), ("Mär.", 3), ("Okt.", 10), ("Dez.", 12),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "month"), GERMAN_MONTHS)
+def test_every_german_month_name_is_read(name: str, month: int) -> None:
+    # With and without umlauts, Austria's Jänner and Feber too; --now is 2026-11-30.
+    from datetime import date
+
+    from memtier.search.dates import parse_dates
+
+    year = 2026 if month <= 11 else 2025  # the latest such day not after today
+    for query in (f"Router 2. {name}", f"Router am 2. {name}", f"Router 2. {name} {year}"):
+        hint = parse_dates(query, date(2026, 11, 30))
+        assert (hint.days, hint.rest.rstrip(" .")) == ({date(year, month, 2)}, "router"), query
+    assert parse_dates(f"Router im {name}", date(2026, 11, 30)).months == {(year, month)}
 
 
 @pytest.mark.parametrize("query", ["v4.6.14 Router", "Router 10.0.0.5", "Router 1.2.3"])
