@@ -84,9 +84,9 @@ from memtier.search.scoring import (
 )
 from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
 from memtier.search.tokens import (
-    ADDRESS_WORDS,
     FRAME_WEIGHT,
     FRAME_WORDS,
+    SHAPES,
     Term,
     combined_pattern,
     exactness,
@@ -200,8 +200,8 @@ def rank(
     ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
     for term in terms:
-        if term.text in ADDRESS_WORDS and term.text not in ctx.idf:
-            # Its word found nowhere, an address word still matches addresses (`tokens`).
+        if term.text in SHAPES and term.text not in ctx.idf:
+            # Its word found nowhere, a shape word still matches its shape (`tokens`).
             ctx.idf[term.text] = ctx.max_idf * frame[term.text]
     if not regex:
         # A frame word or a common plain word beside a rarer one (`boilerplate`).

@@ -201,17 +201,36 @@ def test_an_address_word_meets_the_address(
     assert [r["line"] for r in results(search(cli, root, "IP"))] == [3]
 
 
+def test_what_time_meets_a_time_of_day(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The agent's finding: "what time do the backups run?" ranked short notes that
+    # only said "Backup-Test" above the MEMORY.md fact, whose answer is "02:30".
+    memory = (
+        "# Agent Memory\n\n## Key facts\n"
+        "- Backups: restic to the storage box, nightly at 02:30; a check on Sundays.\n"
+        "- The user is Jana; she writes German, answers may be English.\n"
+    )
+    write(root, "MEMORY.md", memory)
+    for day in range(10, 20):
+        name = f"2026-11-{day:02d}"
+        write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Backup-Test geplant.\n")
+    (first, *_) = results(search(cli, root, "what time do the backups run?"))
+    assert (first["path"], first["line"]) == ("MEMORY.md", 4)
+    assert "time" in first["matched_terms"]  # type: ignore[operator]
+
+
 @pytest.mark.parametrize(
-    ("line", "found"),
-    [("at 192.168.1.20.", ["192.168.1.20"]), ("v4.6.14, 10.0.0.5.1, 300.1.1.1", []),
-     ("net 10.0.0.0/24 via 10.0.0.1:8080", ["10.0.0.0", "10.0.0.1"])],
+    ("word", "line", "found"),
+    [("ip", "at 192.168.1.20.", ["192.168.1.20"]), ("ip", "v4.6.14, 10.0.0.5.1, 300.1.1.1", []),
+     ("ip", "net 10.0.0.0/24 via 10.0.0.1:8080", ["10.0.0.0", "10.0.0.1"]),
+     ("time", "never 19:00–23:00, at 9:05.", ["19:00", "23:00", "9:05"]),
+     ("time", "v1.2:30, 24:00, 12:345, 10:30:15, 1.10:30", [])],
 )  # fmt: skip
-def test_an_address_is_four_numbers_of_at_most_255(line: str, found: list[str]) -> None:
+def test_a_shape_is_matched_whole(word: str, line: str, found: list[str]) -> None:
     import re
 
     from memtier.search.tokens import combined_pattern, query_terms, term_of
 
-    terms = query_terms("ip")
+    terms = query_terms(word)
     matches = [m.group() for m in re.finditer(combined_pattern(terms), line, re.IGNORECASE)]
     assert matches == found
     assert all(term_of(m, terms) == terms[0] for m in matches)
