@@ -14,7 +14,8 @@ breaks ties and is never searched for as a word.
 
 German is read the same way (PROTOCOL §9 v3): ``2. März``, ``am 2. März``,
 ``02.03.``, ``2.3.2027``, ``gestern``, ``vorgestern``, ``letzten Montag``, the
-month names with or without their umlaut (``März``, ``Maerz``, ``Marz``). The
+month names with or without their umlaut (``März``, ``Maerz``, ``Marz``; Austria's
+``Jänner`` and ``Feber`` too). The
 query is matched in its folded form (lowercase, accents dropped), so ``März``
 is ``marz``. A week ("last week", ``letzte Woche``: Monday to Sunday of the
 week before this one) boosts each of its notes by `WEEK_BOOST`; its days are
@@ -39,7 +40,8 @@ _MONTHS = (
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # German names in their folded form (no umlauts), each with its English one.
 _GERMAN_MONTHS = {
-    "januar": "january", "februar": "february", "marz": "march", "maerz": "march",
+    "januar": "january", "janner": "january", "jaenner": "january", "februar": "february",
+    "feber": "february", "marz": "march", "maerz": "march",
     "mrz": "march", "mai": "may", "juni": "june", "juli": "july", "oktober": "october",
     "okt": "october", "dezember": "december", "dez": "december",
 }  # fmt: skip
@@ -51,7 +53,8 @@ _GERMAN_WEEKDAYS = {
 # Longer names first ("sept" before "sep", "maerz" before "mar").
 _MONTH = (
     r"(?P<month>january|february|march|april|may|june|july|august|september|october|"
-    r"november|december|januar|februar|maerz|marz|mrz|mai|juni|juli|oktober|okt|dezember|"
+    r"november|december|januar|jaenner|janner|februar|feber|maerz|marz|mrz|mai|juni|juli|"
+    r"oktober|okt|dezember|"
     r"dez|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
 )
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th|\.)?"

@@ -86,6 +86,7 @@ from memtier.search.sections import Section, inline_tags, is_heading, split_sect
 from memtier.search.tokens import (
     FRAME_WEIGHT,
     FRAME_WORDS,
+    SHAPES,
     Term,
     combined_pattern,
     exactness,
@@ -198,6 +199,10 @@ def rank(
     frame = {t.text: FRAME_WEIGHT if t.text in FRAME_WORDS else 1.0 for t in terms}
     ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
+    for term in terms:
+        if term.text in SHAPES and term.text not in ctx.idf:
+            # Its word found nowhere, a shape word still matches its shape (`tokens`).
+            ctx.idf[term.text] = ctx.max_idf * frame[term.text]
     if not regex:
         # A frame word or a common plain word beside a rarer one (`boilerplate`).
         ctx.weak = weak_terms(terms, df, n)
@@ -262,23 +267,49 @@ def _discount_copies(scored: list[_Hit]) -> None:
     matching line holds a copy of a matching home line scores at most `COPY_WEIGHT`
     of the home's section, so pasted task copies in rotated notes (short sections,
     a recency boost) never push the home down."""
-    homes: dict[str, float] = {}
+    homes = _Facts()
     for score, tier, _, _, matches, lines in scored:
         if tier in _HOME_TIERS:
             for line in {m[0] for m in matches}:
-                fact = _fact_text(lines[line - 1])
-                if len(fact) >= MIN_COPY_CHARS:
-                    homes[fact] = max(score, homes.get(fact, 0.0))
-    if not homes:
+                homes.add(_fact_text(lines[line - 1]), score)
+    if not homes.best:
         return
     for i, (score, tier, rel, best, matches, lines) in enumerate(scored):
         if tier in _HOME_TIERS:
             continue
-        texts = [lines[line - 1].lower() for line in {m[0] for m in matches}]
-        caps = [home for fact, home in homes.items() if any(fact in text for text in texts)]
-        if caps:
-            capped = min(score, COPY_WEIGHT * max(caps))
-            scored[i] = (capped, tier, rel, best, matches, lines)
+        caps = [homes.copied_in(lines[line - 1].lower()) for line in {m[0] for m in matches}]
+        cap = max(caps, default=0.0)
+        if cap:
+            scored[i] = (min(score, COPY_WEIGHT * cap), tier, rel, best, matches, lines)
+
+
+class _Facts:
+    """The home lines a copy is looked for, by their first `MIN_COPY_CHARS` characters:
+    a text holds a fact only where one of its windows of that width starts the fact,
+    so a text is checked in one pass over its windows, not once per fact (a WARM file
+    of 20,000 matching lines beside a thousand other hits took a minute)."""
+
+    def __init__(self) -> None:
+        self.best: dict[str, float] = {}
+        self._by_head: dict[str, list[str]] = {}
+
+    def add(self, fact: str, score: float) -> None:
+        if len(fact) < MIN_COPY_CHARS:
+            return
+        if fact not in self.best:
+            self._by_head.setdefault(fact[:MIN_COPY_CHARS], []).append(fact)
+        self.best[fact] = max(score, self.best.get(fact, 0.0))
+
+    def copied_in(self, text: str) -> float:
+        """The best home score among the facts *text* holds (0 when it holds none)."""
+        found = 0.0
+        heads = self._by_head
+        for start in range(len(text) - MIN_COPY_CHARS + 1):
+            facts = heads.get(text[start : start + MIN_COPY_CHARS])
+            for fact in facts or ():
+                if text.startswith(fact, start):
+                    found = max(found, self.best[fact])
+        return found
 
 
 def _weak_below_strong(scored: list[_Hit], weak: frozenset[str]) -> None:
@@ -287,7 +318,8 @@ def _weak_below_strong(scored: list[_Hit], weak: frozenset[str]) -> None:
     if not weak:
         return
     alone = [i for i, hit in enumerate(scored) if {m[3] for m in hit[4]} <= weak]
-    strong = [hit[0] for i, hit in enumerate(scored) if i not in set(alone)]
+    held = set(alone)
+    strong = [hit[0] for i, hit in enumerate(scored) if i not in held]
     if not alone or not strong:
         return
     floor = min(strong)

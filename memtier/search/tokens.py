@@ -124,12 +124,28 @@ class Term(NamedTuple):
         return "".join(out)
 
     def pattern(self) -> str:
+        """The term's exact pattern (`combined_pattern`); a shape word also takes
+        its shape (`SHAPES`)."""
         body = self.body()
         if self.cjk:
             return body
+        if self.text in SHAPES and not self.compound:
+            return rf"\b{body}\w{{0,{EXTENSION}}}\b|{SHAPES[self.text]}"
         if not self.text[-1].isalpha() or any(ch.isdigit() for ch in self.text):
             return rf"\b{body}\b"  # a version or an address is exact: 10.0.0.5 ≠ 10.0.0.50
         return rf"\b{body}\w{{0,{EXTENSION}}}\b"
+
+
+# Words that ask for a shape rather than name it: "docker01 IP" wants the line
+# "docker01: 192.168.1.20", "what time do the backups run" the line "nightly at 02:30";
+# neither says the word. In the lines the ranking reads (never in the scan, whose
+# document frequency stays that of the word), such a term also matches its shape, as
+# the word itself would (PROTOCOL §9; DECISIONS): an IPv4 address, a time of day.
+# Python's syntax only (look-around): `combined_pattern` runs in the ranking, never in rg.
+IPV4 = r"(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w]|\.\d)"
+CLOCK = r"(?<![\w:.])(?:[01]?\d|2[0-3]):[0-5]\d(?![\w:]|\.\d)"
+SHAPES = {"ip": IPV4, "ips": IPV4, "ipv4": IPV4, "time": CLOCK}
+_SHAPE_RES = {word: re.compile(shape) for word, shape in SHAPES.items()}
 
 
 # Accents: a query word matches its accented and unaccented forms alike (``cafe``
@@ -369,12 +385,20 @@ def term_of(matched: str, terms: tuple[Term, ...]) -> Term | None:
     for term in terms:
         if lowered.startswith(term.text) and (best is None or len(term.text) > len(best.text)):
             best = term
+    if best is None:
+        for t in terms:
+            if t.text in SHAPES and not t.compound and _SHAPE_RES[t.text].fullmatch(lowered):
+                return t
     return best
 
 
 def exactness(matched: str, term: Term) -> float:
-    """1.0 for the word itself, less for a longer word that merely starts with it."""
-    return 1.0 if len(normalise(matched)) == len(term.text) else 0.7
+    """1.0 for the word itself (or, for a shape word, its shape), less for a longer
+    word that merely starts with it."""
+    lowered = normalise(matched)
+    if len(lowered) == len(term.text) or not lowered.startswith(term.text):
+        return 1.0
+    return 0.7
 
 
 def length_in_words(text: str) -> int:

@@ -175,3 +175,23 @@ def test_irregular_forms_meet(
     write(root, "memory/episodic/2026-10-02.md", "# b\n\n- dana kayak tablet\n")
     found = results(search(cli, root, query))
     assert found[0]["path"] == "memory/episodic/2026-10-01.md"
+
+
+def test_the_copy_check_finds_exactly_the_facts_a_line_holds() -> None:
+    # The copy check is indexed by each fact's first characters (a WARM file of 20,000
+    # matching lines beside a thousand other hits took a minute); it must still find a
+    # fact anywhere in a line, and only a whole fact, exactly as a plain search would.
+    import random
+
+    from memtier.search.rank import MIN_COPY_CHARS, _Facts
+
+    rng = random.Random(24)
+    words = ["backup", "restic", "at", "02:30", "runs", "nas01"]
+    facts = {" ".join(rng.choices(words, k=rng.randint(2, 6))): float(i) for i in range(300)}
+    index = _Facts()
+    for fact, score in facts.items():
+        index.add(fact, score)
+    for _ in range(300):
+        text = "- copy: " + " ".join(rng.choices(words, k=rng.randint(3, 14))) + "."
+        held = [s for f, s in facts.items() if len(f) >= MIN_COPY_CHARS and f in text]
+        assert index.copied_in(text) == max(held, default=0.0)

@@ -92,6 +92,7 @@ GERMAN_CASES = [
     ("Router 2. Marz", "2026-03-02"),
     ("Router 02.03.", "2026-03-02"),
     ("Router 2.3.2026", "2026-03-02"),
+    ("Router 2.3.2027", "2027-03-02"),  # a year said is kept, even one after --now
     ("Router vom 4. Mai 2026", "2026-05-04"),
     ("Router gestern", "2026-11-29"),
     ("Router vorgestern", "2026-11-28"),
@@ -104,12 +105,34 @@ def test_german_dates_meet_the_note_of_that_day(
     cli: CliRunner, root: Path, scanner: str, query: str, day: str
 ) -> None:
     days = ("2026-03-02", "2026-03-09", "2026-05-04", "2026-11-19", "2026-11-26",
-            "2026-11-23", "2026-11-28", "2026-11-29")  # fmt: skip
+            "2026-11-23", "2026-11-28", "2026-11-29", "2027-03-02")  # fmt: skip
     for name in days:
         write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Router neu gestartet.\n")
     found = search(cli, root, query)
     assert paths(found)[0] == f"memory/episodic/{day}.md"
     assert results(found)[0]["line"] == 3  # the entry, not the title
+
+
+GERMAN_MONTHS = [
+    ("Januar", 1), ("Jänner", 1), ("Jaenner", 1), ("Janner", 1), ("Februar", 2), ("Feber", 2),
+    ("März", 3), ("Maerz", 3), ("Marz", 3), ("MÄRZ", 3), ("April", 4), ("Mai", 5), ("Juni", 6),
+    ("Juli", 7), ("August", 8), ("September", 9), ("Oktober", 10), ("November", 11),
+    ("Dezember", 12), ("Jän.", 1), ("Mär.", 3), ("Okt.", 10), ("Dez.", 12),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "month"), GERMAN_MONTHS)
+def test_every_german_month_name_is_read(name: str, month: int) -> None:
+    # With and without umlauts, Austria's Jänner and Feber too; --now is 2026-11-30.
+    from datetime import date
+
+    from memtier.search.dates import parse_dates
+
+    year = 2026 if month <= 11 else 2025  # the latest such day not after today
+    for query in (f"Router 2. {name}", f"Router am 2. {name}", f"Router 2. {name} {year}"):
+        hint = parse_dates(query, date(2026, 11, 30))
+        assert (hint.days, hint.rest.rstrip(" .")) == ({date(year, month, 2)}, "router"), query
+    assert parse_dates(f"Router im {name}", date(2026, 11, 30)).months == {(year, month)}
 
 
 @pytest.mark.parametrize("query", ["v4.6.14 Router", "Router 10.0.0.5", "Router 1.2.3"])
@@ -159,6 +182,60 @@ def test_init_description_lines_are_not_ranked(cli: CliRunner, tmp_path: Path) -
     assert [r["line"] for r in results(search(cli, root, "ports"))] == [5]
 
 
+@pytest.mark.parametrize("query", ["docker01 IP", "docker01 ips", "IPv4 of docker01"])
+def test_an_address_word_meets_the_address(
+    cli: CliRunner, root: Path, scanner: str, query: str
+) -> None:
+    # The agent's finding: "docker01 IP" ranked a note that said "IP" (of another host)
+    # above "docker01: 192.168.1.20", a host named in many notes (so hardly rare).
+    hosts = "# Infrastructure\n\n## Hosts\n- docker01: 192.168.1.20, Debian 12\n"
+    hosts += "- nas01: 192.168.1.30, TrueNAS\n- edge01: 10.0.0.1, the firewall\n"
+    write(root, "memory/semantic/infrastructure.md", hosts)
+    write(root, "memory/episodic/2026-07-02.md", "# 2026-07-02\n\n- The relay IP was missing.\n")
+    for day in range(10, 20):
+        name = f"2026-11-{day:02d}"
+        write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Pruned images on docker01.\n")
+    (first, *_) = results(search(cli, root, query))
+    assert (first["path"], first["line"]) == ("memory/semantic/infrastructure.md", 4)
+    # Only the ranking knows the shape: an address alone is never a hit of "IP".
+    assert [r["line"] for r in results(search(cli, root, "IP"))] == [3]
+
+
+def test_what_time_meets_a_time_of_day(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The agent's finding: "what time do the backups run?" ranked short notes that
+    # only said "Backup-Test" above the MEMORY.md fact, whose answer is "02:30".
+    memory = (
+        "# Agent Memory\n\n## Key facts\n"
+        "- Backups: restic to the storage box, nightly at 02:30; a check on Sundays.\n"
+        "- The user is Jana; she writes German, answers may be English.\n"
+    )
+    write(root, "MEMORY.md", memory)
+    for day in range(10, 20):
+        name = f"2026-11-{day:02d}"
+        write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Backup-Test geplant.\n")
+    (first, *_) = results(search(cli, root, "what time do the backups run?"))
+    assert (first["path"], first["line"]) == ("MEMORY.md", 4)
+    assert "time" in first["matched_terms"]  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("word", "line", "found"),
+    [("ip", "at 192.168.1.20.", ["192.168.1.20"]), ("ip", "v4.6.14, 10.0.0.5.1, 300.1.1.1", []),
+     ("ip", "net 10.0.0.0/24 via 10.0.0.1:8080", ["10.0.0.0", "10.0.0.1"]),
+     ("time", "never 19:00–23:00, at 9:05.", ["19:00", "23:00", "9:05"]),
+     ("time", "v1.2:30, 24:00, 12:345, 10:30:15, 1.10:30", [])],
+)  # fmt: skip
+def test_a_shape_is_matched_whole(word: str, line: str, found: list[str]) -> None:
+    import re
+
+    from memtier.search.tokens import combined_pattern, query_terms, term_of
+
+    terms = query_terms(word)
+    matches = [m.group() for m in re.finditer(combined_pattern(terms), line, re.IGNORECASE)]
+    assert matches == found
+    assert all(term_of(m, terms) == terms[0] for m in matches)
+
+
 def test_a_common_verb_alone_cannot_outrank_a_rarer_term(
     cli: CliRunner, root: Path, scanner: str
 ) -> None:
@@ -200,3 +277,18 @@ def test_a_word_written_with_an_accented_first_letter_is_found(
     assert [r["line"] for r in results(search(cli, root, "uber router"))] == [3]
     assert paths(search(cli, root, "eric zoe")) == ["memory/episodic/2026-11-21.md"]
     assert results(search(cli, root, "ber")) == []  # not inside "Über"
+
+
+def test_two_terms_starting_with_r_are_found_by_both_scanners(
+    cli: CliRunner, root: Path, scanner: str, request: pytest.FixtureRequest
+) -> None:
+    # Found by bench/recall ("where is the receipt for the router?": no hit with rg, the
+    # right note with the built-in scanner). ripgrep 14.1 with --ignore-case misses the
+    # line for the scan pattern of "receipt" and "router" (both start with r, which has
+    # an accented form, so the pattern has its (?-u:\B) alternative); either alternative
+    # alone finds it, and so does the same pattern without --ignore-case.
+    if scanner == "rg":
+        request.applymarker(pytest.mark.xfail(reason="ripgrep -i misses the match", strict=True))
+    note = "# 2026-07-06\n\n- Searched for the receipt of the new router.\n"
+    write(root, "memory/episodic/2026-07-06.md", note)
+    assert [r["line"] for r in results(search(cli, root, "receipt for the router"))] == [3]
