@@ -158,7 +158,7 @@ def _health(ws: Workspace, verbose: bool, max_chars: int) -> ToolOutput:
 
 def _overview(ws: Workspace, max_chars: int) -> ToolOutput:
     from memtier.commands.recurrence import find_candidates
-    from memtier.commands.searchlog import recent_searches
+    from memtier.search.log import recent_searches
     from memtier.commands.stats import collect_stats
     from memtier.commands.tags import collect_tags
 
