@@ -80,18 +80,43 @@ RG_TIME_LIMIT_SECONDS = 10.0
 def _wait_bounded(process: subprocess.Popen[bytes]) -> int:
     """ripgrep's exit status, or `_RipgrepUnusable` once it has run past the limit
     (it and anything it started are killed: it runs in a session of its own)."""
-    import os
     import signal
 
-    try:
-        return process.wait(timeout=RG_TIME_LIMIT_SECONDS)
-    except subprocess.TimeoutExpired:
+    if not _exited_within(process, RG_TIME_LIMIT_SECONDS):
         try:
             os.killpg(process.pid, signal.SIGKILL)
         except OSError:
             process.kill()
         process.wait()
         raise _RipgrepUnusable(f"no answer within {RG_TIME_LIMIT_SECONDS:g} s") from None
+    return process.wait()
+
+
+def _exited_within(process: subprocess.Popen[bytes], seconds: float) -> bool:
+    """Whether *process* ends within *seconds*, told the moment it does.
+
+    ``Popen.wait(timeout=…)`` polls, sleeping up to 50 ms between looks: a search
+    that ripgrep answers in 20 ms would wait for the next look. A process file
+    descriptor (Linux) becomes readable when the process exits, so one ``poll``
+    both waits and bounds the wait; elsewhere the polling wait is used. The
+    process is not reaped here, so its pid cannot be reused before it is killed.
+    """
+    import select
+
+    try:
+        handle = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):
+        try:
+            process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    try:
+        watch = select.poll()
+        watch.register(handle, select.POLLIN)
+        return bool(watch.poll(max(0, int(seconds * 1000))))
+    finally:
+        os.close(handle)
 
 
 def scan_with_rg(

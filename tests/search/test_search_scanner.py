@@ -333,3 +333,29 @@ def test_a_memtier_rg_that_is_not_ripgrep_warns_and_falls_back(
     assert f"ripgrep ({program}) failed" in result.stderr
     assert "used the built-in scanner" in result.stderr
     assert "no matches" not in result.stdout
+
+
+def test_the_bounded_wait_tells_an_exit_and_a_process_past_its_time() -> None:
+    """ripgrep's end is seen when it happens (no polling sleep), and a process still
+    running at the limit is reported as such, not reaped, so it can be killed."""
+    from memtier.search.scanner import _exited_within
+
+    quick = subprocess.Popen([sys.executable, "-c", "pass"])
+    assert _exited_within(quick, 30.0)
+    assert quick.wait() == 0
+    slow = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert not _exited_within(slow, 0.2)
+        assert slow.poll() is None
+    finally:
+        slow.kill()
+        slow.wait()
+
+
+def test_length_in_words_counts_each_cjk_character_and_nothing_else() -> None:
+    """Words, plus one per CJK character; accented text takes the short way, same count."""
+    from memtier.search.tokens import length_in_words
+
+    assert length_in_words("Léa restarted Zoë's proxy") == 5  # Léa, restarted, Zoë, s, proxy
+    assert length_in_words("restart 再起動した") == 2 + 5  # two runs of letters, five CJK
+    assert length_in_words("ㄱ ok") == 2  # U+3131 lies outside the CJK ranges
