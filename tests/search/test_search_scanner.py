@@ -359,3 +359,60 @@ def test_length_in_words_counts_each_cjk_character_and_nothing_else() -> None:
     assert length_in_words("Léa restarted Zoë's proxy") == 5  # Léa, restarted, Zoë, s, proxy
     assert length_in_words("restart 再起動した") == 2 + 5  # two runs of letters, five CJK
     assert length_in_words("ㄱ ok") == 2  # U+3131 lies outside the CJK ranges
+
+
+def _tick() -> None:
+    """Past the file system clock's tick, so the next change gives new folder times."""
+    import time
+
+    time.sleep(0.03)
+
+
+def test_a_kept_folder_listing_follows_every_change(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The symlinks of a tier folder, kept between searches of one process, are listed
+    again whenever the folder changed (a link added, replaced by a file, removed)."""
+    from memtier.search import paths
+
+    monkeypatch.setattr(paths, "SETTLED_NS", -(10**18))  # every listing counts as settled
+    monkeypatch.setattr(paths, "_kept", {})
+    listed: list[str] = []
+    real_scandir = os.scandir
+
+    def counting_scandir(folder: Any) -> Any:
+        listed.append(str(folder))
+        return real_scandir(folder)
+
+    monkeypatch.setattr(paths.os, "scandir", counting_scandir)
+    episodic = f"{root}/memory/episodic"
+    outside = tmp_path / "outside.md"
+    outside.write_text("# outside\n")
+    assert paths.symlinks_in(episodic) == ()
+    assert paths.symlinks_in(episodic) == ()
+    assert listed == [episodic]  # the second answer was the kept one
+    _tick()
+    (root / "memory/episodic/2026-11-01.md").symlink_to(outside)
+    assert paths.symlinks_in(episodic) == ("2026-11-01.md",)
+    _tick()
+    (root / "memory/episodic/2026-11-01.md").unlink()
+    (root / "memory/episodic/2026-11-01.md").write_text("# 2026-11-01\n")
+    assert paths.symlinks_in(episodic) == ()
+    _tick()
+    (root / "memory/episodic/2026-11-02.md").symlink_to(outside)
+    assert paths.symlinks_in(episodic) == ("2026-11-02.md",)
+    assert paths.symlinks_in(episodic) == ("2026-11-02.md",)
+    assert len(listed) == 4
+
+
+def test_a_folder_changed_just_before_its_listing_is_not_kept(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change in the same clock tick as the listing would leave the folder's times
+    as the listing saw them: such a listing is used once, never kept."""
+    from memtier.search import paths
+
+    monkeypatch.setattr(paths, "_kept", {})
+    (root / "memory/episodic/2026-11-03.md").write_text("# 2026-11-03\n")
+    paths.symlinks_in(f"{root}/memory/episodic")
+    assert paths._kept == {}
