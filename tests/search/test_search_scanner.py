@@ -416,3 +416,18 @@ def test_a_folder_changed_just_before_its_listing_is_not_kept(
     (root / "memory/episodic/2026-11-03.md").write_text("# 2026-11-03\n")
     paths.symlinks_in(f"{root}/memory/episodic")
     assert paths._kept == {}
+
+
+def test_raw_matches_count_as_their_parsed_list_does() -> None:
+    """``--regex`` matches as ripgrep prints them: the counts and the number of matches
+    read straight from the bytes agree with the parsed list (empty matches left out)."""
+    from collections import Counter
+
+    from memtier.search.found import FileHits
+
+    raw = b"3:1:10.0.1.5\n3:14:\n7:2:10.0.1.5\n9:1:a:b\n9:5:\r"
+    hits = FileHits(raw)
+    parsed = FileHits(raw).matches()
+    assert [m[2] for m in parsed] == ["10.0.1.5", "10.0.1.5", "a:b", "\r"]
+    assert hits.match_count() == len(parsed) == 4
+    assert hits.counts() == dict(Counter(m[2] for m in parsed))
