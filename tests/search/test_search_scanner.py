@@ -431,3 +431,22 @@ def test_raw_matches_count_as_their_parsed_list_does() -> None:
     assert [m[2] for m in parsed] == ["10.0.1.5", "10.0.1.5", "a:b", "\r"]
     assert hits.match_count() == len(parsed) == 4
     assert hits.counts() == dict(Counter(m[2] for m in parsed))
+
+
+def test_a_search_starts_without_what_it_does_not_use(root: Path) -> None:
+    """A search's start-up is most of a small search (STYLE: start-up is part of the
+    product): no typer, no command module, and with an in-memory file for ripgrep's
+    output no `tempfile` either (with its `shutil`, `random` and compression modules)."""
+    code = (
+        "import sys; from memtier.__main__ import main; "
+        f"main(['--root', {str(root)!r}, 'search', 'backup', '--json']); "
+        "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('typer', 'click', 'rich', 'tempfile', 'memtier') and (m.startswith('memtier.commands') "
+        "or not m.startswith('memtier')))))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    loaded = set(proc.stderr.split())
+    assert loaded & {"typer", "click", "rich"} == set()
+    assert {m for m in loaded if m.startswith("memtier.commands")} == set()
+    if hasattr(os, "memfd_create"):
+        assert "tempfile" not in loaded
