@@ -26,7 +26,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from memtier.errors import InputError
 from memtier.search.found import (
@@ -45,6 +45,7 @@ from memtier.search.paths import (
     tier_files,
     tier_of,
 )
+from memtier.search.processes import anonymous_file, exited_within
 from memtier.search.tokens import escape, normalise, normalise_bytes, python_pattern
 
 __all__ = ["TIER_ORDER", "FileHits", "ScanResult", "find_rg", "scan", "tier_files", "tier_of"]
@@ -81,7 +82,7 @@ def _wait_bounded(process: subprocess.Popen[bytes]) -> int:
     (it and anything it started are killed: it runs in a session of its own)."""
     import signal
 
-    if not _exited_within(process, RG_TIME_LIMIT_SECONDS):
+    if not exited_within(process, RG_TIME_LIMIT_SECONDS):
         try:
             os.killpg(process.pid, signal.SIGKILL)
         except OSError:
@@ -89,33 +90,6 @@ def _wait_bounded(process: subprocess.Popen[bytes]) -> int:
         process.wait()
         raise _RipgrepUnusable(f"no answer within {RG_TIME_LIMIT_SECONDS:g} s") from None
     return process.wait()
-
-
-def _exited_within(process: subprocess.Popen[bytes], seconds: float) -> bool:
-    """Whether *process* ends within *seconds*, told the moment it does.
-
-    ``Popen.wait(timeout=…)`` polls, sleeping up to 50 ms between looks: a search
-    that ripgrep answers in 20 ms would wait for the next look. A process file
-    descriptor (Linux) becomes readable when the process exits, so one ``poll``
-    both waits and bounds the wait; elsewhere the polling wait is used. The
-    process is not reaped here, so its pid cannot be reused before it is killed.
-    """
-    import select
-
-    try:
-        handle = os.pidfd_open(process.pid)
-    except (AttributeError, OSError):
-        try:
-            process.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            return False
-        return True
-    try:
-        watch = select.poll()
-        watch.register(handle, select.POLLIN)
-        return bool(watch.poll(max(0, int(seconds * 1000))))
-    finally:
-        os.close(handle)
 
 
 def scan_with_rg(
@@ -159,7 +133,7 @@ def scan_with_rg(
     argv += ["--regexp", pattern, "--", *paths]
     # ripgrep's output goes to an unlinked temporary file, not a pipe: a broad query
     # prints megabytes, and a pipe's small buffer stalls rg's search threads.
-    with _scratch_file() as out, _scratch_file() as err:
+    with anonymous_file() as out, anonymous_file() as err:
         try:
             process = subprocess.Popen(
                 argv, cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
@@ -199,19 +173,6 @@ def scan_with_rg(
         if line.strip():
             result.warnings.append(line.removeprefix("rg: ").strip())
     return result
-
-
-def _scratch_file() -> BinaryIO:
-    """An anonymous file for ripgrep's output: in memory where the system has
-    ``memfd_create`` (Linux), else an unlinked temporary file. The first spares a
-    search the file system and the import of `tempfile` (with `shutil`, `random`
-    and the compression modules: a few ms of every start-up)."""
-    try:
-        return os.fdopen(os.memfd_create("memtier-rg"), "w+b")
-    except (AttributeError, OSError):
-        import tempfile
-
-        return tempfile.TemporaryFile()
 
 
 def _parse_rg_output(output: bytes, result: ScanResult) -> None:

@@ -338,14 +338,14 @@ def test_a_memtier_rg_that_is_not_ripgrep_warns_and_falls_back(
 def test_the_bounded_wait_tells_an_exit_and_a_process_past_its_time() -> None:
     """ripgrep's end is seen when it happens (no polling sleep), and a process still
     running at the limit is reported as such, not reaped, so it can be killed."""
-    from memtier.search.scanner import _exited_within
+    from memtier.search.processes import exited_within
 
     quick = subprocess.Popen([sys.executable, "-c", "pass"])
-    assert _exited_within(quick, 30.0)
+    assert exited_within(quick, 30.0)
     assert quick.wait() == 0
     slow = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        assert not _exited_within(slow, 0.2)
+        assert not exited_within(slow, 0.2)
         assert slow.poll() is None
     finally:
         slow.kill()
