@@ -12,7 +12,6 @@ the pair that runs together.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -24,8 +23,16 @@ def find_binary(name: str, override: str | None = None) -> str | None:
     the only candidate: a wrong explicit choice is not silently replaced.
     """
     if override:
-        return shutil.which(override)
+        return _on_path(override)
     beside = Path(sys.executable).parent / name
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
+    return _on_path(name)
+
+
+def _on_path(name: str) -> str | None:
+    # shutil (with its compression modules) only when PATH is searched: the start-up
+    # of a search that finds rg beside Python does without it.
+    import shutil
+
     return shutil.which(name)

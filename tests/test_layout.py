@@ -255,24 +255,58 @@ def _layer(module: str) -> str:
     return parts[1] if len(parts) > 2 or module in _packages() else "top"
 
 
-def test_layers_import_downwards_only() -> None:
-    """Infrastructure imports no layer above it; formats only infrastructure; the
-    health engine no command; only ``__main__`` imports the CLI (so every
-    command's core runs without typer)."""
-    allowed = {
-        "top": {"top"},
-        "formats": {"top", "formats"},
-        "health": {"top", "formats", "health"},
-    }
+# The layers from the bottom up, and what each may import besides itself. Every
+# layer is listed: an arrow not written here is upward (or sideways between the
+# two engines) and fails, with no allowance for any module.
+LAYERS_BELOW: dict[str, set[str]] = {
+    "top": set(),
+    "formats": {"top"},
+    "demo": set(),  # packaged data only
+    "health": {"top", "formats"},
+    "search": {"top", "formats"},
+    "commands": {"top", "formats", "demo", "health", "search"},
+    "mcp": {"top", "formats", "health", "search", "commands"},
+    "cli": {"top", "formats", "health", "search", "commands", "mcp"},
+}
+
+
+def test_every_layer_has_its_place() -> None:
+    """A new subpackage names what it may import before it imports anything."""
+    layers = {_layer(module) for module in _modules()}
+    assert layers - set(LAYERS_BELOW) == set()
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    """Every arrow that leaves a layer for one not below it."""
     wrong = []
-    for module, deps in _graph().items():
+    for module, deps in graph.items():
         if module == "memtier.__main__":
             continue  # the entry point: starting the CLI is its job
         here = _layer(module)
         for dep in deps:
             there = _layer(dep)
-            upward = here in allowed and there not in allowed[here]
-            into_cli = there == "cli" and here != "cli"
-            if upward or into_cli:
+            if there != here and there not in LAYERS_BELOW.get(here, set()):
                 wrong.append(f"{module} -> {dep}")
-    assert wrong == []
+    return sorted(wrong)
+
+
+def test_an_upward_or_sideways_arrow_is_caught() -> None:
+    graph = {
+        "memtier.search.scanner": {"memtier.commands.stats", "memtier.workspace"},
+        "memtier.health.checks": {"memtier.search.paths"},
+        "memtier.workspace": {"memtier.formats.text"},
+        "memtier.commands.stats": {"memtier.search.paths", "memtier.workspace"},
+    }
+    assert _upward(graph) == [
+        "memtier.health.checks -> memtier.search.paths",
+        "memtier.search.scanner -> memtier.commands.stats",
+        "memtier.workspace -> memtier.formats.text",
+    ]
+
+
+def test_layers_import_downwards_only() -> None:
+    """Infrastructure imports no layer above it; formats only infrastructure; the
+    engines (health, search) no command and not each other; commands no face;
+    only the CLI (and ``__main__``, which starts it) imports the CLI, so every
+    command's core runs without typer."""
+    assert _upward(_graph()) == []

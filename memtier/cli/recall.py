@@ -72,7 +72,7 @@ def recent_searches_command(
     ] = False,
 ) -> int:
     """List recent searches from the search log, newest first."""
-    from memtier.commands.searchlog import recent_searches
+    from memtier.search.log import recent_searches
 
     report = recent_searches(open_workspace(), limit=limit, zero=zero)
     return show(report)

@@ -158,9 +158,9 @@ def _health(ws: Workspace, verbose: bool, max_chars: int) -> ToolOutput:
 
 def _overview(ws: Workspace, max_chars: int) -> ToolOutput:
     from memtier.commands.recurrence import find_candidates
-    from memtier.commands.searchlog import recent_searches
     from memtier.commands.stats import collect_stats
     from memtier.commands.tags import collect_tags
+    from memtier.search.log import recent_searches
 
     check_budget(max_chars)
     candidates = find_candidates(ws)

@@ -3,7 +3,7 @@
 The scan (`scanner`) finds every matching line with ripgrep, or with a pure
 Python scanner when no ``rg`` binary is found; the ranking (`rank`) cuts the
 matching files into sections and scores them with BM25 and the boosts
-documented there. Each search is then written to the search log (`memtier.commands.searchlog`)
+documented there. Each search is then written to the search log (`log`)
 unless the configuration turns it off. Searching takes no lock: readers never
 wait for a writer, and every writer replaces files atomically.
 """
@@ -145,7 +145,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
     warnings = list(ranked.warnings)
     redacted: dict[str, int] = {}
     if ws.config.search_log and request.log:
-        from memtier.commands.searchlog import record_search
+        from memtier.search.log import record_search
 
         logged = record_search(ws, request.query, tiers, ranked.total_matched)
         warnings.extend(logged.warnings)

@@ -68,6 +68,8 @@ class TermCounts:
 Match = tuple[int, int, str]
 
 _FULL_RE = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
+_TEXT_RE = re.compile(rb"^\d+:\d+:(.*)$", re.MULTILINE)
+_NON_EMPTY_RE = re.compile(rb"^\d+:\d+:.", re.MULTILINE)  # a match with text (``matches``)
 
 
 class FileHits:
@@ -95,7 +97,7 @@ class FileHits:
         raw = self._raw
         lines = raw.split(b"\n") if raw else []
         if lines and _FULL_RE.match(lines[0]):
-            lines = [m.group(3) for m in _FULL_RE.finditer(raw)]
+            lines = _TEXT_RE.findall(raw)  # the texts alone, without a match object each
         counted = Counter(lines)
         # ripgrep prints empty matches (a pattern like ``^``); they match no text.
         return {k.decode("utf-8", "replace"): n for k, n in counted.items() if k}
@@ -106,7 +108,7 @@ class FileHits:
         if self._list is not None:
             return len(self._list)
         if _FULL_RE.match(self._raw):  # positions: a --regex scan, maybe with empty matches
-            return len(self.matches())
+            return len(_NON_EMPTY_RE.findall(self._raw))
         return self._raw.count(b"\n") + 1
 
     def matches(self) -> list[Match]:

@@ -98,25 +98,70 @@ def _walk(root: Path, rel: str, warnings: list[str]) -> Iterator[str]:
 def symlink_warnings(root: Path, paths: list[str], warnings: list[str]) -> None:
     """Name the symlinks ripgrep will pass over silently, as the Python walk does.
 
-    Only the flat tier folders are listed (one ``scandir`` each, no ``stat``);
-    under the archive the recursive walk is left to `_walk`.
+    Only the flat tier folders are listed (one ``scandir`` each, no ``stat``, kept
+    while the folder is unchanged: see `symlinks_in`); under the archive the
+    recursive walk is left to `_walk`.
     """
     for rel in paths:
         if rel == "memory/archive":
             for _ in _walk(root, rel, warnings):
                 pass
             continue
-        try:
-            with os.scandir(root / rel) as entries:
-                links = sorted(e.name for e in entries if e.is_symlink())
-        except NotADirectoryError:
-            continue
-        except OSError:
-            continue
-        for name in links:
+        for name in symlinks_in(f"{root}/{rel}"):
             child = f"{rel}/{name}"
             if _worth_naming(child):
                 warnings.append(_symlink_warning(child))
+
+
+# A folder's listing is kept only if the folder had last changed this long before it
+# was listed: a change in the same tick of the file system's clock as the one the
+# listing saw would leave the folder's times as they were (git's "racy" rule).
+SETTLED_NS = 2_000_000_000
+_MAX_KEPT = 64
+# folder path -> (its stat key when listed, the names of its symlinks, sorted)
+_kept: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {}
+
+
+def _folder_key(info: os.stat_result) -> tuple[int, ...]:
+    return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size)
+
+
+def symlinks_in(folder: str) -> tuple[str, ...]:
+    """The names of the symlinks directly in *folder* (none if it is not a readable
+    folder).
+
+    A long-running process (the tool server) lists a folder of 10,000 notes once,
+    not on every search: the answer is kept with the folder's stat key (device,
+    inode, modification and change times in ns, size). Adding, removing or renaming
+    an entry changes the folder's modification time, and a file edited in place
+    cannot become a symlink or stop being one; so while the key is the same, so are
+    the symlinks. A listing is kept only once the folder had been quiet for
+    `SETTLED_NS` before it was read (see there); a one-shot command pays one
+    ``stat`` more.
+    """
+    import time
+
+    try:
+        before = os.stat(folder)
+    except OSError:
+        return ()
+    key = _folder_key(before)
+    kept = _kept.get(folder)
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    started = time.time_ns()
+    try:
+        with os.scandir(folder) as entries:
+            links = tuple(sorted(e.name for e in entries if e.is_symlink()))
+    except OSError:  # not a folder (a single tier file), or unreadable: nothing listed
+        return ()
+    if max(before.st_mtime_ns, before.st_ctime_ns) < started - SETTLED_NS:
+        if len(_kept) >= _MAX_KEPT:
+            _kept.clear()
+        _kept[folder] = (key, links)
+    else:
+        _kept.pop(folder, None)
+    return links
 
 
 def tier_files(root: Path, tiers: tuple[str, ...], warnings: list[str]) -> Iterator[str]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ from memtier.search.paths import (
     tier_files,
     tier_of,
 )
+from memtier.search.processes import anonymous_file, exited_within
 from memtier.search.tokens import escape, normalise, normalise_bytes, python_pattern
 
 __all__ = ["TIER_ORDER", "FileHits", "ScanResult", "find_rg", "scan", "tier_files", "tier_of"]
@@ -80,18 +80,16 @@ RG_TIME_LIMIT_SECONDS = 10.0
 def _wait_bounded(process: subprocess.Popen[bytes]) -> int:
     """ripgrep's exit status, or `_RipgrepUnusable` once it has run past the limit
     (it and anything it started are killed: it runs in a session of its own)."""
-    import os
     import signal
 
-    try:
-        return process.wait(timeout=RG_TIME_LIMIT_SECONDS)
-    except subprocess.TimeoutExpired:
+    if not exited_within(process, RG_TIME_LIMIT_SECONDS):
         try:
             os.killpg(process.pid, signal.SIGKILL)
         except OSError:
             process.kill()
         process.wait()
         raise _RipgrepUnusable(f"no answer within {RG_TIME_LIMIT_SECONDS:g} s") from None
+    return process.wait()
 
 
 def scan_with_rg(
@@ -135,7 +133,7 @@ def scan_with_rg(
     argv += ["--regexp", pattern, "--", *paths]
     # ripgrep's output goes to an unlinked temporary file, not a pipe: a broad query
     # prints megabytes, and a pipe's small buffer stalls rg's search threads.
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with anonymous_file() as out, anonymous_file() as err:
         try:
             process = subprocess.Popen(
                 argv, cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=err,

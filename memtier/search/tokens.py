@@ -45,6 +45,7 @@ _CJK_RANGES: tuple[tuple[int, int], ...] = (
     (0xAC00, 0xD7AF),
     (0xF900, 0xFAFF),
 )
+_FIRST_CJK = chr(min(low for low, _ in _CJK_RANGES))
 # Plain classes only: a character-class regex over the CJK ranges costs milliseconds
 # to compile, paid on every start, so CJK is told apart with `is_cjk` instead.
 _WORD_RE = re.compile(r"\w+(?:[-.]\w+)*")
@@ -404,6 +405,6 @@ def exactness(matched: str, term: Term) -> float:
 def length_in_words(text: str) -> int:
     """The length of a piece of text for BM25: words, with each CJK character one word."""
     words = len(_PLAIN_WORD_RE.findall(text))
-    if text.isascii():
-        return words
+    if text.isascii() or max(text) < _FIRST_CJK:
+        return words  # no CJK character (the common case, also for accented text)
     return words + sum(1 for ch in text if is_cjk(ch))

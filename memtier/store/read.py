@@ -40,10 +40,16 @@ def confine(root: Path, path: Path) -> Path:
         raise InputError("a path cannot hold a NUL byte")
     candidate = path if path.is_absolute() else root / path
     try:
-        real = Path(os.path.realpath(candidate, strict=False))
-        # realpath gives up silently on a loop; resolve(strict) names it.
-        if candidate.is_symlink() or any(p.is_symlink() for p in candidate.parents):
-            candidate.resolve(strict=False)
+        try:
+            # An existing path (every read): one pass, and a loop raises ELOOP.
+            real = Path(os.path.realpath(candidate, strict=True))
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise
+            real = Path(os.path.realpath(candidate, strict=False))
+            # realpath gives up silently on a loop; resolve(strict) names it.
+            if candidate.is_symlink() or any(p.is_symlink() for p in candidate.parents):
+                candidate.resolve(strict=False)
     except (RuntimeError, OSError) as exc:
         if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
             raise InputError(f"{path}: cannot be resolved ({exc.strerror})") from None

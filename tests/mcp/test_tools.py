@@ -336,3 +336,43 @@ async def test_a_warm_server_sees_a_change_between_two_calls(server: Any, root: 
         (root / "memory/memtier.toml").write_text("hot_max_lines = 5\n")
         refused = await client.call_tool("memory_remember", {"text": "x y z", "kind": "hot"})
         assert refused.is_error and "5-line limit" in text_of(refused)
+
+
+async def test_a_warm_server_searches_what_is_on_disk_now(
+    server: Any, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between two searches of one server: a new note, an edit that keeps the file's
+    size and modification time, a deleted note, a symlink and a configuration change
+    are each seen by the second search (nothing kept serves a stale answer)."""
+    import os
+    import time
+
+    from memtier.search import paths
+
+    monkeypatch.setattr(paths, "SETTLED_NS", -(10**18))  # keep every folder listing
+
+    async def hits(client: Any, query: str) -> list[str]:
+        result = await client.call_tool("memory_search", {"query": query})
+        assert not result.is_error, text_of(result)
+        return list(result.structured_content["data"]["hits"])
+
+    note = root / "memory/episodic/2026-11-20.md"
+    async with Client(server) as client:
+        assert await hits(client, "wombat") == []
+        time.sleep(0.03)
+        note.write_text("# 2026-11-20\n\n- the wombat host was patched\n")
+        assert await hits(client, "wombat") == ["memory/episodic/2026-11-20.md:3"]
+        # Same size, same mtime: only the change time tells (an editor that restores it).
+        before = note.stat()
+        note.write_text("# 2026-11-20\n\n- the koalas host was patched\n")
+        os.utime(note, ns=(before.st_atime_ns, before.st_mtime_ns))
+        assert note.stat().st_size == before.st_size
+        assert await hits(client, "wombat") == []
+        assert await hits(client, "koalas") == ["memory/episodic/2026-11-20.md:3"]
+        time.sleep(0.03)
+        note.unlink()
+        assert await hits(client, "koalas") == []
+        config = root / "memory/memtier.toml"
+        config.write_text("hot_max_lines = 5\n")
+        refused = await client.call_tool("memory_remember", {"text": "x y z", "kind": "hot"})
+        assert refused.is_error and "5-line limit" in text_of(refused)

@@ -92,7 +92,7 @@ def test_a_capture_channel_is_folded_and_redacted(cli: CliRunner, root: Path) ->
 
 
 def test_the_search_log_never_keeps_a_split_credential(cli: CliRunner, root: Path) -> None:
-    """commands/searchlog.record_search: the log is printed back (§3 v2 names it)."""
+    """search/log.record_search: the log is printed back (§3 v2 names it)."""
     assert mt(cli, root, "search", SPLIT).exit_code == 0
     log = (root / "memory/.searches.jsonl").read_text()
     assert not leaks(log)

@@ -691,7 +691,7 @@ def test_a_stuck_lock_holder_is_one_error_and_changes_nothing(
     import sys
 
     from memtier import store
-    from memtier.commands import searchlog
+    from memtier.search import log as searchlog
 
     lock = ws_root / "memory/.memtier.lock"
     holder = subprocess.Popen(

@@ -333,3 +333,120 @@ def test_a_memtier_rg_that_is_not_ripgrep_warns_and_falls_back(
     assert f"ripgrep ({program}) failed" in result.stderr
     assert "used the built-in scanner" in result.stderr
     assert "no matches" not in result.stdout
+
+
+def test_the_bounded_wait_tells_an_exit_and_a_process_past_its_time() -> None:
+    """ripgrep's end is seen when it happens (no polling sleep), and a process still
+    running at the limit is reported as such, not reaped, so it can be killed."""
+    from memtier.search.processes import exited_within
+
+    quick = subprocess.Popen([sys.executable, "-c", "pass"])
+    assert exited_within(quick, 30.0)
+    assert quick.wait() == 0
+    slow = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert not exited_within(slow, 0.2)
+        assert slow.poll() is None
+    finally:
+        slow.kill()
+        slow.wait()
+
+
+def test_length_in_words_counts_each_cjk_character_and_nothing_else() -> None:
+    """Words, plus one per CJK character; accented text takes the short way, same count."""
+    from memtier.search.tokens import length_in_words
+
+    assert length_in_words("Léa restarted Zoë's proxy") == 5  # Léa, restarted, Zoë, s, proxy
+    assert length_in_words("restart 再起動した") == 2 + 5  # two runs of letters, five CJK
+    assert length_in_words("ㄱ ok") == 2  # U+3131 lies outside the CJK ranges
+
+
+def _tick() -> None:
+    """Past the file system clock's tick, so the next change gives new folder times."""
+    import time
+
+    time.sleep(0.03)
+
+
+def test_a_kept_folder_listing_follows_every_change(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The symlinks of a tier folder, kept between searches of one process, are listed
+    again whenever the folder changed (a link added, replaced by a file, removed)."""
+    from memtier.search import paths
+
+    monkeypatch.setattr(paths, "SETTLED_NS", -(10**18))  # every listing counts as settled
+    monkeypatch.setattr(paths, "_kept", {})
+    listed: list[str] = []
+    real_scandir = os.scandir
+
+    def counting_scandir(folder: Any) -> Any:
+        listed.append(str(folder))
+        return real_scandir(folder)
+
+    monkeypatch.setattr(paths.os, "scandir", counting_scandir)
+    episodic = f"{root}/memory/episodic"
+    outside = tmp_path / "outside.md"
+    outside.write_text("# outside\n")
+    assert paths.symlinks_in(episodic) == ()
+    assert paths.symlinks_in(episodic) == ()
+    assert listed == [episodic]  # the second answer was the kept one
+    _tick()
+    (root / "memory/episodic/2026-11-01.md").symlink_to(outside)
+    assert paths.symlinks_in(episodic) == ("2026-11-01.md",)
+    _tick()
+    (root / "memory/episodic/2026-11-01.md").unlink()
+    (root / "memory/episodic/2026-11-01.md").write_text("# 2026-11-01\n")
+    assert paths.symlinks_in(episodic) == ()
+    _tick()
+    (root / "memory/episodic/2026-11-02.md").symlink_to(outside)
+    assert paths.symlinks_in(episodic) == ("2026-11-02.md",)
+    assert paths.symlinks_in(episodic) == ("2026-11-02.md",)
+    assert len(listed) == 4
+
+
+def test_a_folder_changed_just_before_its_listing_is_not_kept(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change in the same clock tick as the listing would leave the folder's times
+    as the listing saw them: such a listing is used once, never kept."""
+    from memtier.search import paths
+
+    monkeypatch.setattr(paths, "_kept", {})
+    (root / "memory/episodic/2026-11-03.md").write_text("# 2026-11-03\n")
+    paths.symlinks_in(f"{root}/memory/episodic")
+    assert paths._kept == {}
+
+
+def test_raw_matches_count_as_their_parsed_list_does() -> None:
+    """``--regex`` matches as ripgrep prints them: the counts and the number of matches
+    read straight from the bytes agree with the parsed list (empty matches left out)."""
+    from collections import Counter
+
+    from memtier.search.found import FileHits
+
+    raw = b"3:1:10.0.1.5\n3:14:\n7:2:10.0.1.5\n9:1:a:b\n9:5:\r"
+    hits = FileHits(raw)
+    parsed = FileHits(raw).matches()
+    assert [m[2] for m in parsed] == ["10.0.1.5", "10.0.1.5", "a:b", "\r"]
+    assert hits.match_count() == len(parsed) == 4
+    assert hits.counts() == dict(Counter(m[2] for m in parsed))
+
+
+def test_a_search_starts_without_what_it_does_not_use(root: Path) -> None:
+    """A search's start-up is most of a small search (STYLE: start-up is part of the
+    product): no typer, no command module, and with an in-memory file for ripgrep's
+    output no `tempfile` either (with its `shutil`, `random` and compression modules)."""
+    code = (
+        "import sys; from memtier.__main__ import main; "
+        f"main(['--root', {str(root)!r}, 'search', 'backup', '--json']); "
+        "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('typer', 'click', 'rich', 'tempfile', 'memtier') and (m.startswith('memtier.commands') "
+        "or not m.startswith('memtier')))))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    loaded = set(proc.stderr.split())
+    assert loaded & {"typer", "click", "rich"} == set()
+    assert {m for m in loaded if m.startswith("memtier.commands")} == set()
+    if hasattr(os, "memfd_create"):
+        assert "tempfile" not in loaded

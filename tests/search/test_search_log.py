@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memtier.commands.searchlog import MAX_ENTRIES, recent_searches, record_search
+from memtier.search.log import MAX_ENTRIES, recent_searches, record_search
 from memtier.workspace import Workspace
 from tests.conftest import NOW, NOW_TEXT, CliRunner, run_memtier
 
