@@ -67,6 +67,10 @@ def _rg_command(rg: str, folder: Path) -> list[str]:
         "1",
         "--glob",
         "*.md",
+        # Multi-line search skips ripgrep 14.1.0's faulty inner-literal step, which
+        # can pass over matching lines (see search/scanner.py); a match that now runs
+        # across a line break only adds a file to scan here, never drops one.
+        "--multiline",
         "--regexp",
         prefilter_pattern(),
         "--",

@@ -122,11 +122,16 @@ def scan_with_rg(
         # Only which files match: a NUL after each path, read back as empty blocks.
         argv = [rg, "--no-config", "--hidden", "--no-ignore", "--null", "--files-with-matches",
                 "--color", "never", "--glob", "*.md"]  # fmt: skip
-    if list_only:
-        argv += ["--ignore-case"]
-    elif ignore_case:
-        argv += ["--ignore-case", "--no-line-number"]
-    else:
+    if list_only or ignore_case:
+        # --multiline: ripgrep 14.1.0 (the one wheel there is) derives a "fast line
+        # regex" from inner literals that can be wrong and skip matching lines (its
+        # issue 2884, fixed in 14.1.1: the scan pattern of "receipt router" found
+        # nothing). Multi-line search skips that step; the scan patterns hold no line
+        # break, so every match and its output stay the same, at the same cost.
+        argv += ["--ignore-case", "--multiline"]
+    if ignore_case and not list_only:
+        argv += ["--no-line-number"]
+    elif not list_only:
         argv += ["--line-number", "--column"]
     if "archive" not in tiers:
         argv += ["--max-depth", "1"]  # every other tier folder is flat (PROTOCOL §1)
