@@ -27,7 +27,7 @@ from memtier.formats.fact_text import (
     word_set,
 )
 from memtier.secrets import merge_counts
-from memtier.workspace import ARCHIVE_DIR, MEMORY_DIR, Workspace, tier_of
+from memtier.workspace import ARCHIVE_DIR, MEMORY_DIR, Workspace, exists_or_link, tier_of
 
 RETIRED_LOG = f"{MEMORY_DIR}/{ARCHIVE_DIR}/retired.md"
 _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
@@ -345,7 +345,7 @@ def log_retirement(
     text = redact(without_bullet(old).strip()).text
     entry = f"- {ws.today.isoformat()} {target.rel}:{number} {verb}: {text}"
     entry += f" — {reason}"
-    if log.exists() or log.is_symlink():
+    if exists_or_link(log):
         doc = store.read_document(log, root=ws.root)
     else:
         store.make_dirs(log.parent, root=ws.root)

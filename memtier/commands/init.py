@@ -18,7 +18,7 @@ from memtier.config import Config, load_config
 from memtier.errors import InputError, RefusedError
 from memtier.faults import checkpoint
 from memtier.formats.templates import render_template, template_paths
-from memtier.workspace import LAYOUT_FOLDERS, Workspace
+from memtier.workspace import CONFIG_FILE, LAYOUT_FOLDERS, Workspace, exists_or_link
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def init_workspace(root: Path, now: datetime, config: Config | None = None) -> I
     existing: list[str] = []
     if store.make_dirs(root / "memory", root=root):
         created.append("memory/")
-    cfg = config if config is not None else load_config(root)
+    cfg = config if config is not None else load_config(root, CONFIG_FILE)
     ws = Workspace(root=root, now=now, config=cfg)
     with store.workspace_lock(ws.lock_file):
         for folder in LAYOUT_FOLDERS[1:]:
@@ -76,7 +76,7 @@ def init_workspace(root: Path, now: datetime, config: Config | None = None) -> I
         for rel in template_paths():
             target = root / rel
             name = rel.as_posix()
-            if target.exists() or target.is_symlink():
+            if exists_or_link(target):
                 existing.append(name)
                 continue
             store.write_text(target, render_template(rel, now, cfg), root=root)

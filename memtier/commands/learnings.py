@@ -35,7 +35,7 @@ from memtier.formats.lessons import (
     normalise_lesson,
 )
 from memtier.render import NO_REDACTIONS
-from memtier.workspace import SEMANTIC_DIR, Workspace, tier_of
+from memtier.workspace import SEMANTIC_DIR, Workspace, exists_or_link, tier_of
 
 LEARN_KINDS: dict[str, str] = {
     "error": "ERRORS.md",
@@ -138,7 +138,7 @@ def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult
                         f"this lesson already stands in {ws.relative(other)}:{found.number}; "
                         "a lesson has one home: add it there to count a recurrence"
                     )
-        if target.exists() or target.is_symlink():
+        if exists_or_link(target):
             doc = store.read_document(target, root=ws.root)
         else:
             store.make_dirs(ws.learnings_dir, root=ws.root)

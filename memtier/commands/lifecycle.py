@@ -45,7 +45,7 @@ from memtier.formats.buffer import (
     task_text,
 )
 from memtier.render import NO_REDACTIONS
-from memtier.workspace import Workspace
+from memtier.workspace import Workspace, exists_or_link
 
 _OPEN_BOX = re.compile(r"\[ \]\s+")
 
@@ -219,7 +219,7 @@ def _edit_buffer(
 
             raise RefusedError(PENDING_PRESENT_MESSAGE, path=ws.buffer_pending)
         doc = None
-        if ws.buffer.exists() or ws.buffer.is_symlink():
+        if exists_or_link(ws.buffer):
             doc = store.read_document(ws.buffer, root=ws.root)
             text = doc.text
         else:

@@ -41,7 +41,7 @@ from memtier.formats.episodic import (
     rotation_heading,
     snapshot_ids,
 )
-from memtier.workspace import Workspace
+from memtier.workspace import Workspace, exists_or_link
 
 LOCK_PRESENT_MESSAGE = (
     "rotation lock file present: another rotation is running or one crashed; "
@@ -69,7 +69,7 @@ def read_buffer(ws: Workspace) -> tuple[store.Document, Buffer]:
 
 def read_note(ws: Workspace, day: date) -> store.Document | None:
     path = ws.episodic_note(day)
-    if not path.exists() and not path.is_symlink():
+    if not exists_or_link(path):
         return None
     return store.read_document(path, root=ws.root)
 
@@ -202,7 +202,7 @@ def rotate_locked(ws: Workspace, *, keep_tasks: bool) -> RotateResult:
     buffer; ``session-end`` does not (§5 step 5 v3).
     """
     # Step 1: a marker means a rotation crashed (a running one would hold our lock).
-    if ws.buffer_lock.exists() or ws.buffer_lock.is_symlink():
+    if exists_or_link(ws.buffer_lock):
         raise RefusedError(LOCK_PRESENT_MESSAGE, path=ws.buffer_lock)
     # Bad input (a broken buffer header, an unreadable note) refuses before step 2,
     # so it never leaves a marker behind.

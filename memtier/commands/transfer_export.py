@@ -24,10 +24,9 @@ from typing import Any
 
 from memtier import store
 from memtier.clock import format_timestamp
-from memtier.config import CONFIG_RELPATH
 from memtier.errors import InputError
 from memtier.formats.envelope import ExportedFile, build_envelope, dump_envelope
-from memtier.workspace import CONFIG_KIND, TIERS, Workspace
+from memtier.workspace import CONFIG_FILE, CONFIG_KIND, TIERS, Workspace
 
 # PROTOCOL §12 v3: what export takes by default, in this order: the tiers of the
 # one tier table (the topic index among them, §13), then the configuration.
@@ -72,13 +71,13 @@ def chosen_tiers(tiers: Iterable[str]) -> tuple[str, ...]:
 
 def collect_files(ws: Workspace, tiers: tuple[str, ...]) -> tuple[list[ExportedFile], list[str]]:
     """The files of *tiers*, in tier order, as exported; and warnings about skipped ones."""
-    from memtier.search.paths import tier_file_pairs
+    from memtier.workspace import tier_file_pairs
 
     warnings: list[str] = []
     pairs = list(tier_file_pairs(ws.root, tuple(t for t in tiers if t in TIERS), warnings))
-    config = ws.root / CONFIG_RELPATH
+    config = ws.root / CONFIG_FILE
     if CONFIG_KIND in tiers and config.is_file() and not config.is_symlink():
-        pairs.append((CONFIG_RELPATH.as_posix(), CONFIG_KIND))
+        pairs.append((CONFIG_FILE, CONFIG_KIND))
     files: list[ExportedFile] = []
     for rel, tier in pairs:
         path = ws.root / rel

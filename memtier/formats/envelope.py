@@ -20,9 +20,11 @@ from datetime import date, timedelta
 from typing import Any
 
 from memtier.formats.routing import Invalid
+from memtier.workspace import EPISODIC_DIR, MEMORY_DIR
 
 FORMAT = "memtier-export"
 VERSION = 1
+_NOTE_PATH = re.compile(rf"{MEMORY_DIR}/{EPISODIC_DIR}/(\d{{4}}-\d\d-\d\d)\.md")
 _DATE = re.compile(r"(?<!\d)(\d{4})-(\d\d)-(\d\d)(?!\d)")
 
 
@@ -138,7 +140,7 @@ def newest_note_day(files: list[ExportedFile]) -> date | None:
     """The date of the newest episodic note in *files*."""
     days = []
     for f in files:
-        found = re.fullmatch(r"memory/episodic/(\d{4}-\d\d-\d\d)\.md", f.path)
+        found = _NOTE_PATH.fullmatch(f.path)
         if found:
             days.append(date.fromisoformat(found.group(1)))
     return max(days, default=None)

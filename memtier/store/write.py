@@ -11,6 +11,7 @@ from pathlib import Path
 from memtier.errors import CHANGING_MESSAGE, ConcurrentEdit, InputError, WriteFailed
 from memtier.faults import checkpoint
 from memtier.store.read import Document, _display, confine, file_stamp
+from memtier.workspace import exists_or_link
 
 TEMP_SUFFIX = ".memtier-tmp"
 
@@ -202,7 +203,7 @@ def free_destination(folder: Path, name: str) -> Path:
     candidate = folder / name
     stem, suffix = os.path.splitext(name)
     n = 0
-    while candidate.exists() or candidate.is_symlink():
+    while exists_or_link(candidate):
         n += 1
         candidate = folder / f"{stem}.{n}{suffix}"
     return candidate
