@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from memtier import store
 from memtier.clock import parse_day
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.faults import checkpoint
 from memtier.workspace import SCRATCH_FILES, Workspace
 
@@ -140,7 +140,7 @@ class _Planned:
 def _check_days(days: int | None, default: int) -> int:
     chosen = default if days is None else days
     if chosen < 0:
-        raise InputError(f"--days must be 0 or more, got {chosen}")
+        raise InputError((Term("days"), f" must be 0 or more, got {chosen}"))
     return chosen
 
 

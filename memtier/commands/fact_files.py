@@ -255,7 +255,7 @@ def find_duplicate(
     return DuplicateFactError(
         (
             f"{what} in {rel}:{number}{how}: {line}; a fact has one home: to change it, ",
-            Term("replace", file=rel),
+            Term("replace", arg=rel),
         ),
         file=rel,
         line=number,
@@ -279,7 +279,7 @@ def hot_cap_message(rel: str, count: int, limit: int) -> tuple[str | Term, ...]:
     return (
         f"{rel} would have {count} lines, over the {limit}-line limit (hot_max_lines); "
         "retire a line first (",
-        Term("retire", file=rel),
+        Term("retire", arg=rel),
         ") or keep the fact in WARM (",
         Term("remember_warm"),
         ")",

@@ -134,7 +134,7 @@ def get_lines(
     from memtier.secrets import redact
 
     if max_lines < 1:
-        raise InputError("--max-lines: must be at least 1")
+        raise InputError((Term("max_lines"), ": must be at least 1"))
     if from_line is not None and from_line < 1:
         raise InputError("FROM: line numbers start at 1")
     if to_line is not None and to_line < (from_line or 1):

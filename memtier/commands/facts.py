@@ -272,7 +272,7 @@ def _write_fact(
             raise Duplicate(
                 (
                     f"this block already stands in {target.rel}:{at}; to change it, ",
-                    Term("replace", file=target.rel),
+                    Term("replace", arg=target.rel),
                 ),
                 file=target.rel,
                 line=at,

@@ -15,7 +15,7 @@ from typing import Any
 
 from memtier import store
 from memtier.config import Config, load_config
-from memtier.errors import InputError, RefusedError
+from memtier.errors import InputError, RefusedError, Term
 from memtier.faults import checkpoint
 from memtier.formats.templates import render_template, template_paths
 from memtier.workspace import CONFIG_FILE, LAYOUT_FOLDERS, Workspace, exists_or_link
@@ -98,8 +98,11 @@ def init_demo(root: Path, now: datetime, config: Config | None = None) -> InitRe
     root = root.absolute()
     if is_workspace(root) or (root / "memory").exists():
         raise RefusedError(
-            f"{root} already holds a workspace; --demo installs the sample memory "
-            "only into a new one (try an empty folder)"
+            (
+                f"{root} already holds a workspace; ",
+                Term("demo"),
+                " installs the sample memory only into a new one (try an empty folder)",
+            )
         )
     files, invalid = parse_envelope(DEMO_EXPORT.read_text(encoding="utf-8"))
     assert not invalid, invalid

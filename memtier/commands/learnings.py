@@ -233,8 +233,11 @@ def _find_source(ws: Workspace, ref: str) -> LessonLine:
         candidates = find_candidates(ws).candidates
         if not 1 <= number <= len(candidates):
             raise InputError(
-                f"promote: no candidate number {number} "
-                f"(memtier candidates lists {len(candidates)})"
+                (
+                    f"promote: no candidate number {number} (",
+                    Term("candidates"),
+                    f" lists {len(candidates)})",
+                )
             )
         chosen = candidates[number - 1]
         path = ws.root / chosen.file

@@ -17,7 +17,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from memtier import store
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.formats.index import IndexEntry
 from memtier.workspace import Workspace
 
@@ -136,7 +136,7 @@ def recall(
     from memtier.secrets import redact_folded
 
     if max_chars < MIN_MAX_CHARS:
-        raise InputError(f"--max-chars: at least {MIN_MAX_CHARS} (got {max_chars})")
+        raise InputError((Term("max_chars"), f": at least {MIN_MAX_CHARS} (got {max_chars})"))
     query = redact_folded(text).text
     rest = strip_trigger(query, ws.config.recall_triggers)
     if not rest:

@@ -43,12 +43,14 @@ from memtier.formats.episodic import (
 )
 from memtier.workspace import Workspace, exists_or_link
 
+# Each names the command that recovers as a Term: each face words it (§11 v3).
 LOCK_PRESENT_MESSAGE = (
-    "rotation lock file present: another rotation is running or one crashed; "
-    "run memtier session-start"
+    "rotation lock file present: another rotation is running or one crashed; run ",
+    Term("session-start"),
 )
 PENDING_PRESENT_MESSAGE = (
-    "pending rotation file present: a rotation was interrupted; run memtier session-start"
+    "pending rotation file present: a rotation was interrupted; run ",
+    Term("session-start"),
 )
 
 

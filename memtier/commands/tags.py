@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.formats.tags import parse_tag_line
 from memtier.workspace import Workspace
 
@@ -139,12 +139,17 @@ def add_tags(ws: Workspace, tags: Sequence[str]) -> TagsAddResult:
     # never a credential (PROTOCOL §3 v2). The message names the rule only.
     rules = sorted({finding.rule for tag in tags for finding in detect(tag)})
     if rules:
-        raise InputError(f"--add: refusing a tag that holds a secret ({', '.join(rules)})")
+        raise InputError(
+            (Term("add"), f": refusing a tag that holds a secret ({', '.join(rules)})")
+        )
     bad = [t for t in tags if not TAG_RE.match(t)]
     if bad or not tags:
         raise InputError(
-            f"--add: not a tag: {', '.join(repr(t) for t in bad) or 'nothing given'} "
-            "(no spaces, commas, '|', quotes, '#' or brackets)"
+            (
+                Term("add"),
+                f": not a tag: {', '.join(repr(t) for t in bad) or 'nothing given'} "
+                "(no spaces, commas, '|', quotes, '#' or brackets)",
+            )
         )
     path = ws.config_file
     rel = ws.relative(path)

@@ -24,7 +24,7 @@ from typing import Any
 
 from memtier import store
 from memtier.clock import format_timestamp
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.formats.envelope import ExportedFile, build_envelope, dump_envelope
 from memtier.workspace import CONFIG_FILE, CONFIG_KIND, TIERS, Workspace
 
@@ -65,7 +65,7 @@ def chosen_tiers(tiers: Iterable[str]) -> tuple[str, ...]:
     for tier in wanted:
         if tier not in EXPORT_TIERS:
             known = ", ".join(EXPORT_TIERS)
-            raise InputError(f"--tier: unknown tier '{tier}' (one of: {known})")
+            raise InputError((Term("tier"), f": unknown tier '{tier}' (one of: {known})"))
     return tuple(t for t in EXPORT_TIERS if t in wanted) or EXPORT_TIERS
 
 
@@ -116,8 +116,12 @@ def output_target(ws: Workspace, output: Path) -> Path:
         rel = real.relative_to(real_root).as_posix()
         if rel == "." or in_memory_area(rel):
             raise InputError(
-                f"{shown}: lies in the workspace's memory ({rel}); an export never replaces "
-                "a memory file (write it beside the memory, e.g. --output backup.json)"
+                (
+                    f"{shown}: lies in the workspace's memory ({rel}); an export never "
+                    "replaces a memory file (write it beside the memory, e.g. ",
+                    Term("output"),
+                    " backup.json)",
+                )
             )
     try:
         mode = os.stat(real).st_mode
