@@ -98,6 +98,7 @@ class MemtierError(Exception):
     """
 
     exit_code: int = EXIT_INPUT
+    shown: bool = False  # see `CheckFailed`
 
     def __init__(self, message: Message, *, path: Path | str | None = None) -> None:
         self.parts: tuple[str | Term, ...] = (message,) if isinstance(message, str) else message

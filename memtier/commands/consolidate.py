@@ -31,7 +31,7 @@ from memtier.formats.consolidated import (
 )
 from memtier.formats.episodic import CLOSURE_FIELDS, ITEM_SEPARATOR, NONE, closure_problem
 from memtier.formats.index import IndexEntry
-from memtier.render import NO_REDACTIONS
+from memtier.results import NO_REDACTIONS, Result
 from memtier.workspace import Workspace
 
 EVIDENCE_PER_DAY = 20
@@ -199,7 +199,7 @@ def clean_summary(ws: Workspace, text: str) -> tuple[str, Mapping[str, int]]:
 
 
 @dataclass(frozen=True)
-class ConsolidateReport:
+class ConsolidateReport(Result):
     plans: tuple[Plan, ...]
     written: bool
     redacted: Mapping[str, int] = field(default_factory=dict)

@@ -10,9 +10,11 @@ that TTL archival moved.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import date
-from typing import Any, NamedTuple
+from typing import Any
 
 from memtier import store
 from memtier.clock import require_in_range
@@ -27,11 +29,12 @@ from memtier.formats.episodic import (
     place_before_closure,
     split_closure,
 )
-from memtier.render import NO_REDACTIONS
+from memtier.results import NO_REDACTIONS, Result
 from memtier.workspace import Workspace
 
 
-class EpisodicResult(NamedTuple):
+@dataclass(frozen=True)
+class EpisodicResult(Result):
     action: str
     date: str
     path: str
@@ -156,7 +159,7 @@ def episodic_close(
         write_note(ws, day, text, note)
         checkpoint("episodic.written")
     result = _episodic_result(ws, "close", day, text, None, redacted)
-    return result._replace(placement=placement, replaced=replace)
+    return dataclasses.replace(result, placement=placement, replaced=replace)
 
 
 def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
@@ -174,7 +177,7 @@ def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
             raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
         text = store.read_text(store.confine(ws.root, found), root=ws.root)
         result = _episodic_result(ws, "show", day, text, None, {})
-        return result._replace(archived=ws.relative(found))
+        return dataclasses.replace(result, archived=ws.relative(found))
     return _episodic_result(ws, "show", day, note.text, None, {})
 
 

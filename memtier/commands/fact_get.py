@@ -20,6 +20,7 @@ from typing import Any
 
 from memtier import store
 from memtier.errors import InputError, Term
+from memtier.results import Result
 from memtier.workspace import Workspace
 
 DEFAULT_MAX_LINES = 200
@@ -33,7 +34,7 @@ MEMORY_FILES_RULE = (
 
 
 @dataclass(frozen=True)
-class GetResult:
+class GetResult(Result):
     path: str
     start: int
     end: int

@@ -19,7 +19,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from memtier import store
 from memtier.commands.fact_edits import (
@@ -59,6 +58,7 @@ from memtier.formats.fact_text import (
     warm_header,
 )
 from memtier.formats.tags import is_tag_line
+from memtier.results import Result, fixed
 from memtier.secrets import merge_counts
 from memtier.workspace import HOT_FILE, MEMORY_DIR, PROCEDURAL_DIR, SEMANTIC_DIR, Workspace
 
@@ -100,7 +100,7 @@ CHECKPOINTS: tuple[str, ...] = ("facts.read", "facts.log-written", "facts.writte
 
 
 @dataclass(frozen=True)
-class RememberResult:
+class RememberResult(Result):
     file: str
     line: int
     text: str
@@ -110,18 +110,7 @@ class RememberResult:
     routing_note: bool = False
     redacted: dict[str, int] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "action": "remember",
-            "file": self.file,
-            "line": self.line,
-            "text": self.text,
-            "kind": self.kind,
-            "section": self.section,
-            "created": self.created,
-            "routing_note": self.routing_note,
-            "redacted": dict(self.redacted),
-        }
+    JSON_CONSTANT = fixed(action="remember")
 
     def text_lines(self) -> Iterable[str]:
         first = self.text.split("\n", 1)[0]

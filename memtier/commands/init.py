@@ -18,11 +18,12 @@ from memtier.config import Config, load_config
 from memtier.errors import InputError, RefusedError, Term
 from memtier.faults import checkpoint
 from memtier.formats.templates import render_template, template_paths
+from memtier.results import Result
 from memtier.workspace import CONFIG_FILE, LAYOUT_FOLDERS, Workspace, exists_or_link
 
 
 @dataclass(frozen=True)
-class InitResult:
+class InitResult(Result):
     root: Path
     created: tuple[str, ...] = field(default_factory=tuple)
     existing: tuple[str, ...] = field(default_factory=tuple)

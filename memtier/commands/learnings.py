@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -34,7 +35,7 @@ from memtier.formats.lessons import (
     mark_promoted,
     normalise_lesson,
 )
-from memtier.render import NO_REDACTIONS
+from memtier.results import NO_REDACTIONS, Result, fixed
 from memtier.workspace import SEMANTIC_DIR, Workspace, exists_or_link, tier_of
 
 LEARN_KINDS: dict[str, str] = {
@@ -70,7 +71,8 @@ def lesson_lines(path: Path, text: str) -> Iterator[LessonLine]:
 # learn
 
 
-class LearnResult(NamedTuple):
+@dataclass(frozen=True)
+class LearnResult(Result):
     file: str
     line: int
     entry: str
@@ -78,15 +80,7 @@ class LearnResult(NamedTuple):
     redacted: Mapping[str, int] = NO_REDACTIONS
     flagged: str | None = None  # "file:line" flagged [PROMOTE-CANDIDATE] by this call
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "text": self.entry,
-            "occurrences": self.occurrences,
-            "flagged": self.flagged,
-            "redacted": dict(self.redacted),
-        }
+    JSON_NAMES = fixed(entry="text")
 
     def text_lines(self) -> Iterable[str]:
         yield f"added to {self.file}:{self.line}: {self.entry}"
@@ -164,7 +158,8 @@ def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\.md$")
 
 
-class PromoteResult(NamedTuple):
+@dataclass(frozen=True)
+class PromoteResult(Result):
     applied: bool
     lesson: str
     source: str

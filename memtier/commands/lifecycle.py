@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import date
 from typing import Any, NamedTuple
 
@@ -44,7 +45,7 @@ from memtier.formats.buffer import (
     parse_buffer,
     task_text,
 )
-from memtier.render import NO_REDACTIONS
+from memtier.results import NO_REDACTIONS, Result
 from memtier.workspace import Workspace, exists_or_link
 
 _OPEN_BOX = re.compile(r"\[ \]\s+")
@@ -124,7 +125,8 @@ def _match_task(lines: list[str], indexes: list[int], ref: str) -> int:
 # buffer commands
 
 
-class BufferResult(NamedTuple):
+@dataclass(frozen=True)
+class BufferResult(Result):
     """The buffer after a command: what was done and its state."""
 
     action: str

@@ -19,6 +19,7 @@ from typing import Any
 from memtier import store
 from memtier.errors import InputError, Term
 from memtier.formats.index import IndexEntry
+from memtier.results import Result
 from memtier.workspace import Workspace
 
 SIMILARITY = 0.75
@@ -80,7 +81,7 @@ def find_topic(rest: str, entries: Iterable[IndexEntry]) -> tuple[IndexEntry | N
 
 
 @dataclass(frozen=True)
-class RecallReport:
+class RecallReport(Result):
     query: str
     topic: str | None
     found_by: str  # slug, words, match, similar, or search

@@ -36,6 +36,7 @@ from memtier.formats.episodic import (
     merge_into_note,
     new_note,
 )
+from memtier.results import Result
 from memtier.workspace import Workspace
 
 SESSION_GATE = "Active session detected; weekly review deferred"
@@ -51,7 +52,7 @@ DONE = "done"
 
 
 @dataclass(frozen=True)
-class ReviewResult:
+class ReviewResult(Result):
     status: str
     lock_removed: bool = False
     archived: ArchiveResult = field(default_factory=ArchiveResult)

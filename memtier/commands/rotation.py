@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import suppress
+from dataclasses import dataclass
 from datetime import date
-from typing import Any, NamedTuple
+from typing import Any
 
 from memtier import store
 from memtier.errors import InputError, MemtierError, RefusedError, Term, WriteFailed
@@ -41,6 +42,7 @@ from memtier.formats.episodic import (
     rotation_heading,
     snapshot_ids,
 )
+from memtier.results import Result
 from memtier.workspace import Workspace, exists_or_link
 
 # Each names the command that recovers as a Term: each face words it (§11 v3).
@@ -129,7 +131,8 @@ def add_block(
 # rotation
 
 
-class RotateResult(NamedTuple):
+@dataclass(frozen=True)
+class RotateResult(Result):
     """What a rotation did to today's note and the buffer."""
 
     note: str
@@ -297,7 +300,8 @@ def append_body(ws: Workspace, buffer: Buffer, rid: str) -> str:
 # session-end
 
 
-class SessionEndResult(NamedTuple):
+@dataclass(frozen=True)
+class SessionEndResult(Result):
     rotation: RotateResult | None
 
     def to_json(self) -> dict[str, Any]:

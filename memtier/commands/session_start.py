@@ -61,6 +61,7 @@ from memtier.formats.episodic import (
     next_rotation_id,
     snapshot_ids,
 )
+from memtier.results import Result
 from memtier.workspace import Workspace, exists_or_link
 
 RECOVERED_MARKER = "[RECOVERED: STALE]"
@@ -68,7 +69,7 @@ CONTEXT_SCRATCH_LINES = 20
 
 
 @dataclass(frozen=True)
-class SessionStartResult:
+class SessionStartResult(Result):
     """What session-start did, and the base context it prints (PROTOCOL §4 step 7)."""
 
     actions: tuple[str, ...]

@@ -31,6 +31,7 @@ from memtier.health.index_state import (
     new_days,
     read_index,
 )
+from memtier.results import Result
 from memtier.workspace import Workspace
 
 SHOW_MAX_LINES = 200  # as `memtier get` (PROTOCOL §10)
@@ -61,7 +62,7 @@ def refuse_unparsed(state: IndexState) -> None:
 
 
 @dataclass(frozen=True)
-class IndexReport:
+class IndexReport(Result):
     action: str
     path: str
     entries: tuple[IndexEntry, ...]

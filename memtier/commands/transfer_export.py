@@ -26,6 +26,7 @@ from memtier import store
 from memtier.clock import format_timestamp
 from memtier.errors import InputError, Term
 from memtier.formats.envelope import ExportedFile, build_envelope, dump_envelope
+from memtier.results import Result
 from memtier.workspace import CONFIG_FILE, CONFIG_KIND, TIERS, Workspace
 
 # PROTOCOL §12 v3: what export takes by default, in this order: the tiers of the
@@ -34,7 +35,7 @@ EXPORT_TIERS: tuple[str, ...] = (*TIERS, CONFIG_KIND)
 
 
 @dataclass(frozen=True)
-class ExportResult:
+class ExportResult(Result):
     document: str  # the JSON text of the envelope
     files: tuple[str, ...]
     output: str | None = None  # the file written, or None for standard output
@@ -47,14 +48,10 @@ class ExportResult:
             return ()
         return (f"exported {len(self.files)} file(s) to {self.output}",)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "output": self.output,
-            "files": list(self.files),
-            "count": len(self.files),
-            "redacted": dict(self.redacted),
-            "warnings": list(self.warnings),
-        }
+    JSON_OMIT = frozenset({"document"})
+
+    def json_extra(self) -> dict[str, Any]:
+        return {"count": len(self.files)}
 
     def text_lines(self) -> Iterable[str]:
         yield f"exported {len(self.files)} file(s) to {self.output}"

@@ -20,6 +20,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from memtier.formats.routing import Invalid
+from memtier.results import Record
 from memtier.workspace import EPISODIC_DIR, MEMORY_DIR
 
 FORMAT = "memtier-export"
@@ -33,7 +34,7 @@ class EnvelopeError(ValueError):
 
 
 @dataclass(frozen=True)
-class ExportedFile:
+class ExportedFile(Record):
     path: str  # relative to the workspace root, forward slashes
     tier: str
     text: str
@@ -46,8 +47,8 @@ class ExportedFile:
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
 
-    def to_json(self) -> dict[str, str]:
-        return {"path": self.path, "tier": self.tier, "sha256": self.sha256, "text": self.text}
+    def json_extra(self) -> dict[str, str]:
+        return {"sha256": self.sha256}
 
 
 def build_envelope(files: list[ExportedFile], exported_at: str) -> dict[str, Any]:

@@ -17,12 +17,15 @@ rest of the detail behind each failure or warning.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 from memtier.errors import CheckFailed
 from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.results import Result
 from memtier.workspace import Workspace
 
 HEADING = "=== Memory Health Check ({moment}) ==="
@@ -55,7 +58,8 @@ def section_of(check: Check) -> str:
     return {"episodic": "cold", "residue": "residue", "consolidation": "index"}.get(head, head)
 
 
-class HealthReport(NamedTuple):
+@dataclass(frozen=True)
+class HealthReport(Result):
     """Every check that ran, in report order, and the moment they ran at."""
 
     checks: tuple[Check, ...]
@@ -63,7 +67,7 @@ class HealthReport(NamedTuple):
     verbose: bool = False  # show (and put in JSON) the detail behind each line
 
     def with_detail(self, verbose: bool) -> HealthReport:
-        return self._replace(verbose=verbose)
+        return dataclasses.replace(self, verbose=verbose)
 
     @property
     def ok(self) -> bool:
