@@ -49,11 +49,10 @@ def clean_fact(raw: str, what: str | Term, *, block: bool = False, fact: bool = 
     `replace`'s NEW) must hold a letter or a digit as people read it: ``---`` or a
     zero-width space says nothing (PROTOCOL §10, issue 19; exit 2).
     """
-    from memtier.formats.text import fold_line, without_bullet
-    from memtier.secrets import redact
+    from memtier.secrets import fold_line, redact, without_bullet
 
     if not block:
-        # The one folding function (memtier.formats.text, PROTOCOL §3 v2).
+        # The one folding function (memtier.secrets.fold_line, PROTOCOL §3 v2).
         one_line = fold_line(raw)
         text = without_bullet(one_line.text).strip()
         if not text:
@@ -336,8 +335,7 @@ def log_retirement(
     ws: Workspace, target: FactFile, number: int, verb: str, old: str, reason: str
 ) -> str:
     """Append one line to the retirement log (PROTOCOL §10); returns the line."""
-    from memtier.formats.text import without_bullet
-    from memtier.secrets import redact
+    from memtier.secrets import redact, without_bullet
 
     log = ws.root / RETIRED_LOG
     # A credential that stood in the file is not copied into the archive, which

@@ -180,7 +180,7 @@ def remember(
     if section is not None:
         # A heading is text written to disk and echoed back like the fact itself:
         # redacted before and after folding to one line (PROTOCOL §3 v2).
-        from memtier.formats.text import fold_line
+        from memtier.secrets import fold_line
 
         folded = fold_line(section)
         section, section_redacted = " ".join(folded.text.split()), folded.redacted

@@ -237,7 +237,7 @@ def _find_source(ws: Workspace, ref: str) -> LessonLine:
         chosen = candidates[number - 1]
         path = ws.root / chosen.file
         return LessonLine(path, chosen.line, chosen.entry, normalise_lesson(chosen.entry))
-    from memtier.formats.text import fold_line
+    from memtier.secrets import fold_line
 
     wanted = normalise_lesson(fold_line(ref).text)
     if not wanted:

@@ -10,7 +10,7 @@ Text arguments are *folded to one line*: line breaks (and the spaces around
 them) become a single space. A buffer line or a note line is one fact, and a
 folded argument can never add a heading, a header line or a closure block of
 its own, whatever it contains. Secrets are redacted before and after folding
-(`memtier.formats.text.fold_line`, PROTOCOL §3 v2).
+(`memtier.secrets.fold_line`, PROTOCOL §3 v2).
 
 Session-start and rotation live in `memtier.commands.session_start` and
 `memtier.commands.rotation`; `memtier.faults.LIFECYCLE_CHECKPOINTS` lists every
@@ -65,7 +65,7 @@ def clean_text(raw: str, what: str, *, bullet: bool = False) -> CleanText:
 
     With *bullet* the caller writes its own ``- `` bullet, so one given by the
     text is dropped rather than doubled."""
-    from memtier.formats.text import fold_line, without_bullet
+    from memtier.secrets import fold_line, without_bullet
 
     folded = fold_line(raw)
     text = without_bullet(folded.text) if bullet else folded.text

@@ -121,7 +121,7 @@ def capture(
     ws: Workspace, text: str, *, channel: str | None = None, explain: bool = False
 ) -> CaptureResult:
     """Score one inbound message and keep it as a buffer note when it earns it."""
-    from memtier.formats.text import fold_line
+    from memtier.secrets import fold_line
 
     cfg = ws.config
     message = text.strip()
