@@ -188,7 +188,7 @@ def guarded(args: list[str], call: Callable[[Argv], int], argv: Argv | None = No
     for every path into a command.
     """
     global _current
-    from memtier import faults
+    from memtier import store
     from memtier.errors import MemtierError
     from memtier.render import fail
 
@@ -198,10 +198,10 @@ def guarded(args: list[str], call: Callable[[Argv], int], argv: Argv | None = No
         # A real command line cannot carry NUL (C strings); only a caller in-process can.
         return fail(MemtierError("an argument cannot hold a NUL byte"), as_json=as_json)
     try:
-        faults.enable(
-            os.environ.get(faults.ENV_VAR),
-            os.environ.get(faults.TRACE_ENV_VAR),
-            os.environ.get(faults.TRACE_ALL_ENV_VAR),
+        store.enable_faults(
+            os.environ.get(store.FAULT_ENV_VAR),
+            os.environ.get(store.TRACE_ENV_VAR),
+            os.environ.get(store.TRACE_ALL_ENV_VAR),
         )
         if argv is None:
             try:

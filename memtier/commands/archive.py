@@ -26,8 +26,8 @@ from typing import Any, Literal
 from memtier import store
 from memtier.clock import parse_day
 from memtier.errors import InputError, Term
-from memtier.faults import checkpoint
 from memtier.results import Record, Result, fixed
+from memtier.store import checkpoint
 from memtier.workspace import SCRATCH_FILES, Workspace
 
 ArchiveKind = Literal["episodic", "learnings", "all"]

@@ -20,7 +20,6 @@ from typing import Any
 
 from memtier import store
 from memtier.errors import InputError, RefusedError, Term
-from memtier.faults import checkpoint
 from memtier.formats.consolidated import (
     Cited,
     GenerationError,
@@ -32,6 +31,7 @@ from memtier.formats.consolidated import (
 from memtier.formats.episodic import CLOSURE_FIELDS, ITEM_SEPARATOR, NONE, closure_problem
 from memtier.formats.index import IndexEntry
 from memtier.results import NO_REDACTIONS, Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 EVIDENCE_PER_DAY = 20

@@ -20,7 +20,6 @@ from memtier import store
 from memtier.clock import require_in_range
 from memtier.commands.lifecycle import clean_text
 from memtier.errors import InputError
-from memtier.faults import checkpoint
 from memtier.formats.episodic import (
     ClosureBlock,
     close_note,
@@ -30,6 +29,7 @@ from memtier.formats.episodic import (
     split_closure,
 )
 from memtier.results import NO_REDACTIONS, Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 

@@ -27,10 +27,10 @@ from memtier.commands.fact_files import (
     resolve_fact_file,
 )
 from memtier.errors import InputError, Term
-from memtier.faults import checkpoint
 from memtier.formats.fact_text import HOT_HEADER_LINES
 from memtier.results import Record, Result, fixed
 from memtier.secrets import merge_counts
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:

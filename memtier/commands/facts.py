@@ -44,7 +44,6 @@ from memtier.commands.fact_files import (
 )
 from memtier.commands.fact_get import GetResult, find_day_note, get_lines
 from memtier.errors import InputError, Term
-from memtier.faults import checkpoint
 from memtier.formats.fact_text import (
     TOPIC_RE,
     default_topic_tags,
@@ -60,6 +59,7 @@ from memtier.formats.fact_text import (
 from memtier.formats.tags import is_tag_line
 from memtier.results import Result, fixed
 from memtier.secrets import merge_counts
+from memtier.store import checkpoint
 from memtier.workspace import HOT_FILE, MEMORY_DIR, PROCEDURAL_DIR, SEMANTIC_DIR, Workspace
 
 __all__ = [

@@ -18,8 +18,8 @@ from datetime import date
 from typing import Any
 
 from memtier import store
-from memtier.faults import checkpoint
 from memtier.results import Result, fixed
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 

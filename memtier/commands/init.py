@@ -16,9 +16,9 @@ from typing import Any
 from memtier import store
 from memtier.config import Config, load_config
 from memtier.errors import InputError, RefusedError, Term
-from memtier.faults import checkpoint
 from memtier.formats.templates import render_template, template_paths
 from memtier.results import Result
+from memtier.store import checkpoint
 from memtier.workspace import CONFIG_FILE, LAYOUT_FOLDERS, Workspace, exists_or_link
 
 

@@ -25,7 +25,6 @@ from typing import Any, NamedTuple
 from memtier import store
 from memtier.commands.recurrence import find_candidates, flag_recurring, read_scratch, scratch_paths
 from memtier.errors import InputError, RefusedError, Term
-from memtier.faults import checkpoint
 from memtier.formats.lessons import (
     CANDIDATE_FLAG,
     PIN_FLAG,
@@ -36,6 +35,7 @@ from memtier.formats.lessons import (
     normalise_lesson,
 )
 from memtier.results import NO_REDACTIONS, Result, fixed
+from memtier.store import checkpoint
 from memtier.workspace import SEMANTIC_DIR, Workspace, exists_or_link, tier_of
 
 LEARN_KINDS: dict[str, str] = {

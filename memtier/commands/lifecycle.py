@@ -13,7 +13,7 @@ its own, whatever it contains. Secrets are redacted before and after folding
 (`memtier.secrets.fold_line`, PROTOCOL §3 v2).
 
 Session-start and rotation live in `memtier.commands.session_start` and
-`memtier.commands.rotation`; `memtier.faults.LIFECYCLE_CHECKPOINTS` lists every
+`memtier.commands.rotation`; `memtier.store.write.LIFECYCLE_CHECKPOINTS` lists every
 fault point of the lifecycle for crash tests.
 """
 
@@ -28,7 +28,6 @@ from typing import Any, NamedTuple
 from memtier import store
 from memtier.clock import format_timestamp, parse_day, require_in_range
 from memtier.errors import InputError, RefusedError, Term
-from memtier.faults import checkpoint
 from memtier.formats.buffer import (
     DONE_PREFIX,
     Buffer,
@@ -46,6 +45,7 @@ from memtier.formats.buffer import (
     task_text,
 )
 from memtier.results import NO_REDACTIONS, Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace, exists_or_link
 
 _OPEN_BOX = re.compile(r"\[ \]\s+")

@@ -18,7 +18,6 @@ from typing import Any
 
 from memtier import store
 from memtier.errors import InputError
-from memtier.faults import checkpoint
 from memtier.formats.lessons import (
     CANDIDATE_FLAG,
     is_candidate_line,
@@ -27,6 +26,7 @@ from memtier.formats.lessons import (
     normalise_lesson,
 )
 from memtier.results import Record, Result, fixed
+from memtier.store import checkpoint
 from memtier.workspace import SCRATCH_FILES, Workspace
 
 # The two SCRATCH files whose lessons recur (PROTOCOL §8 step 7).

@@ -29,7 +29,6 @@ from memtier.commands.archive import ArchiveMove, ArchiveResult, archive_episodi
 from memtier.commands.recurrence import Flagged, flag_recurring
 from memtier.commands.rotation import read_note, write_note
 from memtier.errors import CheckFailed, InputError
-from memtier.faults import checkpoint
 from memtier.formats.episodic import (
     ClosureBlock,
     insert_before_closure,
@@ -37,6 +36,7 @@ from memtier.formats.episodic import (
     new_note,
 )
 from memtier.results import Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 SESSION_GATE = "Active session detected; weekly review deferred"

@@ -22,7 +22,6 @@ from typing import Any
 
 from memtier import store
 from memtier.errors import InputError, MemtierError, RefusedError, Term, WriteFailed
-from memtier.faults import checkpoint
 from memtier.formats.buffer import (
     Buffer,
     add_task,
@@ -43,6 +42,7 @@ from memtier.formats.episodic import (
     snapshot_ids,
 )
 from memtier.results import Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace, exists_or_link
 
 # Each names the command that recovers as a Term: each face words it (§11 v3).

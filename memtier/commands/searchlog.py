@@ -22,8 +22,8 @@ from typing import Any, NamedTuple
 
 from memtier.clock import format_timestamp
 from memtier.errors import MemtierError
-from memtier.faults import checkpoint
 from memtier.results import Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 LOG_NAME = ".searches.jsonl"

@@ -41,7 +41,6 @@ from memtier.commands.rotation import (
     rotate_locked,
 )
 from memtier.errors import InputError, RefusedError, Term
-from memtier.faults import checkpoint
 from memtier.formats.buffer import (
     Buffer,
     KeptLine,
@@ -62,6 +61,7 @@ from memtier.formats.episodic import (
     snapshot_ids,
 )
 from memtier.results import Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace, exists_or_link
 
 RECOVERED_MARKER = "[RECOVERED: STALE]"

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtier import store
-from memtier.faults import checkpoint
 from memtier.formats.shims import SHIM_NAMES, render_shim, shim_version
 from memtier.results import Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 

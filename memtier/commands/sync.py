@@ -34,9 +34,9 @@ from memtier.commands.sync_git import (
     sync_lock,
 )
 from memtier.errors import MemtierError, RefusedError
-from memtier.faults import checkpoint
 from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.results import Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 MAX_ROUNDS = 5

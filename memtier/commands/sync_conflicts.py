@@ -26,7 +26,6 @@ from pathlib import Path
 
 from memtier import store
 from memtier.errors import InputError
-from memtier.faults import checkpoint
 from memtier.formats.episodic import (
     NONE,
     ClosureBlock,
@@ -35,6 +34,7 @@ from memtier.formats.episodic import (
     place_before_closure,
 )
 from memtier.formats.merge import Merged, merge_fact, merge_lines, merge_note
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 KINDS = {"note": merge_note, "fact": merge_fact, "lines": merge_lines}
