@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memtier.results import NO_REDACTIONS, Record, Result, field_names, fixed, json_value
+from memtier.results import NO_REDACTIONS, Fields, Record, Result, field_names, fixed, json_value
 from tests.conftest import REPO
 
 
@@ -107,3 +107,35 @@ def test_every_result_show_prints_is_a_result() -> None:
                 if inspect.isclass(cls) and not issubclass(cls, Result) and node.name != "Report":
                     loose.append(f"{module_name}.{node.name}")
     assert loose == []
+
+
+class Light(Result, Fields):
+    """A hot command's result: fields without dataclasses' generated code."""
+
+    action: str
+    line: int | None = None
+    redacted: Mapping[str, int] = NO_REDACTIONS
+
+    JSON_NAMES = fixed(action="what")
+
+
+def test_fields_are_frozen_values_with_defaults_in_order() -> None:
+    light = Light("note", line=3)
+    assert (light.action, light.line, dict(light.redacted)) == ("note", 3, {})
+    assert (
+        light == Light("note", 3)
+        and light != Light("note")
+        and hash(light) == hash(Light("note", 3))
+    )
+    assert repr(light) == "Light(action='note', line=3, redacted={})"
+    assert light.copy_with(line=4) == Light("note", 4) and light.line == 3
+    assert light.to_json() == {"what": "note", "line": 3, "redacted": {}}
+    assert (light.warnings, light.failure) == ((), None)
+    with pytest.raises(AttributeError):
+        light.line = 5  # type: ignore[misc]
+    bad: tuple[Any, ...]
+    for bad in ((), ("a", 1, {}, 2)):
+        with pytest.raises(TypeError):
+            Light(*bad)
+    with pytest.raises(TypeError):
+        Light("note", action="again")  # type: ignore[misc]

@@ -10,9 +10,7 @@ that TTL archival moved.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -28,13 +26,12 @@ from memtier.formats.episodic import (
     place_before_closure,
     split_closure,
 )
-from memtier.results import NO_REDACTIONS, Result
+from memtier.results import NO_REDACTIONS, Fields, Result
 from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 
-@dataclass(frozen=True)
-class EpisodicResult(Result):
+class EpisodicResult(Result, Fields):
     action: str
     date: str
     path: str
@@ -159,7 +156,7 @@ def episodic_close(
         write_note(ws, day, text, note)
         checkpoint("episodic.written")
     result = _episodic_result(ws, "close", day, text, None, redacted)
-    return dataclasses.replace(result, placement=placement, replaced=replace)
+    return result.copy_with(placement=placement, replaced=replace)
 
 
 def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
@@ -177,7 +174,7 @@ def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
             raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
         text = store.read_text(store.confine(ws.root, found), root=ws.root)
         result = _episodic_result(ws, "show", day, text, None, {})
-        return dataclasses.replace(result, archived=ws.relative(found))
+        return result.copy_with(archived=ws.relative(found))
     return _episodic_result(ws, "show", day, note.text, None, {})
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -34,7 +33,7 @@ from memtier.formats.lessons import (
     mark_promoted,
     normalise_lesson,
 )
-from memtier.results import NO_REDACTIONS, Result, fixed
+from memtier.results import NO_REDACTIONS, Fields, Result, fixed
 from memtier.store import checkpoint
 from memtier.workspace import SEMANTIC_DIR, Workspace, exists_or_link, tier_of
 
@@ -71,8 +70,7 @@ def lesson_lines(path: Path, text: str) -> Iterator[LessonLine]:
 # learn
 
 
-@dataclass(frozen=True)
-class LearnResult(Result):
+class LearnResult(Result, Fields):
     file: str
     line: int
     entry: str
@@ -158,8 +156,7 @@ def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\.md$")
 
 
-@dataclass(frozen=True)
-class PromoteResult(Result):
+class PromoteResult(Result, Fields):
     applied: bool
     lesson: str
     source: str

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from datetime import date
 from typing import Any, NamedTuple
 
@@ -44,7 +43,7 @@ from memtier.formats.buffer import (
     parse_buffer,
     task_text,
 )
-from memtier.results import NO_REDACTIONS, Result
+from memtier.results import NO_REDACTIONS, Fields, Result
 from memtier.store import checkpoint
 from memtier.workspace import Workspace, exists_or_link
 
@@ -125,8 +124,7 @@ def _match_task(lines: list[str], indexes: list[int], ref: str) -> int:
 # buffer commands
 
 
-@dataclass(frozen=True)
-class BufferResult(Result):
+class BufferResult(Result, Fields):
     """The buffer after a command: what was done and its state."""
 
     action: str

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import suppress
-from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -41,7 +40,7 @@ from memtier.formats.episodic import (
     rotation_heading,
     snapshot_ids,
 )
-from memtier.results import Result
+from memtier.results import Fields, Result
 from memtier.store import checkpoint
 from memtier.workspace import Workspace, exists_or_link
 
@@ -131,8 +130,7 @@ def add_block(
 # rotation
 
 
-@dataclass(frozen=True)
-class RotateResult(Result):
+class RotateResult(Result, Fields):
     """What a rotation did to today's note and the buffer."""
 
     note: str
@@ -300,8 +298,7 @@ def append_body(ws: Workspace, buffer: Buffer, rid: str) -> str:
 # session-end
 
 
-@dataclass(frozen=True)
-class SessionEndResult(Result):
+class SessionEndResult(Result, Fields):
     rotation: RotateResult | None
 
     def to_json(self) -> dict[str, Any]:

@@ -17,15 +17,13 @@ rest of the detail behind each failure or warning.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from memtier.errors import CheckFailed
 from memtier.health.verdict import FAIL, PASS, WARN, Check
-from memtier.results import Result
+from memtier.results import Fields, Result
 from memtier.workspace import Workspace
 
 HEADING = "=== Memory Health Check ({moment}) ==="
@@ -58,8 +56,7 @@ def section_of(check: Check) -> str:
     return {"episodic": "cold", "residue": "residue", "consolidation": "index"}.get(head, head)
 
 
-@dataclass(frozen=True)
-class HealthReport(Result):
+class HealthReport(Result, Fields):
     """Every check that ran, in report order, and the moment they ran at."""
 
     checks: tuple[Check, ...]
@@ -67,7 +64,7 @@ class HealthReport(Result):
     verbose: bool = False  # show (and put in JSON) the detail behind each line
 
     def with_detail(self, verbose: bool) -> HealthReport:
-        return dataclasses.replace(self, verbose=verbose)
+        return self.copy_with(verbose=verbose)
 
     @property
     def ok(self) -> bool:
