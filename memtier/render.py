@@ -92,7 +92,7 @@ def show(
         else:
             for line in report.text_lines():
                 out.write(escape_controls(line) + "\n")
-    for message in redaction_notices(report.redacted or {}, report.redacted_in):
+    for message in redaction_notices(report.redacted, report.redacted_in):
         notice(message)
     for message in report.notices:
         notice(message)

@@ -22,7 +22,7 @@ nothing at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Self, dataclass_transform
 
@@ -30,29 +30,9 @@ if TYPE_CHECKING:
     from memtier.errors import MemtierError
 
 
-class _NoCounts(Mapping[str, int]):
-    """The empty, immutable ``redacted`` counts: hashable, so that a dataclass takes
-    it as a field's default (one instance serves every result)."""
-
-    __slots__ = ()
-
-    def __getitem__(self, key: str) -> int:
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0
-
-    def __hash__(self) -> int:
-        return 0
-
-    def __repr__(self) -> str:
-        return "{}"
-
-
-NO_REDACTIONS: Mapping[str, int] = _NoCounts()
+# The ``redacted`` default of a result: immutable, so one instance serves every result
+# (a `Fields` default or a named tuple's; a dataclass field takes a default_factory).
+NO_REDACTIONS: Mapping[str, int] = MappingProxyType({})
 
 
 # What a result that does not carry a message reads (see `Result.__init_subclass__`).

@@ -188,7 +188,6 @@ def guarded(args: list[str], call: Callable[[Argv], int], argv: Argv | None = No
     for every path into a command.
     """
     global _current
-    from memtier import store
     from memtier.errors import MemtierError
     from memtier.render import fail
 
@@ -198,11 +197,7 @@ def guarded(args: list[str], call: Callable[[Argv], int], argv: Argv | None = No
         # A real command line cannot carry NUL (C strings); only a caller in-process can.
         return fail(MemtierError("an argument cannot hold a NUL byte"), as_json=as_json)
     try:
-        store.enable_faults(
-            os.environ.get(store.FAULT_ENV_VAR),
-            os.environ.get(store.TRACE_ENV_VAR),
-            os.environ.get(store.TRACE_ALL_ENV_VAR),
-        )
+        _enable_faults()
         if argv is None:
             try:
                 argv = read_argv(args)
@@ -226,6 +221,26 @@ def guarded(args: list[str], call: Callable[[Argv], int], argv: Argv | None = No
         return _bug(exc, as_json)
     finally:
         _current = Argv([])
+
+
+def _enable_faults() -> None:
+    """Switch on the crash points $MEMTIER_FAULT* names (`memtier.store.checkpoint`).
+
+    Only when one is set or the store is loaded already (a call in the same
+    process before this one): a command that writes nothing (``--help``, a usage
+    error) then never loads the store, and a fresh store has none switched on.
+    """
+    if "memtier.store.write" not in sys.modules and not any(
+        name.startswith("MEMTIER_FAULT") for name in os.environ
+    ):
+        return
+    from memtier import store
+
+    store.enable_faults(
+        os.environ.get(store.FAULT_ENV_VAR),
+        os.environ.get(store.TRACE_ENV_VAR),
+        os.environ.get(store.TRACE_ALL_ENV_VAR),
+    )
 
 
 def _tolerant_streams() -> None:
