@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 
 # The buffer timestamp grammar of PROTOCOL §2 (compat with the original script).
 MIN_YEAR = 1900
@@ -90,13 +90,17 @@ def parse_timestamp(text: str) -> datetime | None:
 _DATE_RE = re.compile(r"^\d{4}-\d\d-\d\d$")
 
 
-def require_in_range(day: date, source: str = "--date") -> date:
+def require_in_range(day: date) -> date:
     """*day* if its year is one the clock accepts (`MIN_YEAR`..`MAX_YEAR`), else an
     `InputError`: a note dated 9999-12-31 or 1899 is refused wherever a date is
-    given, as ``--now`` refuses such a moment (both faces go through here)."""
+    given, as ``--now`` refuses such a moment (both faces go through here, and each
+    words the parameter: ``--date``, ``date``)."""
     if not MIN_YEAR <= day.year <= MAX_YEAR:
         raise InputError(
-            f"{source}: {day.isoformat()} is out of range (a year from {MIN_YEAR} to {MAX_YEAR})"
+            (
+                Term("date"),
+                f": {day.isoformat()} is out of range (a year from {MIN_YEAR} to {MAX_YEAR})",
+            )
         )
     return day
 

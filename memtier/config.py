@@ -16,8 +16,6 @@ from typing import Any
 
 from memtier.errors import ConfigError
 
-CONFIG_RELPATH = Path("memory") / "memtier.toml"
-
 DEFAULT_VOCABULARY: tuple[str, ...] = (
     "tailscale", "tailnet", "docker", "synapse", "matrix", "coturn", "qdrant", "ubuntu",
     "systemd", "ufw", "fail2ban", "samba", "ssh", "networking", "gateway", "pm2", "rules",
@@ -143,7 +141,7 @@ _MAXIMUM: dict[str, float] = {
 assert set(_KEY_TYPES) == {f.name for f in fields(Config) if not f.name.startswith("_")}
 
 
-def _check_value(key: str, raw: object, where: Path) -> Any:
+def _check_value(key: str, raw: object, where: str | Path) -> Any:
     type_name, expected = _KEY_TYPES[key]
     value: Any = raw
     wrong = f"{where}: key '{key}' must be {type_name}"
@@ -175,7 +173,7 @@ def _check_value(key: str, raw: object, where: Path) -> Any:
     return value
 
 
-def parse_config(text: str, where: Path) -> Config:
+def parse_config(text: str, where: str | Path) -> Config:
     """Validate the text of a memtier.toml and build a `Config`."""
     if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
         # Comments only (as `init` writes it): the defaults, without loading tomllib.
@@ -198,22 +196,23 @@ def parse_config(text: str, where: Path) -> Config:
     return Config(**values)
 
 
-def load_config(root: Path) -> Config:
-    """Read ``memory/memtier.toml`` under *root*; defaults when it does not exist."""
-    path = root / CONFIG_RELPATH
+def load_config(root: Path, rel: str) -> Config:
+    """Read the configuration file at *rel* under *root* (`memtier.workspace` names
+    it: ``memory/memtier.toml``); defaults when it does not exist."""
+    path = root / rel
     if not os.path.lexists(path):
         return Config()
-    data = _read_config_bytes(root, path)
+    data = _read_config_bytes(root, path, rel)
     if data is None:
         return Config()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ConfigError(f"{CONFIG_RELPATH}: not valid TOML (not UTF-8 text)") from None
-    return parse_config(text, CONFIG_RELPATH)
+        raise ConfigError(f"{rel}: not valid TOML (not UTF-8 text)") from None
+    return parse_config(text, rel)
 
 
-def _read_config_bytes(root: Path, path: Path) -> bytes | None:
+def _read_config_bytes(root: Path, path: Path, rel: str) -> bytes | None:
     """The file's bytes, read as `memtier.store` reads memory files (PROTOCOL §3 v2),
     spelled out here because the store depends on the workspace, which loads this.
 
@@ -231,20 +230,20 @@ def _read_config_bytes(root: Path, path: Path) -> bytes | None:
     try:
         fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except IsADirectoryError:
-        raise ConfigError(f"{CONFIG_RELPATH}: is a directory, expected a TOML file") from None
+        raise ConfigError(f"{rel}: is a directory, expected a TOML file") from None
     except OSError as exc:
-        raise ConfigError(f"{CONFIG_RELPATH}: cannot be read ({exc.strerror})") from None
+        raise ConfigError(f"{rel}: cannot be read ({exc.strerror})") from None
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            raise ConfigError(f"{CONFIG_RELPATH}: is a directory, expected a TOML file")
+            raise ConfigError(f"{rel}: is a directory, expected a TOML file")
         if not stat.S_ISREG(mode):
-            raise ConfigError(f"{CONFIG_RELPATH}: not a regular file")
+            raise ConfigError(f"{rel}: not a regular file")
         chunks = []
         while chunk := os.read(fd, 1 << 16):
             chunks.append(chunk)
     except OSError as exc:
-        raise ConfigError(f"{CONFIG_RELPATH}: cannot be read ({exc.strerror})") from None
+        raise ConfigError(f"{rel}: cannot be read ({exc.strerror})") from None
     finally:
         os.close(fd)
     return b"".join(chunks)

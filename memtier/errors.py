@@ -24,18 +24,19 @@ class Term:
     """A parameter at fault, or an operation that fixes it, named in a message.
 
     The core says *what* (``Term("kind")``: the parameter ``kind`` of the core
-    function; ``Term("replace", file=rel)``: correcting a fact of *rel*); each
+    function; ``Term("replace", arg=rel)``: correcting a fact of *rel*); each
     face words it: the CLI as ``--kind`` or ``memtier replace OLD NEW --in rel``,
     the tool server as ``kind`` or ``memory_replace(...)`` (PROTOCOL §11 v3).
+    *arg* is what the operation acts on (a file, a topic), when the message knows.
     """
 
     name: str
-    file: str | None = None
+    arg: str | None = None
 
     def __str__(self) -> str:
         """The plain wording, the command line's (the tool server has its own)."""
         if self.name in _COMMANDS:
-            return _COMMANDS[self.name].replace("{file}", self.file or "FILE")
+            return _COMMANDS[self.name].format(arg=self.arg or "FILE")
         return _OPTIONS.get(self.name, self.name)
 
 
@@ -51,15 +52,38 @@ _OPTIONS = {
     "path": "PATH",
     "as_text": "--as",
     "reason": "--reason",
+    # the topic commands (PROTOCOL §13)
+    "topic": "SLUG",
+    "due": "--due",
+    "plan_id": "--plan-id",
+    "summary": "--summary",
+    "max_chars": "--max-chars",
+    "summary_max_chars": "summary_max_chars",
+    "max_lines": "--max-lines",
+    "match": "--match",
+    "status": "--status",
+    "category": "--category",
+    # commands no tool has (archive, init, tags, export)
+    "days": "--days",
+    "demo": "--demo",
+    "add": "--add",
+    "tier": "--tier",
+    "output": "--output",
 }
 _COMMANDS = {
-    "replace": "memtier replace OLD NEW --in {file}",
-    "retire": "memtier retire OLD --in {file} --reason R",
+    "replace": "memtier replace OLD NEW --in {arg}",
+    "retire": "memtier retire OLD --in {arg} --reason R",
     "remember_warm": "memtier remember TEXT --kind K",
     "tags_add": "memtier tags --add TAG",
     "session-start": "memtier session-start",
     "health-verbose": "memtier health-check --verbose",
     "candidates": "memtier candidates",
+    "health": "memtier health-check",
+    "consolidate_plan": "memtier consolidate {arg} --plan",
+    "index_add": "memtier index add",
+    "index_set": "memtier index set",
+    "init": "memtier init",
+    "sync": "memtier sync",
 }
 
 
@@ -74,6 +98,7 @@ class MemtierError(Exception):
     """
 
     exit_code: int = EXIT_INPUT
+    shown: bool = False  # see `CheckFailed`
 
     def __init__(self, message: Message, *, path: Path | str | None = None) -> None:
         self.parts: tuple[str | Term, ...] = (message,) if isinstance(message, str) else message

@@ -21,10 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtier.errors import RefusedError
+from memtier.errors import RefusedError, Term
 
 # `git merge-tree --write-tree` (a merge that never touches the work tree) is 2.38.
 MIN_VERSION = (2, 38)
+_SYNC = Term("sync")  # each face names the command: memtier sync, memory_sync
 LOCAL_TIMEOUT = 120.0
 REMOTE_TIMEOUT = 120.0
 _DROPPED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_PREFIX")
@@ -127,8 +128,11 @@ def _call(
         )
     except FileNotFoundError:
         raise GitMissing(
-            f"git not found ({argv[0]}); memtier sync needs git "
-            f"{MIN_VERSION[0]}.{MIN_VERSION[1]} or newer"
+            (
+                f"git not found ({argv[0]}); ",
+                _SYNC,
+                f" needs git {MIN_VERSION[0]}.{MIN_VERSION[1]} or newer",
+            )
         ) from None
     except subprocess.TimeoutExpired:
         raise GitTimeout(
@@ -141,10 +145,14 @@ def check_version(env: Mapping[str, str], executable: str = "git") -> tuple[int,
     result = _call([executable, "--version"], _environment(env, None, None), Path("/"), 30, None)
     found = parse_version(result.out)
     if not result.ok or found is None:
-        raise GitMissing(f"{executable} --version did not run; memtier sync needs git")
+        raise GitMissing((f"{executable} --version did not run; ", _SYNC, " needs git"))
     if found < MIN_VERSION:
         raise GitMissing(
-            f"git {found[0]}.{found[1]} is too old: memtier sync needs git "
-            f"{MIN_VERSION[0]}.{MIN_VERSION[1]} or newer (for merge-tree --write-tree)"
+            (
+                f"git {found[0]}.{found[1]} is too old: ",
+                _SYNC,
+                f" needs git {MIN_VERSION[0]}.{MIN_VERSION[1]} or newer (for merge-tree "
+                "--write-tree)",
+            )
         )
     return found

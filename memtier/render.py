@@ -31,15 +31,12 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+from memtier.results import Result
 
 if TYPE_CHECKING:
     from memtier.errors import MemtierError
-
-
-# The ``redacted`` default of a result: immutable, so one instance serves every result.
-NO_REDACTIONS: Mapping[str, int] = MappingProxyType({})
 
 
 # C0 controls but tab and line feed, DEL, C1 controls, the line and paragraph
@@ -68,10 +65,9 @@ def escape_controls(text: str) -> str:
     return "".join(p if i % 2 else p.translate(_TEXT_ESCAPES) for i, p in enumerate(pieces))
 
 
-class Report(Protocol):
-    def to_json(self) -> dict[str, Any]: ...
-
-    def text_lines(self) -> Iterable[str]: ...
+# What `show` prints and reads (warnings, notices, redactions, a failure): the
+# interface every command result has by deriving from `memtier.results.Result`.
+Report = Result
 
 
 def show(
@@ -96,14 +92,13 @@ def show(
         else:
             for line in report.text_lines():
                 out.write(escape_controls(line) + "\n")
-    redacted = getattr(report, "redacted", None) or {}
-    for message in redaction_notices(redacted, getattr(report, "redacted_in", "")):
+    for message in redaction_notices(report.redacted, report.redacted_in):
         notice(message)
-    for message in getattr(report, "notices", ()):
+    for message in report.notices:
         notice(message)
-    for message in (*warnings, *getattr(report, "warnings", ())):
+    for message in (*warnings, *report.warnings):
         warn(message)
-    failure: MemtierError | None = getattr(report, "failure", None)
+    failure = report.failure
     return 0 if failure is None else fail(failure, as_json=as_json)
 
 
@@ -114,7 +109,7 @@ def fail(error: MemtierError, *, as_json: bool) -> int:
     A failed check whose report is already printed (`CheckFailed.shown`) adds
     nothing: the report's verdict is its message.
     """
-    if getattr(error, "shown", False):
+    if error.shown:
         return error.exit_code
     message = clean_message(error.message)
     sys.stderr.write(f"memtier: error: {escape_controls(message)}\n")

@@ -8,13 +8,14 @@ import pytest
 
 from memtier.config import DEFAULT_VOCABULARY, Config, load_config, parse_config
 from memtier.errors import ConfigError
+from memtier.workspace import CONFIG_FILE
 from tests.conftest import CliRunner
 
 WHERE = Path("memory/memtier.toml")
 
 
 def test_missing_file_means_protocol_defaults(tmp_path: Path) -> None:
-    config = load_config(tmp_path)
+    config = load_config(tmp_path, CONFIG_FILE)
     assert config == Config()
     assert (config.hot_max_lines, config.buffer_max_lines, config.buffer_max_active) == (60, 80, 3)
     assert (config.stale_hours, config.warm_max_age_days) == (2, 30)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memtier.formats.text import fold_line
-from memtier.secrets import Finding, detect, redact, redact_folded, redact_wrapped
+from memtier.secrets import Finding, detect, fold_line, redact, redact_folded, redact_wrapped
 
 GH = "gh" + "p_" + "a1B2c3D4e5" * 3 + "F6g7H8"
 PA = "[REDACTED:PASSWORD_ASSIGNMENT]"

@@ -7,7 +7,7 @@ The convention every command follows (new commands too):
 
 - The dispatcher (`run`) takes ``--root PATH``, ``--now TIME`` and ``--json`` out of
   the argument list once, before or after the command name (up to a ``--``), into
-  the `memtier.cli.argv.Argv`; typer never sees them, so a command does not declare
+  the `memtier.cli.invocation.Argv`; typer never sees them, so a command does not declare
   them.
 - Register with ``@command(app, "name")`` (or a group: ``@command(buffer_app,
   "note")``): its help then names the shared options. Parameters are only the
@@ -48,8 +48,7 @@ import typer
 from typer.core import TyperCommand
 
 from memtier import __version__
-from memtier.cli.argv import Argv
-from memtier.cli.invocation import guarded, invocation
+from memtier.cli.invocation import Argv, guarded, invocation
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -189,7 +188,7 @@ def _narrowed(application: typer.Typer, path: list[str]) -> typer.Typer:
 def run(argv: list[str] | None = None, read: Argv | None = None) -> int:
     """Run the CLI: take the shared options, let typer parse the rest, and turn every
     error into one ``memtier: error:`` line and its exit code (see `render.fail`).
-    *read* is *argv* already read by `memtier.cli.argv.read_argv` (the fast path's
+    *read* is *argv* already read by `memtier.cli.invocation.read_argv` (the fast path's
     fallback), so that it is read once."""
     args = sys.argv[1:] if argv is None else argv
     return guarded(args, _parse_and_run, read)

@@ -7,7 +7,7 @@ dispatcher does the rest, for every such command at once:
 - text that starts with ``-`` (a markdown bullet ``- nas01 runs Ubuntu``, a
   ``--- rule``, a ``-----BEGIN`` line) is text, not an option, without ``--``:
   `with_text_separated` moves every argument that is not one of the command's own
-  options behind a ``--`` before click parses the line (`memtier.cli.argv` does
+  options behind a ``--`` before click parses the line (`memtier.cli.invocation` does
   the splitting, for the fast path too), so options still work before or after
   the text, and an explicit ``--`` still works;
 - bytes of an argument that are not UTF-8 become U+FFFD rather than a traceback
@@ -25,7 +25,7 @@ from typing import Any
 import click
 import typer
 
-from memtier.cli.argv import STDIN_MARK
+from memtier.cli.invocation import STDIN_MARK
 from memtier.errors import InputError
 
 # Text read from standard input: enough for any note, bounded so that a
@@ -39,7 +39,7 @@ class TextType(click.ParamType[str]):
     name = "text"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from memtier.formats.text import replace_invalid
+        from memtier.secrets import replace_invalid
 
         if not isinstance(value, str):
             return str(value)
@@ -85,7 +85,7 @@ def takes_text(command: Any) -> bool:
 def leaf_command(group: Any, path: list[str]) -> tuple[Any, Any] | None:
     """The command *path* names inside *group*, with a context to read its params;
     None for a group or an unknown name. Groups are told by their ``commands``
-    table, not by their class (see `memtier.cli.argv.option_arity`)."""
+    table, not by their class (see `memtier.cli.invocation.option_arity`)."""
     command = group
     for name in path:
         commands = getattr(command, "commands", None)
@@ -104,7 +104,7 @@ def with_text_separated(command: Any, path: list[str], args: list[str]) -> list[
     """*args* (the command's own, after *path*) with its text behind ``--``, so click
     takes ``- a bullet`` as text (PROTOCOL §3 v2); unchanged for a command without
     TEXT arguments."""
-    from memtier.cli.argv import option_arity, separate
+    from memtier.cli.invocation import option_arity, separate
 
     found = leaf_command(command, path) if path else None
     if found is None or not takes_text(found[0]):

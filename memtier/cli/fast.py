@@ -5,7 +5,7 @@ and ``health-check`` many times a session; importing typer and click and buildin
 the command costs about as much as starting Python itself. The bodies of those
 commands live here, and the typer commands (the one definition of the CLI, its
 help and its errors) call them and take their defaults from them. `parse` reads
-the line with `memtier.cli.argv`, as typer's path does, and recognises only plain
+the line with `memtier.cli.invocation`, as typer's path does, and recognises only plain
 shapes: the command name, its text, and the options of `SHAPES`. Anything else
 (``-`` for stdin, ``--help``, a typo, a missing or extra argument) goes to typer,
 which decides. ``tests/cli/test_fast.py`` checks `SHAPES` against the typer app
@@ -17,8 +17,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memtier.cli.argv import STDIN_MARK, Argv, MissingValue, read_argv, separate
-from memtier.cli.invocation import guarded, open_workspace, show
+from memtier.cli.invocation import (
+    STDIN_MARK,
+    Argv,
+    MissingValue,
+    guarded,
+    open_workspace,
+    read_argv,
+    separate,
+    show,
+)
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -121,9 +129,9 @@ def search(
     all_tiers: bool = False,
 ) -> int:
     from memtier.cli.invocation import invocation, surface
-    from memtier.formats.text import replace_invalid
     from memtier.render import colour_enabled
     from memtier.search import SearchRequest, search
+    from memtier.secrets import replace_invalid
 
     query = replace_invalid(query)  # as the TEXT type does on typer's path
     face = surface()

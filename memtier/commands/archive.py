@@ -25,8 +25,9 @@ from typing import Any, Literal
 
 from memtier import store
 from memtier.clock import parse_day
-from memtier.errors import InputError
-from memtier.faults import checkpoint
+from memtier.errors import InputError, Term
+from memtier.results import Record, Result, fixed
+from memtier.store import checkpoint
 from memtier.workspace import SCRATCH_FILES, Workspace
 
 ArchiveKind = Literal["episodic", "learnings", "all"]
@@ -35,7 +36,7 @@ PIN_MARK = b"#pinned"
 
 
 @dataclass(frozen=True)
-class ArchiveMove:
+class ArchiveMove(Record):
     """One file that moved (or, in a dry run, would move)."""
 
     kind: str
@@ -51,12 +52,12 @@ class ArchiveMove:
     def renamed(self) -> bool:
         return self.destination.rsplit("/", 1)[-1] != self.name
 
-    def to_json(self) -> dict[str, Any]:
-        return {"from": self.source, "to": self.destination}
+    JSON_NAMES = fixed(source="from", destination="to")
+    JSON_OMIT = frozenset({"kind", "month"})
 
 
 @dataclass(frozen=True)
-class ArchiveResult:
+class ArchiveResult(Result):
     """What an archive pass moved, left alone and warned about."""
 
     moved: tuple[ArchiveMove, ...] = ()
@@ -140,7 +141,7 @@ class _Planned:
 def _check_days(days: int | None, default: int) -> int:
     chosen = default if days is None else days
     if chosen < 0:
-        raise InputError(f"--days must be 0 or more, got {chosen}")
+        raise InputError((Term("days"), f" must be 0 or more, got {chosen}"))
     return chosen
 
 

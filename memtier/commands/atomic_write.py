@@ -15,21 +15,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from memtier import store
 from memtier.errors import Message, RefusedError
+from memtier.results import Result, fixed
 from memtier.workspace import Workspace, tier_of
 
 
 @dataclass(frozen=True)
-class WriteResult:
+class WriteResult(Result):
     path: str
     bytes_written: int
     redacted: dict[str, int] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "bytes": self.bytes_written, "redacted": dict(self.redacted)}
+    JSON_NAMES = fixed(bytes_written="bytes")
 
     def text_lines(self) -> Iterable[str]:
         yield f"wrote {self.path} ({self.bytes_written} bytes)"

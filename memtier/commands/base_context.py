@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from memtier import store
 from memtier.errors import InputError
 from memtier.formats.episodic import ClosureBlock, split_closure
+from memtier.results import Record, fixed
 from memtier.workspace import Workspace
 
 # How many of the newest notes are read looking for a closure block: a note
@@ -48,7 +48,7 @@ def cli_more(path: str, first: int | None, last: int | None) -> str:
 
 
 @dataclass(frozen=True)
-class LastOpen:
+class LastOpen(Record):
     """The closure block of the newest closed note, and the day it belongs to."""
 
     day: str
@@ -59,8 +59,8 @@ class LastOpen:
     updated: str = ""
     line_number: int | None = None  # where its `Updated:` line stands in the file
 
-    def to_json(self) -> dict[str, Any]:
-        return {"date": self.day, "path": self.path, "open": self.open}
+    JSON_NAMES = fixed(day="date")
+    JSON_OMIT = frozenset({"decisions", "signal", "updated", "line_number"})
 
     def line(self) -> str:
         return f"last session's Open: items ({self.day}): {self.open}"
@@ -148,7 +148,7 @@ class ContextPart:
 
 
 @dataclass(frozen=True)
-class Cut:
+class Cut(Record):
     """A part shown only in part (``shown`` of ``total`` lines) or left out (``shown`` 0)."""
 
     path: str
@@ -156,13 +156,7 @@ class Cut:
     total: int
     more: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "shown_lines": self.shown,
-            "total_lines": self.total,
-            "more": self.more,
-        }
+    JSON_NAMES = fixed(shown="shown_lines", total="total_lines")
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memtier import store
-from memtier.errors import InputError, RefusedError
-from memtier.faults import checkpoint
+from memtier.errors import InputError, RefusedError, Term
 from memtier.formats.consolidated import (
     Cited,
     GenerationError,
@@ -31,10 +30,18 @@ from memtier.formats.consolidated import (
 )
 from memtier.formats.episodic import CLOSURE_FIELDS, ITEM_SEPARATOR, NONE, closure_problem
 from memtier.formats.index import IndexEntry
-from memtier.render import NO_REDACTIONS
+from memtier.results import NO_REDACTIONS, Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 EVIDENCE_PER_DAY = 20
+# The parameters and the check the messages name; each face words them (§11 v3).
+_TOPIC, _SUMMARY, _PLAN_ID, _HEALTH = (
+    Term("topic"),
+    Term("summary"),
+    Term("plan_id"),
+    Term("health"),
+)
 
 
 @dataclass(frozen=True)
@@ -67,8 +74,7 @@ def _previous(ws: Workspace, entry: IndexEntry) -> tuple[GenerationFile | None, 
         return parse_generation(text), text
     except (InputError, GenerationError) as exc:
         raise RefusedError(
-            f"{entry.current}: the current generation cannot be read ({exc}); "
-            "run memtier health-check"
+            (f"{entry.current}: the current generation cannot be read ({exc}); run ", _HEALTH)
         ) from None
 
 
@@ -168,22 +174,29 @@ def clean_summary(ws: Workspace, text: str) -> tuple[str, Mapping[str, int]]:
     lines = [line for line in shown if line.strip()]
     joined = "\n".join(lines)
     if not joined:
-        raise InputError("--summary: the summary is empty")
+        raise InputError((_SUMMARY, ": the summary is empty"))
     limit = ws.config.summary_max_chars
     if len(joined) > limit:
         raise InputError(
-            f"--summary: {len(joined)} characters, at most {limit} (summary_max_chars)"
+            (
+                _SUMMARY,
+                f": {len(joined)} characters, at most {limit} (",
+                Term("summary_max_chars"),
+                ")",
+            )
         )
     for line in lines:
         if line.lstrip().startswith("#"):
-            raise InputError("--summary: no headings (lines starting with '#')")
+            raise InputError((_SUMMARY, ": no headings (lines starting with '#')"))
         if any(line.startswith(name) for name in CLOSURE_FIELDS):
-            raise InputError("--summary: no closure lines (Updated:, Decisions:, Signal:, Open:)")
+            raise InputError(
+                (_SUMMARY, ": no closure lines (Updated:, Decisions:, Signal:, Open:)")
+            )
     return joined, counts
 
 
 @dataclass(frozen=True)
-class ConsolidateReport:
+class ConsolidateReport(Result):
     plans: tuple[Plan, ...]
     written: bool
     redacted: Mapping[str, int] = field(default_factory=dict)
@@ -260,12 +273,19 @@ def consolidate(
     from memtier.commands.topics import is_due, read_index, refuse_unparsed, write_index
 
     if (slug is None) == (not due):
-        raise InputError("give a topic SLUG or --due (not both)")
+        raise InputError(("give a topic ", _TOPIC, " or ", Term("due"), " (not both)"))
     if (summary is not None or plan_id is not None) and slug is None:
-        raise InputError("--summary and --plan-id need a topic SLUG")
+        raise InputError((_SUMMARY, " and ", _PLAN_ID, " need a topic ", _TOPIC))
     if summary is not None and plan_id is None:
         raise InputError(
-            "--summary needs the --plan-id of the current plan (memtier consolidate SLUG --plan)"
+            (
+                _SUMMARY,
+                " needs the ",
+                _PLAN_ID,
+                " of the current plan (",
+                Term("consolidate_plan", arg="SLUG"),
+                ")",
+            )
         )
     counts: Mapping[str, int] = NO_REDACTIONS
     text = None
@@ -277,15 +297,19 @@ def consolidate(
         if slug is not None:
             entry = next((e for e in state.rebuilt if e.slug == slug), None)
             if entry is None:
-                raise InputError(f"no topic '{slug}' in the index (memtier index add)")
+                raise InputError((f"no topic '{slug}' in the index (", Term("index_add"), ")"))
             entries = [entry]
         else:
             entries = [e for e in state.rebuilt if is_due(ws, e)]
         plans = [plan_generation(ws, e, state.notes) for e in entries]
         if plan_id is not None and plans[0].plan_id != plan_id:
             raise RefusedError(
-                f"plan {plan_id} is stale: a source or the previous generation changed since "
-                f"(current plan: {plans[0].plan_id}); read memtier consolidate {slug} --plan again"
+                (
+                    f"plan {plan_id} is stale: a source or the previous generation changed "
+                    f"since (current plan: {plans[0].plan_id}); read ",
+                    Term("consolidate_plan", arg=slug),
+                    " again",
+                )
             )
         if text is not None:
             plans[0] = replace(plans[0], generation=replace(plans[0].generation, summary=text))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memtier.errors import InputError, RefusedError
+from memtier.results import Result, fixed
 from memtier.workspace import Workspace
 
 SCHEDULE = "0 9 * * 1"
@@ -119,7 +120,7 @@ def removal_hint(ws: Workspace) -> str:
 
 
 @dataclass(frozen=True)
-class CronResult:
+class CronResult(Result):
     line: str
     crontab: bool
     install: bool
@@ -135,18 +136,12 @@ class CronResult:
     def notices(self) -> tuple[str, ...]:
         return self.notes
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            # "text": the crontab line ("line" is a line number in every command).
-            "text": self.line,
-            "flush": self.flush_line,
-            "crontab": self.crontab,
-            "installed": self.installed,
-            "already_installed": self.already_installed,
-            "existing": self.existing,
-            "systemd": dict(self.systemd) if self.systemd else None,
-            "remove": self.remove,
-        }
+    # "text": the crontab line ("line" is a line number in every command).
+    JSON_NAMES = fixed(line="text", flush_line="flush")
+    JSON_OMIT = frozenset({"install", "notes", "systemd"})
+
+    def json_extra(self) -> dict[str, Any]:
+        return {"systemd": dict(self.systemd) if self.systemd else None}
 
     def text_lines(self) -> Iterable[str]:
         yield self.line

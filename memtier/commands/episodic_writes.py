@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import date
-from typing import Any, NamedTuple
+from typing import Any
 
 from memtier import store
 from memtier.clock import require_in_range
 from memtier.commands.lifecycle import clean_text
 from memtier.errors import InputError
-from memtier.faults import checkpoint
 from memtier.formats.episodic import (
     ClosureBlock,
     close_note,
@@ -27,11 +26,12 @@ from memtier.formats.episodic import (
     place_before_closure,
     split_closure,
 )
-from memtier.render import NO_REDACTIONS
+from memtier.results import NO_REDACTIONS, Fields, Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 
-class EpisodicResult(NamedTuple):
+class EpisodicResult(Result, Fields):
     action: str
     date: str
     path: str
@@ -156,7 +156,7 @@ def episodic_close(
         write_note(ws, day, text, note)
         checkpoint("episodic.written")
     result = _episodic_result(ws, "close", day, text, None, redacted)
-    return result._replace(placement=placement, replaced=replace)
+    return result.copy_with(placement=placement, replaced=replace)
 
 
 def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
@@ -174,7 +174,7 @@ def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
             raise InputError(f"{shown}: no episodic note for {day.isoformat()}")
         text = store.read_text(store.confine(ws.root, found), root=ws.root)
         result = _episodic_result(ws, "show", day, text, None, {})
-        return result._replace(archived=ws.relative(found))
+        return result.copy_with(archived=ws.relative(found))
     return _episodic_result(ws, "show", day, note.text, None, {})
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memtier import store
 from memtier.commands.fact_files import (
@@ -27,9 +27,10 @@ from memtier.commands.fact_files import (
     resolve_fact_file,
 )
 from memtier.errors import InputError, Term
-from memtier.faults import checkpoint
 from memtier.formats.fact_text import HOT_HEADER_LINES
+from memtier.results import Record, Result, fixed
 from memtier.secrets import merge_counts
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class ReplaceResult:
+class ReplaceResult(Result):
     file: str
     line: int
     old: str
@@ -46,17 +47,7 @@ class ReplaceResult:
     log: str = RETIRED_LOG
     redacted: dict[str, int] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "action": "replace",
-            "file": self.file,
-            "line": self.line,
-            "old": self.old,
-            "new": self.new,
-            "reason": self.reason,
-            "log": self.log,
-            "redacted": dict(self.redacted),
-        }
+    JSON_CONSTANT = fixed(action="replace")
 
     def text_lines(self) -> Iterable[str]:
         yield f"replaced {self.file}:{self.line}"
@@ -66,7 +57,7 @@ class ReplaceResult:
 
 
 @dataclass(frozen=True)
-class RetireResult:
+class RetireResult(Result):
     file: str
     line: int
     old: str
@@ -74,16 +65,7 @@ class RetireResult:
     log: str = RETIRED_LOG
     redacted: dict[str, int] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "action": "retire",
-            "file": self.file,
-            "line": self.line,
-            "old": self.old,
-            "reason": self.reason,
-            "log": self.log,
-            "redacted": dict(self.redacted),
-        }
+    JSON_CONSTANT = fixed(action="retire")
 
     def text_lines(self) -> Iterable[str]:
         yield f"retired {self.file}:{self.line}: {self.old}"
@@ -168,22 +150,19 @@ def _shown(line: str) -> Redaction:
 
 
 @dataclass(frozen=True)
-class VerifiedFile:
+class VerifiedFile(Record):
     path: str
     previous: str | None
     verified: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "previous": self.previous, "verified": self.verified}
-
 
 @dataclass(frozen=True)
-class VerifyResult:
+class VerifyResult(Result):
     files: tuple[VerifiedFile, ...]
     stale: bool = False
 
-    def to_json(self) -> dict[str, Any]:
-        return {"action": "verify", "files": [f.to_json() for f in self.files]}
+    JSON_CONSTANT = fixed(action="verify")
+    JSON_OMIT = frozenset({"stale"})
 
     def text_lines(self) -> Iterable[str]:
         if not self.files:

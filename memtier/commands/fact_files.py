@@ -27,7 +27,7 @@ from memtier.formats.fact_text import (
     word_set,
 )
 from memtier.secrets import merge_counts
-from memtier.workspace import ARCHIVE_DIR, MEMORY_DIR, Workspace, tier_of
+from memtier.workspace import ARCHIVE_DIR, MEMORY_DIR, Workspace, exists_or_link, tier_of
 
 RETIRED_LOG = f"{MEMORY_DIR}/{ARCHIVE_DIR}/retired.md"
 _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
@@ -49,11 +49,10 @@ def clean_fact(raw: str, what: str | Term, *, block: bool = False, fact: bool = 
     `replace`'s NEW) must hold a letter or a digit as people read it: ``---`` or a
     zero-width space says nothing (PROTOCOL §10, issue 19; exit 2).
     """
-    from memtier.formats.text import fold_line, without_bullet
-    from memtier.secrets import redact
+    from memtier.secrets import fold_line, redact, without_bullet
 
     if not block:
-        # The one folding function (memtier.formats.text, PROTOCOL §3 v2).
+        # The one folding function (memtier.secrets.fold_line, PROTOCOL §3 v2).
         one_line = fold_line(raw)
         text = without_bullet(one_line.text).strip()
         if not text:
@@ -255,7 +254,7 @@ def find_duplicate(
     return DuplicateFactError(
         (
             f"{what} in {rel}:{number}{how}: {line}; a fact has one home: to change it, ",
-            Term("replace", file=rel),
+            Term("replace", arg=rel),
         ),
         file=rel,
         line=number,
@@ -279,7 +278,7 @@ def hot_cap_message(rel: str, count: int, limit: int) -> tuple[str | Term, ...]:
     return (
         f"{rel} would have {count} lines, over the {limit}-line limit (hot_max_lines); "
         "retire a line first (",
-        Term("retire", file=rel),
+        Term("retire", arg=rel),
         ") or keep the fact in WARM (",
         Term("remember_warm"),
         ")",
@@ -336,8 +335,7 @@ def log_retirement(
     ws: Workspace, target: FactFile, number: int, verb: str, old: str, reason: str
 ) -> str:
     """Append one line to the retirement log (PROTOCOL §10); returns the line."""
-    from memtier.formats.text import without_bullet
-    from memtier.secrets import redact
+    from memtier.secrets import redact, without_bullet
 
     log = ws.root / RETIRED_LOG
     # A credential that stood in the file is not copied into the archive, which
@@ -345,7 +343,7 @@ def log_retirement(
     text = redact(without_bullet(old).strip()).text
     entry = f"- {ws.today.isoformat()} {target.rel}:{number} {verb}: {text}"
     entry += f" — {reason}"
-    if log.exists() or log.is_symlink():
+    if exists_or_link(log):
         doc = store.read_document(log, root=ws.root)
     else:
         store.make_dirs(log.parent, root=ws.root)

@@ -20,6 +20,7 @@ from typing import Any
 
 from memtier import store
 from memtier.errors import InputError, Term
+from memtier.results import Result
 from memtier.workspace import Workspace
 
 DEFAULT_MAX_LINES = 200
@@ -33,7 +34,7 @@ MEMORY_FILES_RULE = (
 
 
 @dataclass(frozen=True)
-class GetResult:
+class GetResult(Result):
     path: str
     start: int
     end: int
@@ -134,7 +135,7 @@ def get_lines(
     from memtier.secrets import redact_lines_of
 
     if max_lines < 1:
-        raise InputError("--max-lines: must be at least 1")
+        raise InputError((Term("max_lines"), ": must be at least 1"))
     if from_line is not None and from_line < 1:
         raise InputError("FROM: line numbers start at 1")
     if to_line is not None and to_line < (from_line or 1):

@@ -19,7 +19,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from memtier import store
 from memtier.commands.fact_edits import (
@@ -45,7 +44,6 @@ from memtier.commands.fact_files import (
 )
 from memtier.commands.fact_get import GetResult, find_day_note, get_lines
 from memtier.errors import InputError, Term
-from memtier.faults import checkpoint
 from memtier.formats.fact_text import (
     TOPIC_RE,
     default_topic_tags,
@@ -59,7 +57,9 @@ from memtier.formats.fact_text import (
     warm_header,
 )
 from memtier.formats.tags import is_tag_line
+from memtier.results import Result, fixed
 from memtier.secrets import merge_counts
+from memtier.store import checkpoint
 from memtier.workspace import HOT_FILE, MEMORY_DIR, PROCEDURAL_DIR, SEMANTIC_DIR, Workspace
 
 __all__ = [
@@ -100,7 +100,7 @@ CHECKPOINTS: tuple[str, ...] = ("facts.read", "facts.log-written", "facts.writte
 
 
 @dataclass(frozen=True)
-class RememberResult:
+class RememberResult(Result):
     file: str
     line: int
     text: str
@@ -110,18 +110,7 @@ class RememberResult:
     routing_note: bool = False
     redacted: dict[str, int] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "action": "remember",
-            "file": self.file,
-            "line": self.line,
-            "text": self.text,
-            "kind": self.kind,
-            "section": self.section,
-            "created": self.created,
-            "routing_note": self.routing_note,
-            "redacted": dict(self.redacted),
-        }
+    JSON_CONSTANT = fixed(action="remember")
 
     def text_lines(self) -> Iterable[str]:
         first = self.text.split("\n", 1)[0]
@@ -191,7 +180,7 @@ def remember(
     if section is not None:
         # A heading is text written to disk and echoed back like the fact itself:
         # redacted before and after folding to one line (PROTOCOL §3 v2).
-        from memtier.formats.text import fold_line
+        from memtier.secrets import fold_line
 
         folded = fold_line(section)
         section, section_redacted = " ".join(folded.text.split()), folded.redacted
@@ -272,7 +261,7 @@ def _write_fact(
             raise Duplicate(
                 (
                     f"this block already stands in {target.rel}:{at}; to change it, ",
-                    Term("replace", file=target.rel),
+                    Term("replace", arg=target.rel),
                 ),
                 file=target.rel,
                 line=at,

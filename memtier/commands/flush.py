@@ -18,26 +18,24 @@ from datetime import date
 from typing import Any
 
 from memtier import store
-from memtier.faults import checkpoint
+from memtier.results import Result, fixed
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 
 @dataclass(frozen=True)
-class FlushReport:
+class FlushReport(Result):
     day: str
     changes: tuple[str, ...]
     due: tuple[str, ...]
     written: tuple[str, ...]
     warnings: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "date": self.day,
-            "changed": bool(self.changes),
-            "changes": list(self.changes),
-            "due": list(self.due),
-            "written": list(self.written),
-        }
+    JSON_NAMES = fixed(day="date")
+    JSON_OMIT = frozenset({"warnings"})
+
+    def json_extra(self) -> dict[str, Any]:
+        return {"changed": bool(self.changes)}
 
     def text_lines(self) -> Iterable[str]:
         if not self.changes:

@@ -15,14 +15,15 @@ from typing import Any
 
 from memtier import store
 from memtier.config import Config, load_config
-from memtier.errors import InputError, RefusedError
-from memtier.faults import checkpoint
+from memtier.errors import InputError, RefusedError, Term
 from memtier.formats.templates import render_template, template_paths
-from memtier.workspace import LAYOUT_FOLDERS, Workspace
+from memtier.results import Result
+from memtier.store import checkpoint
+from memtier.workspace import CONFIG_FILE, LAYOUT_FOLDERS, Workspace, exists_or_link
 
 
 @dataclass(frozen=True)
-class InitResult:
+class InitResult(Result):
     root: Path
     created: tuple[str, ...] = field(default_factory=tuple)
     existing: tuple[str, ...] = field(default_factory=tuple)
@@ -67,7 +68,7 @@ def init_workspace(root: Path, now: datetime, config: Config | None = None) -> I
     existing: list[str] = []
     if store.make_dirs(root / "memory", root=root):
         created.append("memory/")
-    cfg = config if config is not None else load_config(root)
+    cfg = config if config is not None else load_config(root, CONFIG_FILE)
     ws = Workspace(root=root, now=now, config=cfg)
     with store.workspace_lock(ws.lock_file):
         for folder in LAYOUT_FOLDERS[1:]:
@@ -76,7 +77,7 @@ def init_workspace(root: Path, now: datetime, config: Config | None = None) -> I
         for rel in template_paths():
             target = root / rel
             name = rel.as_posix()
-            if target.exists() or target.is_symlink():
+            if exists_or_link(target):
                 existing.append(name)
                 continue
             store.write_text(target, render_template(rel, now, cfg), root=root)
@@ -98,8 +99,11 @@ def init_demo(root: Path, now: datetime, config: Config | None = None) -> InitRe
     root = root.absolute()
     if is_workspace(root) or (root / "memory").exists():
         raise RefusedError(
-            f"{root} already holds a workspace; --demo installs the sample memory "
-            "only into a new one (try an empty folder)"
+            (
+                f"{root} already holds a workspace; ",
+                Term("demo"),
+                " installs the sample memory only into a new one (try an empty folder)",
+            )
         )
     files, invalid = parse_envelope(DEMO_EXPORT.read_text(encoding="utf-8"))
     assert not invalid, invalid

@@ -24,7 +24,6 @@ from typing import Any, NamedTuple
 from memtier import store
 from memtier.commands.recurrence import find_candidates, flag_recurring, read_scratch, scratch_paths
 from memtier.errors import InputError, RefusedError, Term
-from memtier.faults import checkpoint
 from memtier.formats.lessons import (
     CANDIDATE_FLAG,
     PIN_FLAG,
@@ -34,8 +33,9 @@ from memtier.formats.lessons import (
     mark_promoted,
     normalise_lesson,
 )
-from memtier.render import NO_REDACTIONS
-from memtier.workspace import SEMANTIC_DIR, Workspace, tier_of
+from memtier.results import NO_REDACTIONS, Fields, Result, fixed
+from memtier.store import checkpoint
+from memtier.workspace import SEMANTIC_DIR, Workspace, exists_or_link, tier_of
 
 LEARN_KINDS: dict[str, str] = {
     "error": "ERRORS.md",
@@ -70,7 +70,7 @@ def lesson_lines(path: Path, text: str) -> Iterator[LessonLine]:
 # learn
 
 
-class LearnResult(NamedTuple):
+class LearnResult(Result, Fields):
     file: str
     line: int
     entry: str
@@ -78,15 +78,7 @@ class LearnResult(NamedTuple):
     redacted: Mapping[str, int] = NO_REDACTIONS
     flagged: str | None = None  # "file:line" flagged [PROMOTE-CANDIDATE] by this call
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "text": self.entry,
-            "occurrences": self.occurrences,
-            "flagged": self.flagged,
-            "redacted": dict(self.redacted),
-        }
+    JSON_NAMES = fixed(entry="text")
 
     def text_lines(self) -> Iterable[str]:
         yield f"added to {self.file}:{self.line}: {self.entry}"
@@ -138,7 +130,7 @@ def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult
                         f"this lesson already stands in {ws.relative(other)}:{found.number}; "
                         "a lesson has one home: add it there to count a recurrence"
                     )
-        if target.exists() or target.is_symlink():
+        if exists_or_link(target):
             doc = store.read_document(target, root=ws.root)
         else:
             store.make_dirs(ws.learnings_dir, root=ws.root)
@@ -164,7 +156,7 @@ def learn(ws: Workspace, kind: str, text: str, pin: bool = False) -> LearnResult
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\.md$")
 
 
-class PromoteResult(NamedTuple):
+class PromoteResult(Result, Fields):
     applied: bool
     lesson: str
     source: str
@@ -233,13 +225,16 @@ def _find_source(ws: Workspace, ref: str) -> LessonLine:
         candidates = find_candidates(ws).candidates
         if not 1 <= number <= len(candidates):
             raise InputError(
-                f"promote: no candidate number {number} "
-                f"(memtier candidates lists {len(candidates)})"
+                (
+                    f"promote: no candidate number {number} (",
+                    Term("candidates"),
+                    f" lists {len(candidates)})",
+                )
             )
         chosen = candidates[number - 1]
         path = ws.root / chosen.file
         return LessonLine(path, chosen.line, chosen.entry, normalise_lesson(chosen.entry))
-    from memtier.formats.text import fold_line
+    from memtier.secrets import fold_line
 
     wanted = normalise_lesson(fold_line(ref).text)
     if not wanted:

@@ -10,10 +10,10 @@ Text arguments are *folded to one line*: line breaks (and the spaces around
 them) become a single space. A buffer line or a note line is one fact, and a
 folded argument can never add a heading, a header line or a closure block of
 its own, whatever it contains. Secrets are redacted before and after folding
-(`memtier.formats.text.fold_line`, PROTOCOL §3 v2).
+(`memtier.secrets.fold_line`, PROTOCOL §3 v2).
 
 Session-start and rotation live in `memtier.commands.session_start` and
-`memtier.commands.rotation`; `memtier.faults.LIFECYCLE_CHECKPOINTS` lists every
+`memtier.commands.rotation`; `memtier.store.write.LIFECYCLE_CHECKPOINTS` lists every
 fault point of the lifecycle for crash tests.
 """
 
@@ -27,7 +27,6 @@ from typing import Any, NamedTuple
 from memtier import store
 from memtier.clock import format_timestamp, parse_day, require_in_range
 from memtier.errors import InputError, RefusedError, Term
-from memtier.faults import checkpoint
 from memtier.formats.buffer import (
     DONE_PREFIX,
     Buffer,
@@ -44,8 +43,9 @@ from memtier.formats.buffer import (
     parse_buffer,
     task_text,
 )
-from memtier.render import NO_REDACTIONS
-from memtier.workspace import Workspace
+from memtier.results import NO_REDACTIONS, Fields, Result
+from memtier.store import checkpoint
+from memtier.workspace import Workspace, exists_or_link
 
 _OPEN_BOX = re.compile(r"\[ \]\s+")
 
@@ -64,7 +64,7 @@ def clean_text(raw: str, what: str, *, bullet: bool = False) -> CleanText:
 
     With *bullet* the caller writes its own ``- `` bullet, so one given by the
     text is dropped rather than doubled."""
-    from memtier.formats.text import fold_line, without_bullet
+    from memtier.secrets import fold_line, without_bullet
 
     folded = fold_line(raw)
     text = without_bullet(folded.text) if bullet else folded.text
@@ -124,7 +124,7 @@ def _match_task(lines: list[str], indexes: list[int], ref: str) -> int:
 # buffer commands
 
 
-class BufferResult(NamedTuple):
+class BufferResult(Result, Fields):
     """The buffer after a command: what was done and its state."""
 
     action: str
@@ -219,7 +219,7 @@ def _edit_buffer(
 
             raise RefusedError(PENDING_PRESENT_MESSAGE, path=ws.buffer_pending)
         doc = None
-        if ws.buffer.exists() or ws.buffer.is_symlink():
+        if exists_or_link(ws.buffer):
             doc = store.read_document(ws.buffer, root=ws.root)
             text = doc.text
         else:

@@ -17,8 +17,9 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from memtier import store
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.formats.index import IndexEntry
+from memtier.results import Result
 from memtier.workspace import Workspace
 
 SIMILARITY = 0.75
@@ -80,7 +81,7 @@ def find_topic(rest: str, entries: Iterable[IndexEntry]) -> tuple[IndexEntry | N
 
 
 @dataclass(frozen=True)
-class RecallReport:
+class RecallReport(Result):
     query: str
     topic: str | None
     found_by: str  # slug, words, match, similar, or search
@@ -136,7 +137,7 @@ def recall(
     from memtier.secrets import redact_folded
 
     if max_chars < MIN_MAX_CHARS:
-        raise InputError(f"--max-chars: at least {MIN_MAX_CHARS} (got {max_chars})")
+        raise InputError((Term("max_chars"), f": at least {MIN_MAX_CHARS} (got {max_chars})"))
     query = redact_folded(text).text
     rest = strip_trigger(query, ws.config.recall_triggers)
     if not rest:

@@ -18,7 +18,6 @@ from typing import Any
 
 from memtier import store
 from memtier.errors import InputError
-from memtier.faults import checkpoint
 from memtier.formats.lessons import (
     CANDIDATE_FLAG,
     is_candidate_line,
@@ -26,6 +25,8 @@ from memtier.formats.lessons import (
     lesson_text,
     normalise_lesson,
 )
+from memtier.results import Record, Result, fixed
+from memtier.store import checkpoint
 from memtier.workspace import SCRATCH_FILES, Workspace
 
 # The two SCRATCH files whose lessons recur (PROTOCOL §8 step 7).
@@ -33,7 +34,7 @@ RECURRENCE_FILES: tuple[str, ...] = ("ERRORS.md", "LEARNINGS.md")
 
 
 @dataclass(frozen=True)
-class Flagged:
+class Flagged(Record):
     """A lesson that reached the threshold and was flagged on its first line."""
 
     file: str
@@ -42,8 +43,7 @@ class Flagged:
     count: int
     text: str = ""  # the lesson as its first line words it, case kept (weekly review's signal)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "lesson": self.lesson, "count": self.count}
+    JSON_OMIT = frozenset({"text"})
 
 
 def _promoted_lessons(ws: Workspace) -> set[str]:
@@ -140,33 +140,25 @@ def read_scratch(ws: Workspace, path: Path) -> str:
 
 
 @dataclass(frozen=True)
-class Candidate:
+class Candidate(Record):
     file: str
     line: int
     entry: str
     lesson: str
     number: int = 0  # 1-based, in listing order: what `promote N` takes
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "file": self.file,
-            "line": self.line,
-            "text": self.entry,  # "text" is the text in every command's JSON
-            "lesson": self.lesson,
-        }
+    JSON_NAMES = fixed(entry="text")  # "text" is the text in every command's JSON
 
 
 @dataclass(frozen=True)
-class CandidatesResult:
+class CandidatesResult(Result):
     candidates: tuple[Candidate, ...]
     warnings: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "count": len(self.candidates),
-            "candidates": [c.to_json() for c in self.candidates],
-        }
+    JSON_OMIT = frozenset({"warnings"})
+
+    def json_extra(self) -> dict[str, Any]:
+        return {"count": len(self.candidates)}
 
     def text_lines(self) -> Iterable[str]:
         if not self.candidates:

@@ -27,14 +27,16 @@ from typing import Any
 from memtier import store
 from memtier.commands.archive import ArchiveMove, ArchiveResult, archive_episodic, archive_learnings
 from memtier.commands.recurrence import Flagged, flag_recurring
+from memtier.commands.rotation import read_note, write_note
 from memtier.errors import CheckFailed, InputError
-from memtier.faults import checkpoint
 from memtier.formats.episodic import (
     ClosureBlock,
     insert_before_closure,
     merge_into_note,
     new_note,
 )
+from memtier.results import Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 SESSION_GATE = "Active session detected; weekly review deferred"
@@ -50,7 +52,7 @@ DONE = "done"
 
 
 @dataclass(frozen=True)
-class ReviewResult:
+class ReviewResult(Result):
     status: str
     lock_removed: bool = False
     archived: ArchiveResult = field(default_factory=ArchiveResult)
@@ -159,33 +161,26 @@ def _write_note_line(ws: Workspace, line: str, block: ClosureBlock) -> str:
     A note that does not exist yet is created closed by *block*, so that the
     deferral itself never leaves today's note failing the health check.
     """
-    path = ws.episodic_note()
-    if path.exists() or path.is_symlink():
-        doc = store.read_document(path, root=ws.root)
-        text = insert_before_closure(doc.text, line)
-    else:
-        doc = store.Document(text="")
+    note = read_note(ws, ws.today)
+    if note is None:
         text = new_note(ws.today, line, block)
+    else:
+        text = insert_before_closure(note.text, line)
     checkpoint("review.before-note")
-    store.write_text(path, text, root=ws.root, like=doc)
+    write_note(ws, ws.today, text, note)
     checkpoint("review.note-written")
-    return ws.relative(path)
+    return ws.relative(ws.episodic_note())
 
 
 def _write_closure(ws: Workspace, block: ClosureBlock) -> str:
     """§8 step 8: a valid final block is merged with *block* (§2 v2: the agent's
     decisions, signal and open items stay), otherwise *block* is appended."""
-    path = ws.episodic_note()
-    if path.exists() or path.is_symlink():
-        doc = store.read_document(path, root=ws.root)
-        text = merge_into_note(doc.text, block)
-    else:
-        doc = store.Document(text="")
-        text = new_note(ws.today, "", block)
+    note = read_note(ws, ws.today)
+    text = new_note(ws.today, "", block) if note is None else merge_into_note(note.text, block)
     checkpoint("review.before-closure")
-    store.write_text(path, text, root=ws.root, like=doc)
+    write_note(ws, ws.today, text, note)
     checkpoint("review.closure-written")
-    return ws.relative(path)
+    return ws.relative(ws.episodic_note())
 
 
 # ---------------------------------------------------------------------------

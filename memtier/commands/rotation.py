@@ -17,11 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from contextlib import suppress
 from datetime import date
-from typing import Any, NamedTuple
+from typing import Any
 
 from memtier import store
 from memtier.errors import InputError, MemtierError, RefusedError, Term, WriteFailed
-from memtier.faults import checkpoint
 from memtier.formats.buffer import (
     Buffer,
     add_task,
@@ -41,14 +40,18 @@ from memtier.formats.episodic import (
     rotation_heading,
     snapshot_ids,
 )
-from memtier.workspace import Workspace
+from memtier.results import Fields, Result
+from memtier.store import checkpoint
+from memtier.workspace import Workspace, exists_or_link
 
+# Each names the command that recovers as a Term: each face words it (§11 v3).
 LOCK_PRESENT_MESSAGE = (
-    "rotation lock file present: another rotation is running or one crashed; "
-    "run memtier session-start"
+    "rotation lock file present: another rotation is running or one crashed; run ",
+    Term("session-start"),
 )
 PENDING_PRESENT_MESSAGE = (
-    "pending rotation file present: a rotation was interrupted; run memtier session-start"
+    "pending rotation file present: a rotation was interrupted; run ",
+    Term("session-start"),
 )
 
 
@@ -69,7 +72,7 @@ def read_buffer(ws: Workspace) -> tuple[store.Document, Buffer]:
 
 def read_note(ws: Workspace, day: date) -> store.Document | None:
     path = ws.episodic_note(day)
-    if not path.exists() and not path.is_symlink():
+    if not exists_or_link(path):
         return None
     return store.read_document(path, root=ws.root)
 
@@ -127,7 +130,7 @@ def add_block(
 # rotation
 
 
-class RotateResult(NamedTuple):
+class RotateResult(Result, Fields):
     """What a rotation did to today's note and the buffer."""
 
     note: str
@@ -202,7 +205,7 @@ def rotate_locked(ws: Workspace, *, keep_tasks: bool) -> RotateResult:
     buffer; ``session-end`` does not (§5 step 5 v3).
     """
     # Step 1: a marker means a rotation crashed (a running one would hold our lock).
-    if ws.buffer_lock.exists() or ws.buffer_lock.is_symlink():
+    if exists_or_link(ws.buffer_lock):
         raise RefusedError(LOCK_PRESENT_MESSAGE, path=ws.buffer_lock)
     # Bad input (a broken buffer header, an unreadable note) refuses before step 2,
     # so it never leaves a marker behind.
@@ -295,7 +298,7 @@ def append_body(ws: Workspace, buffer: Buffer, rid: str) -> str:
 # session-end
 
 
-class SessionEndResult(NamedTuple):
+class SessionEndResult(Result, Fields):
     rotation: RotateResult | None
 
     def to_json(self) -> dict[str, Any]:

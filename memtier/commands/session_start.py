@@ -41,7 +41,6 @@ from memtier.commands.rotation import (
     rotate_locked,
 )
 from memtier.errors import InputError, RefusedError, Term
-from memtier.faults import checkpoint
 from memtier.formats.buffer import (
     Buffer,
     KeptLine,
@@ -61,14 +60,16 @@ from memtier.formats.episodic import (
     next_rotation_id,
     snapshot_ids,
 )
-from memtier.workspace import Workspace
+from memtier.results import Result
+from memtier.store import checkpoint
+from memtier.workspace import Workspace, exists_or_link
 
 RECOVERED_MARKER = "[RECOVERED: STALE]"
 CONTEXT_SCRATCH_LINES = 20
 
 
 @dataclass(frozen=True)
-class SessionStartResult:
+class SessionStartResult(Result):
     """What session-start did, and the base context it prints (PROTOCOL §4 step 7)."""
 
     actions: tuple[str, ...]
@@ -171,7 +172,7 @@ def session_start(ws: Workspace) -> SessionStartResult:
         _refuse_folders(ws)
         _ensure_hot(run)  # step 1
         _ensure_buffer(run)  # step 2
-        if ws.buffer_lock.exists() or ws.buffer_lock.is_symlink():  # step 3
+        if exists_or_link(ws.buffer_lock):  # step 3
             _read_marker(run)
             store.remove_residue(ws.buffer_lock, root=ws.root)
             checkpoint("session_start.lock-removed")
@@ -231,7 +232,7 @@ def _read_marker(run: _Run) -> None:
 
 def _ensure_hot(run: _Run) -> None:
     ws = run.ws
-    if ws.hot.exists() or ws.hot.is_symlink():
+    if exists_or_link(ws.hot):
         return
     day = ws.today.isoformat()
     header = f"# Agent Memory\n#tags: memory\nlast_verified: {day}\nlast_updated: {day}\n"
@@ -242,7 +243,7 @@ def _ensure_hot(run: _Run) -> None:
 
 def _ensure_buffer(run: _Run) -> None:
     ws = run.ws
-    if ws.buffer.exists() or ws.buffer.is_symlink():
+    if exists_or_link(ws.buffer):
         return
     store.write_text(ws.buffer, fresh_buffer(ws.now, ws.config), root=ws.root)
     checkpoint("session_start.buffer-created")

@@ -25,11 +25,11 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from memtier import store
-from memtier.faults import checkpoint
 from memtier.formats.shims import SHIM_NAMES, render_shim, shim_version
+from memtier.results import Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 
@@ -70,7 +70,7 @@ def _is_current(path: Path, data: bytes) -> bool:
 
 
 @dataclass(frozen=True)
-class ShimInstall:
+class ShimInstall(Result):
     """What `install_scripts` wrote and what it found already current."""
 
     scripts_dir: str
@@ -79,13 +79,7 @@ class ShimInstall:
     unchanged: tuple[str, ...]
     replaced: tuple[str, ...]  # existing files that were not memtier shims
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "scripts_dir": self.scripts_dir,
-            "version": self.version,
-            "written": list(self.written),
-            "unchanged": list(self.unchanged),
-        }
+    JSON_OMIT = frozenset({"replaced"})
 
     def text_lines(self) -> Iterator[str]:
         for rel in self.written:

@@ -15,6 +15,7 @@ from typing import Any
 
 from memtier import store
 from memtier.errors import InputError
+from memtier.results import Result
 
 SKILL_NAME = "memtier"
 # Skill loaders show the description in a list; longer ones get cut (PROTOCOL §11).
@@ -50,7 +51,7 @@ def front_matter(text: str) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class SkillResult:
+class SkillResult(Result):
     text: str
     installed: str | None = None
     created: bool = False

@@ -12,23 +12,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memtier.results import Record, Result
 from memtier.workspace import TIERS, Workspace
 
 TOP_TAGS = 10
 
 
 @dataclass(frozen=True)
-class TierStats:
+class TierStats(Record):
     files: int = 0
     lines: int = 0
     bytes: int = 0
 
-    def to_json(self) -> dict[str, int]:
-        return {"files": self.files, "lines": self.lines, "bytes": self.bytes}
-
 
 @dataclass(frozen=True)
-class BufferState:
+class BufferState(Record):
     exists: bool
     valid: bool = False
     lines: int = 0
@@ -36,17 +34,6 @@ class BufferState:
     last_active: str | None = None
     stale: bool | None = None
     oversized: bool | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "exists": self.exists,
-            "valid": self.valid,
-            "lines": self.lines,
-            "active_tasks": self.active_tasks,
-            "last_active": self.last_active,
-            "stale": self.stale,
-            "oversized": self.oversized,
-        }
 
     def describe(self) -> str:
         if not self.exists:
@@ -62,7 +49,7 @@ class BufferState:
 
 
 @dataclass(frozen=True)
-class StatsReport:
+class StatsReport(Result):
     tiers: dict[str, TierStats]
     buffer: BufferState
     top_tags: tuple[tuple[str, int], ...]
@@ -137,8 +124,7 @@ def collect_stats(ws: Workspace) -> StatsReport:
     """Walk every tier once and gather the figures."""
     from memtier.clock import parse_day
     from memtier.commands.tags import collect_tags
-    from memtier.search.paths import tier_files
-    from memtier.workspace import tier_of
+    from memtier.workspace import tier_files, tier_of
 
     warnings: list[str] = []
     sums: dict[str, list[int]] = {name: [0, 0, 0] for name in TIERS}

@@ -35,8 +35,9 @@ from memtier.commands.sync_git import (
     sync_lock,
 )
 from memtier.errors import MemtierError, RefusedError
-from memtier.faults import checkpoint
 from memtier.gitrun import REMOTE_TIMEOUT, Git
+from memtier.results import Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 MAX_ROUNDS = 5
@@ -45,7 +46,7 @@ MARKERS = ("<<<<<<< ", ">>>>>>> ")
 
 
 @dataclass(frozen=True)
-class SyncReport:
+class SyncReport(Result):
     state: str  # "in-sync", "committed-locally", "conflict", "dry-run"
     merged: tuple[str, ...] = ()  # how each round brought the remote in
     committed: int = 0

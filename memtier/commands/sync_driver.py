@@ -25,8 +25,8 @@ import json
 from pathlib import Path
 
 from memtier.errors import InputError
-from memtier.faults import checkpoint
 from memtier.formats.merge import Merged, merge_fact, merge_lines, merge_note
+from memtier.store import checkpoint
 
 KINDS = {"note": merge_note, "fact": merge_fact, "lines": merge_lines}
 GENERATION = "generation"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from memtier import store
 from memtier.errors import LockTimeout, MemtierError, RefusedError
-from memtier.faults import checkpoint
 from memtier.gitrun import Git
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 EXIT_UNREACHABLE = 3

@@ -24,6 +24,7 @@ from typing import Any
 from memtier import store
 from memtier.errors import InputError, RefusedError
 from memtier.gitrun import REMOTE_TIMEOUT, Git
+from memtier.results import Result
 from memtier.workspace import LAYOUT_FOLDERS, Workspace
 
 DEFAULT_BRANCH = "main"
@@ -95,7 +96,7 @@ def missing_drivers(git: Git) -> list[str]:
 
 
 @dataclass(frozen=True)
-class SyncInitReport:
+class SyncInitReport(Result):
     remote: str
     branch: str
     host: str

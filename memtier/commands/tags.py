@@ -15,29 +15,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.formats.tags import parse_tag_line
+from memtier.results import Record, Result
 from memtier.workspace import Workspace
 
 
 @dataclass(frozen=True)
-class FileTags:
+class FileTags(Record):
     path: str
     tags: tuple[str, ...]
     invalid: tuple[str, ...]
     missing: bool
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "tags": list(self.tags),
-            "invalid": list(self.invalid),
-            "missing": self.missing,
-        }
-
 
 @dataclass(frozen=True)
-class TagsReport:
+class TagsReport(Result):
     files: tuple[FileTags, ...]
     warnings: tuple[str, ...] = ()
     vocabulary: tuple[str, ...] = ()  # the configured tags (memtier.toml or the default)
@@ -52,13 +45,10 @@ class TagsReport:
     def invalid(self) -> list[str]:
         return sorted({token for f in self.files for token in f.invalid})
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "files": [f.to_json() for f in self.files],
-            "counts": dict(self.counts),
-            "invalid": self.invalid,
-            "vocabulary": list(self.vocabulary),
-        }
+    JSON_OMIT = frozenset({"warnings"})
+
+    def json_extra(self) -> dict[str, Any]:
+        return {"counts": dict(self.counts), "invalid": self.invalid}
 
     def text_lines(self) -> Iterable[str]:
         if not self.files:
@@ -113,13 +103,10 @@ def collect_tags(ws: Workspace) -> TagsReport:
 
 
 @dataclass(frozen=True)
-class TagsAddResult:
+class TagsAddResult(Result):
     added: tuple[str, ...]
     present: tuple[str, ...]
     config: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"added": list(self.added), "present": list(self.present), "config": self.config}
 
     def text_lines(self) -> Iterable[str]:
         for tag in self.added:
@@ -139,12 +126,17 @@ def add_tags(ws: Workspace, tags: Sequence[str]) -> TagsAddResult:
     # never a credential (PROTOCOL §3 v2). The message names the rule only.
     rules = sorted({finding.rule for tag in tags for finding in detect(tag)})
     if rules:
-        raise InputError(f"--add: refusing a tag that holds a secret ({', '.join(rules)})")
+        raise InputError(
+            (Term("add"), f": refusing a tag that holds a secret ({', '.join(rules)})")
+        )
     bad = [t for t in tags if not TAG_RE.match(t)]
     if bad or not tags:
         raise InputError(
-            f"--add: not a tag: {', '.join(repr(t) for t in bad) or 'nothing given'} "
-            "(no spaces, commas, '|', quotes, '#' or brackets)"
+            (
+                Term("add"),
+                f": not a tag: {', '.join(repr(t) for t in bad) or 'nothing given'} "
+                "(no spaces, commas, '|', quotes, '#' or brackets)",
+            )
         )
     path = ws.config_file
     rel = ws.relative(path)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from memtier import store
-from memtier.errors import CheckFailed, InputError, RefusedError
+from memtier.errors import CheckFailed, InputError, RefusedError, Term
 from memtier.formats.index import (
     CATEGORIES,
     SLUG_RE,
@@ -31,6 +31,7 @@ from memtier.health.index_state import (
     new_days,
     read_index,
 )
+from memtier.results import Result
 from memtier.workspace import Workspace
 
 SHOW_MAX_LINES = 200  # as `memtier get` (PROTOCOL §10)
@@ -61,7 +62,7 @@ def refuse_unparsed(state: IndexState) -> None:
 
 
 @dataclass(frozen=True)
-class IndexReport:
+class IndexReport(Result):
     action: str
     path: str
     entries: tuple[IndexEntry, ...]
@@ -139,14 +140,14 @@ def _clean_terms(ws: Workspace, terms: Iterable[str]) -> tuple[str, ...]:
     for raw in terms:
         term = redact_folded(" ".join(raw.split())).text
         if not term or "," in term:
-            raise InputError("--match: a term is one non-empty phrase without commas")
+            raise InputError((Term("match"), ": a term is one non-empty phrase without commas"))
         out.append(term)
     return tuple(dict.fromkeys(out))
 
 
 def _check_status(status: str | None) -> None:
     if status is not None and status not in STATUSES:
-        raise InputError(f"--status: one of {', '.join(STATUSES)} (got {status!r})")
+        raise InputError((Term("status"), f": one of {', '.join(STATUSES)} (got {status!r})"))
 
 
 def index_rebuild(ws: Workspace, check: bool = False) -> IndexReport:
@@ -169,7 +170,7 @@ def index_rebuild(ws: Workspace, check: bool = False) -> IndexReport:
 def index_show(ws: Workspace, max_lines: int = SHOW_MAX_LINES) -> IndexReport:
     """PROTOCOL §13 `index show`: INDEX.md as it stands, bounded like `get` (§10)."""
     if max_lines < 1:
-        raise InputError("--max-lines: must be at least 1")
+        raise InputError((Term("max_lines"), ": must be at least 1"))
     state = read_index(ws)
     entries = state.rebuilt if not state.parsed.problems else state.parsed.entries
     if state.text is None:
@@ -191,14 +192,16 @@ def index_add(
     if not SLUG_RE.match(slug):
         raise InputError(f"SLUG must be lowercase letters, digits and '-' (got {slug!r})")
     if category not in CATEGORIES:
-        raise InputError(f"--category: one of {', '.join(CATEGORIES)} (got {category!r})")
+        raise InputError((Term("category"), f": one of {', '.join(CATEGORIES)} (got {category!r})"))
     _check_status(status)
     terms = _clean_terms(ws, match)
     with store.workspace_lock(ws.lock_file):
         state = read_index(ws)
         refuse_unparsed(state)
         if state.parsed.find(slug) is not None:
-            raise RefusedError(f"topic '{slug}' is already in the index (memtier index set)")
+            raise RefusedError(
+                (f"topic '{slug}' is already in the index (", Term("index_set"), ")")
+            )
         entry = IndexEntry(slug, category, terms, status or "active")
         state.parsed = ParsedIndex((*state.parsed.entries, entry), ())
         changed = write_index(ws, state, state.rendered())
@@ -214,7 +217,7 @@ def index_set(
         state = read_index(ws)
         refuse_unparsed(state)
         if state.parsed.find(slug) is None:
-            raise InputError(f"no topic '{slug}' in the index (memtier index add)")
+            raise InputError((f"no topic '{slug}' in the index (", Term("index_add"), ")"))
         entries = tuple(
             replace(
                 e,

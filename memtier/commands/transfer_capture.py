@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memtier.results import Record, Result, fixed
 from memtier.workspace import Workspace
 
 EXPLICIT, TOPIC, LONG, STRUCTURED = 0.4, 0.2, 0.2, 0.2
@@ -31,17 +32,14 @@ _LIST_LINE = re.compile(r"^\s*([-*+]|\d+[.)])\s+\S", re.MULTILINE)
 
 
 @dataclass(frozen=True)
-class ScorePart:
+class ScorePart(Record):
     rule: str  # explicit | topic | long | structured
     points: float
     because: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule, "points": self.points, "because": self.because}
-
 
 @dataclass(frozen=True)
-class CaptureResult:
+class CaptureResult(Result):
     kept: bool
     score: float
     threshold: float
@@ -55,20 +53,9 @@ class CaptureResult:
     line_number: int | None = None  # where that line stands in the buffer
     written: bool = True  # False for --explain: kept is what a capture would do
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kept": self.kept,
-            "score": self.score,
-            "threshold": self.threshold,
-            "parts": [p.to_json() for p in self.parts],
-            "reason": self.reason,
-            "length": self.length,
-            "channel": self.channel,
-            # "line" is a line number and "text" the text, as in every command's JSON.
-            "line": self.line_number,
-            "text": self.line,
-            "redacted": dict(self.redacted),
-        }
+    # "line" is a line number and "text" the text, as in every command's JSON.
+    JSON_NAMES = fixed(line_number="line", line="text")
+    JSON_OMIT = frozenset({"explain", "written"})
 
     def text_lines(self) -> Iterable[str]:
         if self.kept and not self.written:
@@ -134,7 +121,7 @@ def capture(
     ws: Workspace, text: str, *, channel: str | None = None, explain: bool = False
 ) -> CaptureResult:
     """Score one inbound message and keep it as a buffer note when it earns it."""
-    from memtier.formats.text import fold_line
+    from memtier.secrets import fold_line
 
     cfg = ws.config
     message = text.strip()

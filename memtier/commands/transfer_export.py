@@ -24,10 +24,10 @@ from typing import Any
 
 from memtier import store
 from memtier.clock import format_timestamp
-from memtier.config import CONFIG_RELPATH
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.formats.envelope import ExportedFile, build_envelope, dump_envelope
-from memtier.workspace import CONFIG_KIND, TIERS, Workspace
+from memtier.results import Result
+from memtier.workspace import CONFIG_FILE, CONFIG_KIND, TIERS, Workspace
 
 # PROTOCOL §12 v3: what export takes by default, in this order: the tiers of the
 # one tier table (the topic index among them, §13), then the configuration.
@@ -35,7 +35,7 @@ EXPORT_TIERS: tuple[str, ...] = (*TIERS, CONFIG_KIND)
 
 
 @dataclass(frozen=True)
-class ExportResult:
+class ExportResult(Result):
     document: str  # the JSON text of the envelope
     files: tuple[str, ...]
     output: str | None = None  # the file written, or None for standard output
@@ -48,14 +48,10 @@ class ExportResult:
             return ()
         return (f"exported {len(self.files)} file(s) to {self.output}",)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "output": self.output,
-            "files": list(self.files),
-            "count": len(self.files),
-            "redacted": dict(self.redacted),
-            "warnings": list(self.warnings),
-        }
+    JSON_OMIT = frozenset({"document"})
+
+    def json_extra(self) -> dict[str, Any]:
+        return {"count": len(self.files)}
 
     def text_lines(self) -> Iterable[str]:
         yield f"exported {len(self.files)} file(s) to {self.output}"
@@ -66,19 +62,19 @@ def chosen_tiers(tiers: Iterable[str]) -> tuple[str, ...]:
     for tier in wanted:
         if tier not in EXPORT_TIERS:
             known = ", ".join(EXPORT_TIERS)
-            raise InputError(f"--tier: unknown tier '{tier}' (one of: {known})")
+            raise InputError((Term("tier"), f": unknown tier '{tier}' (one of: {known})"))
     return tuple(t for t in EXPORT_TIERS if t in wanted) or EXPORT_TIERS
 
 
 def collect_files(ws: Workspace, tiers: tuple[str, ...]) -> tuple[list[ExportedFile], list[str]]:
     """The files of *tiers*, in tier order, as exported; and warnings about skipped ones."""
-    from memtier.search.paths import tier_file_pairs
+    from memtier.workspace import tier_file_pairs
 
     warnings: list[str] = []
     pairs = list(tier_file_pairs(ws.root, tuple(t for t in tiers if t in TIERS), warnings))
-    config = ws.root / CONFIG_RELPATH
+    config = ws.root / CONFIG_FILE
     if CONFIG_KIND in tiers and config.is_file() and not config.is_symlink():
-        pairs.append((CONFIG_RELPATH.as_posix(), CONFIG_KIND))
+        pairs.append((CONFIG_FILE, CONFIG_KIND))
     files: list[ExportedFile] = []
     for rel, tier in pairs:
         path = ws.root / rel
@@ -117,8 +113,12 @@ def output_target(ws: Workspace, output: Path) -> Path:
         rel = real.relative_to(real_root).as_posix()
         if rel == "." or in_memory_area(rel):
             raise InputError(
-                f"{shown}: lies in the workspace's memory ({rel}); an export never replaces "
-                "a memory file (write it beside the memory, e.g. --output backup.json)"
+                (
+                    f"{shown}: lies in the workspace's memory ({rel}); an export never "
+                    "replaces a memory file (write it beside the memory, e.g. ",
+                    Term("output"),
+                    " backup.json)",
+                )
             )
     try:
         mode = os.stat(real).st_mode

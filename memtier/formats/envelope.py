@@ -20,9 +20,12 @@ from datetime import date, timedelta
 from typing import Any
 
 from memtier.formats.routing import Invalid
+from memtier.results import Record
+from memtier.workspace import EPISODIC_DIR, MEMORY_DIR
 
 FORMAT = "memtier-export"
 VERSION = 1
+_NOTE_PATH = re.compile(rf"{MEMORY_DIR}/{EPISODIC_DIR}/(\d{{4}}-\d\d-\d\d)\.md")
 _DATE = re.compile(r"(?<!\d)(\d{4})-(\d\d)-(\d\d)(?!\d)")
 
 
@@ -31,7 +34,7 @@ class EnvelopeError(ValueError):
 
 
 @dataclass(frozen=True)
-class ExportedFile:
+class ExportedFile(Record):
     path: str  # relative to the workspace root, forward slashes
     tier: str
     text: str
@@ -44,8 +47,8 @@ class ExportedFile:
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
 
-    def to_json(self) -> dict[str, str]:
-        return {"path": self.path, "tier": self.tier, "sha256": self.sha256, "text": self.text}
+    def json_extra(self) -> dict[str, str]:
+        return {"sha256": self.sha256}
 
 
 def build_envelope(files: list[ExportedFile], exported_at: str) -> dict[str, Any]:
@@ -138,7 +141,7 @@ def newest_note_day(files: list[ExportedFile]) -> date | None:
     """The date of the newest episodic note in *files*."""
     days = []
     for f in files:
-        found = re.fullmatch(r"memory/episodic/(\d{4}-\d\d-\d\d)\.md", f.path)
+        found = _NOTE_PATH.fullmatch(f.path)
         if found:
             days.append(date.fromisoformat(found.group(1)))
     return max(days, default=None)

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 from memtier.errors import CheckFailed
 from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.results import Fields, Result
 from memtier.workspace import Workspace
 
 HEADING = "=== Memory Health Check ({moment}) ==="
@@ -55,7 +56,7 @@ def section_of(check: Check) -> str:
     return {"episodic": "cold", "residue": "residue", "consolidation": "index"}.get(head, head)
 
 
-class HealthReport(NamedTuple):
+class HealthReport(Result, Fields):
     """Every check that ran, in report order, and the moment they ran at."""
 
     checks: tuple[Check, ...]
@@ -63,7 +64,7 @@ class HealthReport(NamedTuple):
     verbose: bool = False  # show (and put in JSON) the detail behind each line
 
     def with_detail(self, verbose: bool) -> HealthReport:
-        return self._replace(verbose=verbose)
+        return self.copy_with(verbose=verbose)
 
     @property
     def ok(self) -> bool:

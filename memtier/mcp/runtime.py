@@ -113,7 +113,7 @@ def fit_channels(text: str, data: dict[str, Any], budget: int) -> dict[str, Any]
 def error_line(error: MemtierError | str) -> str:
     """The error line in tool terms, redacted (PROTOCOL §3), then the fixing call."""
     from memtier.mcp.shaping import tool_hint
-    from memtier.mcp.words import tool_message
+    from memtier.mcp.words import fixing_call, tool_message
     from memtier.render import escape_controls
     from memtier.surface import error_line as one_line
 
@@ -123,7 +123,8 @@ def error_line(error: MemtierError | str) -> str:
     if len(message) > 1000:  # an error is a line, whatever the input held
         message = message[:1000] + "…"
     line = f"memtier: error: {escape_controls(message)}"
-    hint = tool_hint(message)
+    call = None if isinstance(error, str) else fixing_call(error)
+    hint = f"fix: call {call}" if call else tool_hint(message)
     return f"{line}\n{hint}" if hint else line
 
 

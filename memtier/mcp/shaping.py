@@ -87,7 +87,7 @@ def health_fix(check_id: str, path: str | None) -> str | None:
     fix = _HEALTH_FIX.get(check_id)
     if fix is None:
         return None
-    return fix.replace("{path}", path or "")
+    return fix.format(path=path or "")
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,6 @@ small envelope.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp_types import CallToolResult
@@ -21,42 +19,6 @@ from memtier.mcp.toolkit import DEFAULT_BUDGET, MaxChars, read_only, tool, write
 if TYPE_CHECKING:
     from memtier.mcp.runtime import ToolRuntime
     from memtier.workspace import Workspace
-
-
-# What the core's messages name on the command line, and the tool's own words (§11 v3).
-_TOOL_TERMS: tuple[tuple[str, str], ...] = (
-    ("memtier consolidate --due", "memory_consolidate(topic='due')"),
-    ("memtier health-check", "memory_health"),
-    ("--plan-id", "plan_id"),
-    ("--summary", "summary"),
-    ("--max-chars", "max_chars"),
-    ("summary_max_chars", "summary_max_chars in memtier.toml (the person's setting)"),
-)
-_CONSOLIDATE_CALL = re.compile(r"memtier consolidate (\S+) --plan")
-_INDEX_ADD = re.compile(r"\(memtier index add\)")
-
-
-def in_tool_terms(message: str) -> str:
-    """A core message about the topic commands, worded for a model calling the tools."""
-    message = _CONSOLIDATE_CALL.sub(r"memory_consolidate(topic='\1') without confirm", message)
-    message = _INDEX_ADD.sub("(a person adds topics: memtier index add)", message)
-    for cli, term in _TOOL_TERMS:
-        message = message.replace(cli, term)
-    return message
-
-
-def _worded(body: Callable[[], ToolOutput]) -> ToolOutput:
-    from memtier.errors import MemtierError
-
-    try:
-        return body()
-    except MemtierError as exc:
-        # The topic commands' messages do not name their parameters as Terms yet
-        # (memtier.errors.Term): they are reworded here, as the tool server words them.
-        exc.message = in_tool_terms(exc.worded())
-        exc.parts = (exc.message,)
-        exc.args = (exc.message,)
-        raise
 
 
 def _recall(ws: Workspace, text: str, max_chars: int, rg: str | None) -> ToolOutput:
@@ -117,9 +79,7 @@ def tools(rt: ToolRuntime) -> list[Any]:
         """Answer "do you remember ..." from a topic's latest generation, newer note lines
         and facts; falls back to search."""
         rg = rt.surface().scanner().rg
-        return rt.call(
-            "memory_recall", lambda ws: _worded(lambda: _recall(ws, text, max_chars, rg)), max_chars
-        )
+        return rt.call("memory_recall", lambda ws: _recall(ws, text, max_chars, rg), max_chars)
 
     def memory_consolidate(
         topic: Annotated[str, Field(description="Topic slug, or 'due'.")],
@@ -132,9 +92,7 @@ def tools(rt: ToolRuntime) -> list[Any]:
         confirm it only plans."""
         return rt.call(
             "memory_consolidate",
-            lambda ws: _worded(
-                lambda: _consolidate(ws, topic, plan_id, summary, confirm, max_chars)
-            ),
+            lambda ws: _consolidate(ws, topic, plan_id, summary, confirm, max_chars),
             max_chars,
         )
 

@@ -25,23 +25,54 @@ _PARAMETERS = {
     "path": "path",
     "as_text": "as_text",
     "reason": "reason",
+    "topic": "slug",
+    "due": "topic='due'",
+    "plan_id": "plan_id",
+    "summary": "summary",
+    "max_chars": "max_chars",
+    "summary_max_chars": "summary_max_chars in memtier.toml (the person's setting)",
+    "max_lines": "max_lines",
+    "match": "match",
+    "status": "status",
+    "category": "category",
+    "days": "days",
+    "demo": "demo",
+    "add": "tags",
+    "tier": "tiers",
+    "output": "output",
 }
 _CALLS = {
-    "replace": "memory_replace(old, new, file='{file}')",
-    "retire": "memory_retire(old, file='{file}', reason)",
+    "replace": "memory_replace(old, new, file='{arg}')",
+    "retire": "memory_retire(old, file='{arg}', reason)",
     "remember_warm": "memory_remember(text, kind)",
     "session-start": "memory_session_start",
     "health-verbose": "memory_health(verbose=true)",
     "candidates": "memory_overview",
     "tags_add": "a tag is added to memory/memtier.toml by the person, not by a tool: ask them",
+    "health": "memory_health",
+    "consolidate_plan": "memory_consolidate(topic='{arg}') without confirm",
+    "index_add": "the person adds topics to the index; no tool does",
+    "index_set": "the person changes a topic of the index; no tool does",
+    "init": "setting up the workspace, the person's step (no tool does it)",
+    "sync": "memory_sync",
 }
 
 
 def tool_words(term: Term) -> str:
     if term.name in _CALLS:
-        return _CALLS[term.name].replace("{file}", term.file or "FILE")
+        return _CALLS[term.name].format(arg=term.arg or "FILE")
     return _PARAMETERS.get(term.name, term.name)
 
 
 def tool_message(error: MemtierError) -> str:
     return error.worded(tool_words)
+
+
+def fixing_call(error: MemtierError) -> str | None:
+    """The tool call that fixes *error*, when it names one (``memory_session_start``)."""
+    for part in error.parts:
+        if not isinstance(part, str) and part.name in _CALLS:
+            words = tool_words(part)
+            if words.startswith("memory_"):
+                return words.partition("(")[0]
+    return None

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memtier.errors import InputError
+from memtier.results import Result
 from memtier.search.hits import Hit
 from memtier.search.scanner import TIER_ORDER, find_rg
 from memtier.workspace import Workspace
@@ -43,7 +44,7 @@ class SearchRequest:
 
 
 @dataclass(frozen=True)
-class SearchReport:
+class SearchReport(Result):
     query: str
     tiers: tuple[str, ...]
     total_matched: int

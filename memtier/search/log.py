@@ -22,7 +22,8 @@ from typing import Any, NamedTuple
 
 from memtier.clock import format_timestamp
 from memtier.errors import MemtierError
-from memtier.faults import checkpoint
+from memtier.results import Result
+from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 LOG_NAME = ".searches.jsonl"
@@ -124,7 +125,7 @@ def record_search(ws: Workspace, query: str, tiers: tuple[str, ...], result_coun
 
 
 @dataclass(frozen=True)
-class RecentSearches:
+class RecentSearches(Result):
     searches: tuple[LoggedSearch, ...]
     zero_only: bool = False
     warnings: tuple[str, ...] = ()

@@ -16,6 +16,8 @@ layout): `memtier.store.read`, `memtier.store.write` (and `moves`, batch moves),
 - `remove_residue`: deletes only the protocol's own residue (rotation marker,
   ``.pending`` snapshot, our temporary files). There is no function that deletes a
   memory file.
+- `checkpoint`: a named crash point of the fault-injection harness (crash tests
+  switch points on with ``$MEMTIER_FAULT``; no effect otherwise).
 - `read_document`: reads text the way every writer must (confined, regular files
   only, stamped against in-place saves; CRLF and a byte-order mark survive).
 """
@@ -37,8 +39,13 @@ from memtier.store.read import (
     read_text_or_none,
 )
 from memtier.store.write import (
+    FAULT_ENV_VAR,
     TEMP_SUFFIX,
+    TRACE_ALL_ENV_VAR,
+    TRACE_ENV_VAR,
+    checkpoint,
     create_exclusive,
+    enable_faults,
     free_destination,
     is_temp_file,
     make_dirs,
@@ -50,15 +57,20 @@ from memtier.store.write import (
 )
 
 __all__ = [
+    "FAULT_ENV_VAR",
     "LOCK_TIMEOUT_SECONDS",
     "OUTSIDE_MESSAGE",
     "TEMP_SUFFIX",
+    "TRACE_ALL_ENV_VAR",
+    "TRACE_ENV_VAR",
     "ConcurrentEdit",
     "Document",
     "InputError",
+    "checkpoint",
     "confine",
     "create_exclusive",
     "decode_document",
+    "enable_faults",
     "file_stamp",
     "free_destination",
     "is_temp_file",

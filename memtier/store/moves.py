@@ -13,9 +13,8 @@ import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from memtier.faults import checkpoint
 from memtier.store.read import _display, confine
-from memtier.store.write import _failed, _fsync_dir, _refuse_secret_name, make_dirs
+from memtier.store.write import _failed, _fsync_dir, _refuse_secret_name, checkpoint, make_dirs
 
 __all__ = ["move_batches", "move_files"]
 

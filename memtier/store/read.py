@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memtier.errors import CHANGING_MESSAGE, ConcurrentEdit, ConfinementError, InputError
-from memtier.workspace import inside_root, special_file_kind
+from memtier.workspace import exists_or_link, inside_root, special_file_kind
 
 _BOM = "\ufeff"
 
@@ -191,6 +191,6 @@ def read_text(path: Path, *, root: Path | None = None) -> str:
 
 def read_text_or_none(path: Path, *, root: Path | None = None) -> str | None:
     """Like `read_text`, but None when the file does not exist."""
-    if not path.exists() and not path.is_symlink():
+    if not exists_or_link(path):
         return None
     return read_text(path, root=root)

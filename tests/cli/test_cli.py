@@ -156,14 +156,14 @@ def test_atomic_write_redacts_secrets(root: Path, cli: CliRunner) -> None:
     ],
 )
 def test_the_command_path_skips_global_options(args: list[str], expected: list[str]) -> None:
-    from memtier.cli.argv import read_argv
+    from memtier.cli.invocation import read_argv
 
     assert read_argv(args).path == expected
 
 
 def test_narrowed_application_holds_only_the_asked_command() -> None:
     from memtier.cli._app import _narrowed
-    from memtier.cli.argv import read_argv
+    from memtier.cli.invocation import read_argv
 
     def app_for(args: list[str]) -> typer.Typer:
         return _narrowed(app, read_argv(args).path)

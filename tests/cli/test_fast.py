@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from memtier.cli import fast
 from memtier.cli import run as run_typer
-from memtier.cli.argv import read_argv
+from memtier.cli.invocation import read_argv
 from tests.conftest import NOW_TEXT, CliRunner, run_memtier
 
 ACCEPTED = [

@@ -22,10 +22,10 @@ from memtier.commands.lifecycle import (
     remove_task,
 )
 from memtier.errors import InputError, RefusedError
-from memtier.faults import LIFECYCLE_CHECKPOINTS as CHECKPOINTS
 from memtier.formats.buffer import parse_buffer
 from memtier.formats.episodic import closure_problem, split_closure
-from memtier.formats.text import fold_line, without_bullet
+from memtier.secrets import fold_line, without_bullet
+from memtier.store.write import LIFECYCLE_CHECKPOINTS as CHECKPOINTS
 from memtier.workspace import Workspace
 from tests.conftest import NOW, NOW_TEXT, CliRunner
 

@@ -166,7 +166,7 @@ def test_rotate_refuses_when_lock_present(ws: Workspace) -> None:
     before = ws.buffer.read_text()
     with pytest.raises(RefusedError) as caught:
         rotate_buffer(ws)
-    assert caught.value.message == LOCK_PRESENT_MESSAGE
+    assert caught.value.parts == LOCK_PRESENT_MESSAGE
     assert ws.buffer.read_text() == before
     assert not ws.buffer_pending.exists()
 
@@ -199,7 +199,7 @@ def test_cli_rotate_lock_message_and_exit_code(cli: CliRunner, root: Path) -> No
     (root / "memory/working-buffer.md.lock").write_text("")
     result = cli("rotate", "--root", str(root), "--now", NOW_TEXT)
     assert result.exit_code == 1
-    assert result.stderr == f"memtier: error: {LOCK_PRESENT_MESSAGE}\n"
+    assert result.stderr == f"memtier: error: {RefusedError(LOCK_PRESENT_MESSAGE)}\n"
     assert result.stdout == ""
 
 

@@ -9,7 +9,7 @@ import pytest
 from memtier.commands.tags import add_tags
 from memtier.config import DEFAULT_VOCABULARY, add_vocabulary_text, load_config
 from memtier.errors import InputError
-from memtier.workspace import Workspace
+from memtier.workspace import CONFIG_FILE, Workspace
 from tests.conftest import CliRunner
 
 
@@ -20,7 +20,7 @@ def test_template_file_gets_a_vocabulary_with_its_comments_kept(ws: Workspace) -
     assert result.added == ("nginx", "restic")
     for line in before.splitlines():
         assert line in after.splitlines()
-    assert load_config(ws.root).vocabulary == (*DEFAULT_VOCABULARY, "nginx", "restic")
+    assert load_config(ws.root, CONFIG_FILE).vocabulary == (*DEFAULT_VOCABULARY, "nginx", "restic")
     again = add_tags(Workspace.open(ws.root, ws.now), ["nginx"])
     assert again.added == () and again.present == ("nginx",)
     assert ws.config_file.read_text(encoding="utf-8") == after

@@ -347,7 +347,7 @@ async def test_a_warm_server_searches_what_is_on_disk_now(
     import os
     import time
 
-    from memtier.search import paths
+    from memtier import workspace as paths
 
     monkeypatch.setattr(paths, "SETTLED_NS", -(10**18))  # keep every folder listing
 

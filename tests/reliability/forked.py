@@ -2,7 +2,7 @@
 
 A forked child is a real process with real files, started without Python's
 start-up cost, so a test can kill hundreds of them: at a named fault point
-(`memtier.faults`) or, from outside, at a random moment.
+(`memtier.store.checkpoint`) or, from outside, at a random moment.
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ def _child(root: Path, now: str, args: tuple[str, ...], point: str | None) -> No
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
-        from memtier import faults
+        from memtier.store import write as faults
 
         # The CLI switches fault points on from the environment when it starts.
         os.environ.pop(faults.TRACE_ALL_ENV_VAR, None)
         if point is None:
-            os.environ.pop(faults.ENV_VAR, None)
+            os.environ.pop(faults.FAULT_ENV_VAR, None)
         else:
-            os.environ[faults.ENV_VAR] = point
+            os.environ[faults.FAULT_ENV_VAR] = point
         code = run_here(root, now, *args)
     finally:
         os._exit(code)

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from memtier import faults
 from memtier.cli import run
 from memtier.commands.session_start import session_start
 from memtier.errors import MemtierError
-from memtier.faults import LIFECYCLE_CHECKPOINTS as CHECKPOINTS
 from memtier.formats.buffer import Buffer, parse_buffer
 from memtier.health.report import run_health_check
+from memtier.store import write as faults
+from memtier.store.write import LIFECYCLE_CHECKPOINTS as CHECKPOINTS
 from memtier.workspace import Workspace
 from tests.conftest import NOW, NOW_TEXT, new_workspace, run_memtier
 from tests.reliability.reliability_support import content_lines, note_lines, uncarried_lines

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from memtier import faults
+from memtier.store import write as faults
 from tests.conftest import NOW_TEXT, memtier_command
 from tests.reliability.reliability_support import (
     CANDIDATE,
@@ -213,7 +213,7 @@ def _passes(case: Case, folder: Path, monkeypatch: pytest.MonkeyPatch) -> list[s
 def _crash(case: Case, point: str, folder: Path) -> int:
     """Start a real memtier process that dies at *point*; its exit status."""
     data = case.stdin(folder) if case.stdin else b""
-    env = {**os.environ, faults.ENV_VAR: point}
+    env = {**os.environ, faults.FAULT_ENV_VAR: point}
     proc = subprocess.run(
         [*memtier_command(), *case.args, "--root", str(folder), "--now", NOW_TEXT],
         input=data,
@@ -322,7 +322,7 @@ def test_occurrence_kills_at_that_pass_only(tmp_path: Path) -> None:
     proc = subprocess.run(
         [*memtier_command(), "archive", "--root", str(folder), "--now", NOW_TEXT],
         capture_output=True,
-        env={**os.environ, faults.ENV_VAR: "store.moved@2"},
+        env={**os.environ, faults.FAULT_ENV_VAR: "store.moved@2"},
         timeout=60,
     )
     assert proc.returncode == -9
@@ -361,7 +361,6 @@ def test_the_matrix_passes_every_point_in_the_source(
     declared = {
         name
         for path in source.rglob("*.py")
-        if path.name != "faults.py"
         for name in re.findall(r'checkpoint\("([^"]+)"\)', path.read_text(encoding="utf-8"))
     }
     passed = {

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from memtier import faults
+from memtier.store import write as faults
 from tests.conftest import memtier_command, new_workspace
 from tests.protocol.s13_support import NOW_TEXT, note
 from tests.reliability.reliability_support import run_in_process
@@ -76,7 +76,7 @@ def test_a_flush_killed_anywhere_reruns_to_the_same_state(tmp_path: Path) -> Non
         proc = subprocess.run(
             [*memtier_command(), "--root", str(root), "--now", NOW_TEXT, *ARGS],
             capture_output=True,
-            env={**os.environ, faults.ENV_VAR: point},
+            env={**os.environ, faults.FAULT_ENV_VAR: point},
             timeout=60,
         )
         if proc.returncode != -9:

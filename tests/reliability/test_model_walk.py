@@ -28,9 +28,9 @@ from pathlib import Path
 import pytest
 
 from memtier.commands.init import init_workspace
-from memtier.faults import LIFECYCLE_CHECKPOINTS as CHECKPOINTS
 from memtier.formats.buffer import parse_buffer
 from memtier.health.report import run_health_check
+from memtier.store.write import LIFECYCLE_CHECKPOINTS as CHECKPOINTS
 from memtier.workspace import Workspace
 from tests.reliability.forked import run_forked, run_here
 

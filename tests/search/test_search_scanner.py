@@ -373,7 +373,7 @@ def test_a_kept_folder_listing_follows_every_change(
 ) -> None:
     """The symlinks of a tier folder, kept between searches of one process, are listed
     again whenever the folder changed (a link added, replaced by a file, removed)."""
-    from memtier.search import paths
+    from memtier import workspace as paths
 
     monkeypatch.setattr(paths, "SETTLED_NS", -(10**18))  # every listing counts as settled
     monkeypatch.setattr(paths, "_kept", {})
@@ -410,7 +410,7 @@ def test_a_folder_changed_just_before_its_listing_is_not_kept(
 ) -> None:
     """A change in the same clock tick as the listing would leave the folder's times
     as the listing saw them: such a listing is used once, never kept."""
-    from memtier.search import paths
+    from memtier import workspace as paths
 
     monkeypatch.setattr(paths, "_kept", {})
     (root / "memory/episodic/2026-11-03.md").write_text("# 2026-11-03\n")

@@ -94,8 +94,8 @@ _CRASH_CHILD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from memtier import faults, store
-    faults.enable("store.temp-written")
+    from memtier import store
+    store.enable_faults("store.temp-written")
     root = Path(sys.argv[1])
     store.write_text(root / "target.md", "NEW CONTENT\\n" * 1000, root=root)
     print("not reached")

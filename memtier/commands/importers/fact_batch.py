@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from memtier import store
 from memtier.commands.importers.facts_table import FactTable
 from memtier.commands.importers.report import DUPLICATE, Outcome, imported, skipped
-from memtier.errors import InputError, RefusedError
+from memtier.errors import InputError, RefusedError, Term
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ class FactBatch:
         if target.exists:
             return read_fact_file(self.ws, target)
         if target.tier == "hot" or not self.rel.startswith("memory/procedural/"):
-            raise InputError(f"{self.rel}: no such file (memtier init creates it)")
+            raise InputError((f"{self.rel}: no such file (", Term("init"), " creates it)"))
         stem = target.path.stem
         tags = default_topic_tags(stem, self.ws.config.vocabulary)
         return store.Document(text=warm_header(topic_title(stem), tags, self.ws.today.isoformat()))

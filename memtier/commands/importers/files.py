@@ -24,12 +24,11 @@ from pathlib import Path
 
 from memtier import store
 from memtier.commands.importers.report import DUPLICATE, Outcome, imported, skipped
-from memtier.config import CONFIG_RELPATH
 from memtier.errors import InputError
 from memtier.formats.envelope import ExportedFile
 from memtier.formats.routing import Invalid
 from memtier.secrets import add_counts
-from memtier.workspace import Workspace
+from memtier.workspace import CONFIG_FILE, Workspace, exists_or_link
 
 CONFIG_TIER = "config"
 _STAMP = re.compile(r"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d([.,]\d+)?(Z|[+-]\d\d:\d\d)?)?")
@@ -84,13 +83,13 @@ def _config_problem(text: str) -> str | None:
     from memtier.errors import MemtierError
 
     try:
-        config = parse_config(text, CONFIG_RELPATH)
+        config = parse_config(text, CONFIG_FILE)
     except MemtierError as exc:
         return exc.message
     except (ValueError, RecursionError) as exc:
-        return f"{CONFIG_RELPATH}: not valid TOML ({exc})"
+        return f"{CONFIG_FILE}: not valid TOML ({exc})"
     if "vocabulary" in text and not config.vocabulary:
-        return f"{CONFIG_RELPATH}: 'vocabulary' is empty (every tag would be refused)"
+        return f"{CONFIG_FILE}: 'vocabulary' is empty (every tag would be refused)"
     return None
 
 
@@ -124,7 +123,7 @@ def _place(
         text = redaction.text
     data = text.encode("utf-8")
     target = ws.root / rel
-    if target.exists() or target.is_symlink():
+    if exists_or_link(target):
         # Reads are confined like writes (PROTOCOL §3): raises for a link leading out.
         current = store.read_document(store.confine(ws.root, target), root=ws.root)
         raw = current.encode(current.text)

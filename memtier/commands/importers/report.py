@@ -13,27 +13,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memtier.results import Record, Result
+
 IMPORTED = "imported"
 SKIPPED = "skipped"
 DUPLICATE = "duplicate"
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(Record):
     item: str
     status: str  # IMPORTED or SKIPPED
     home: str | None = None  # root-relative path the item went to (or would go to)
     reason: str | None = None  # why it was skipped
     route: str | None = None  # the kind it was routed as, and by which rule
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "item": self.item,
-            "status": self.status,
-            "home": self.home,
-            "reason": self.reason,
-            "route": self.route,
-        }
 
 
 def imported(item: str, home: str, route: str | None = None) -> Outcome:
@@ -45,7 +38,7 @@ def skipped(item: str, reason: str, home: str | None = None, route: str | None =
 
 
 @dataclass(frozen=True)
-class ImportResult:
+class ImportResult(Result):
     format: str
     source: str
     dry_run: bool

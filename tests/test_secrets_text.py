@@ -5,8 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtier.formats.text import fold_line, replace_invalid, without_bullet
-from memtier.secrets import detect
+from memtier.secrets import detect, fold_line, replace_invalid, without_bullet
 
 TOKEN = "abcDEF123456" + "ghiJKL789"
 PEM_LINES = ["MIIEowIBAAKCAQEA" + "q1W2e3R4t5Y6" * 4] * 3

@@ -1,0 +1,116 @@
+"""Core errors reach a model in tool terms, never in the command line's (issue 20, §11 v3).
+
+Each call below fails in the core (the topic commands, the rotation marker, the
+clock's range); the core names the parameter at fault or the operation that
+fixes it as a `memtier.errors.Term`, and the tool server words it. No face
+rewrites the other's text: the source of both faces holds no ``.replace`` on a
+message.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO
+
+CLI_WORDS = re.compile(r"(?<![\w-])--[a-z]|\bmemtier [a-z]")
+
+
+def _index(root: Path) -> None:
+    """One topic, `qdrant`, with one note that mentions it."""
+    from datetime import datetime
+
+    from memtier.commands.topics import index_add
+    from memtier.workspace import Workspace
+    from tests.conftest import NOW_TEXT
+
+    note = root / "memory" / "episodic" / "2026-04-01.md"
+    note.write_text("# 2026-04-01\n\n- qdrant moved to the new host\n", encoding="utf-8")
+    index_add(Workspace.open(root, datetime.fromisoformat(NOW_TEXT)), "qdrant", "projects")
+
+
+FAILING_CALLS: tuple[tuple[str, dict[str, Any], str], ...] = (
+    ("memory_consolidate", {"topic": "qdrant", "summary": "x", "confirm": True}, "plan_id"),
+    ("memory_consolidate", {"topic": "due", "summary": "x", "plan_id": "p-1"}, "summary"),
+    ("memory_consolidate", {"topic": "qdrant", "summary": " ", "plan_id": "p-1"}, "summary"),
+    ("memory_consolidate", {"topic": "qdrant", "summary": "- a", "plan_id": "p-0"}, "stale"),
+    ("memory_consolidate", {"topic": "nope"}, "no topic 'nope'"),
+    (
+        "memory_close_day",
+        {"decisions": "d", "signal": "s", "open": "o", "date": "9999-01-01"},
+        "date",
+    ),
+    ("memory_note", {"text": "x", "to": "today", "date": "1800-01-01"}, "date"),
+)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments", "wanted"), FAILING_CALLS)
+async def test_core_errors_name_tool_parameters_and_calls(
+    server: Any, root: Path, tool: str, arguments: dict[str, Any], wanted: str
+) -> None:
+    from tests.mcp.conftest import call_tool, text_of
+
+    _index(root)
+    result = await call_tool(server, tool, **arguments)
+    text = text_of(result)
+    assert result.is_error and wanted in text, text
+    assert CLI_WORDS.search(text) is None, text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("residue", "tool", "arguments"),
+    [
+        ("working-buffer.md.lock", "memory_rotate", {}),
+        ("working-buffer.md.pending", "memory_note", {"text": "x"}),
+    ],
+)
+async def test_rotation_residue_names_the_session_start_tool(
+    server: Any, root: Path, residue: str, tool: str, arguments: dict[str, Any]
+) -> None:
+    from tests.mcp.conftest import call_tool, text_of
+
+    (root / "memory" / residue).write_text("", encoding="utf-8")
+    result = await call_tool(server, tool, **arguments)
+    text = text_of(result)
+    assert result.is_error and "memory_session_start" in text, text
+    assert CLI_WORDS.search(text) is None, text
+
+
+def test_the_cli_words_the_same_errors_as_flags_and_commands() -> None:
+    from memtier.clock import require_in_range
+    from memtier.commands.rotation import LOCK_PRESENT_MESSAGE
+    from memtier.errors import InputError, RefusedError
+
+    with pytest.raises(InputError) as caught:
+        from datetime import date
+
+        require_in_range(date(9999, 1, 1))
+    assert caught.value.message.startswith("--date: 9999-01-01 is out of range")
+    assert RefusedError(LOCK_PRESENT_MESSAGE).message.endswith("run memtier session-start")
+
+
+def test_no_face_rewrites_a_message_with_replace() -> None:
+    """``str.replace`` in the two faces is used only on help text, never on a message
+    (the one exception: click's own usage line, whose ``\\n`` escapes are restored so
+    a credential quoted in it is recognised and redacted)."""
+    allowed = {("memtier/cli/_app.py", "get_help"), ("memtier/cli/_app.py", "_parse_and_run")}
+    found = []
+    for face in ("cli", "mcp"):
+        for path in sorted((REPO / "memtier" / face).rglob("*.py")):
+            rel = path.relative_to(REPO).as_posix()
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for func in ast.walk(tree):
+                if not isinstance(func, ast.FunctionDef):
+                    continue
+                for node in ast.walk(func):
+                    call = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    if call and node.func.attr == "replace" and (rel, func.name) not in allowed:  # type: ignore[union-attr]
+                        found.append(f"{rel}:{node.lineno} ({func.name})")
+    assert found == []
