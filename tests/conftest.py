@@ -35,6 +35,38 @@ settings.register_profile(
 )
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+# Every property test runs twice over: in the README's run with a fifth of its
+# examples (at least QUICK_MIN_EXAMPLES), and in the slow step (`-m slow`, which CI
+# runs on every submission) with its full count, as a second item `[examples-full]`.
+# A test already marked slow keeps its full count and runs once.
+QUICK_DIVISOR = 5
+QUICK_MIN_EXAMPLES = 10
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    is_property = getattr(metafunc.function, "is_hypothesis_test", False)
+    if is_property and not metafunc.definition.get_closest_marker("slow"):
+        metafunc.parametrize(
+            "_examples",
+            ["examples-quick", pytest.param("examples-full", marks=pytest.mark.slow)],
+            indirect=True,
+        )
+
+
+@pytest.fixture(autouse=True)
+def _examples(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fewer examples for the `[examples-quick]` item of a property test."""
+    if getattr(request, "param", None) != "examples-quick":
+        return
+    test = getattr(request.function, "__func__", request.function)
+    full = test._hypothesis_internal_use_settings
+    quick = max(QUICK_MIN_EXAMPLES, full.max_examples // QUICK_DIVISOR)
+    if quick < full.max_examples:
+        monkeypatch.setattr(
+            test, "_hypothesis_internal_use_settings", settings(full, max_examples=quick)
+        )
+
+
 NOW_TEXT = "2026-11-30T10:00:00+01:00"
 NOW = datetime.fromisoformat(NOW_TEXT)
 REPO = Path(__file__).resolve().parent.parent
@@ -159,6 +191,29 @@ def run_memtier(
         proc.returncode,
         proc.stdout.decode("utf-8", "replace"),
         proc.stderr.decode("utf-8", "replace"),
+    )
+
+
+def memtier_in_process(
+    *args: str,
+    input: bytes | str = b"",
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`run_memtier`'s call and answer, run in this process through the script's entry
+    point (``memtier.__main__.main``): for a test whose property is the command's, not
+    a separate process's (a hang, a kill, a lock held by another process). It costs
+    a few milliseconds where a process costs a tenth of a second."""
+    from memtier.__main__ import main
+
+    if any(name.startswith("MEMTIER_FAULT") for name in env or {}):
+        raise ValueError("a fault point kills its process: use run_memtier")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
+        done = _in_process(patch, main)(*args, input=input, cwd=cwd)
+    return subprocess.CompletedProcess(
+        [*memtier_command(), *args], done.exit_code, done.stdout, done.stderr
     )
 
 
