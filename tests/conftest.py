@@ -82,6 +82,24 @@ def _guard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
         monkeypatch.delenv(name, raising=False)
 
 
+def _skip_fsync(fd: object) -> None:
+    """Stands in for os.fsync in a test's own process (see `_in_process_fsync`)."""
+
+
+@pytest.fixture(autouse=True)
+def _in_process_fsync(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writes made in the test's own process skip fsync, except in tests/store.
+
+    An fsync only matters when the machine loses power, which no test can cause;
+    a killed process loses nothing the kernel holds. Skipping it spares every
+    in-process write a journal commit, which on a shared disk is most of a test's
+    wall time. The store's own tests, and every memtier process a test starts
+    (the crash matrix, the kill and lock tests, the soak), fsync for real.
+    """
+    if Path(request.node.path).parent.name != "store":
+        monkeypatch.setattr(os, "fsync", _skip_fsync)
+
+
 _TEMPLATE: list[Path] = []
 
 
