@@ -35,6 +35,38 @@ settings.register_profile(
 )
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+# Every property test runs twice over: in the README's run with a fifth of its
+# examples (at least QUICK_MIN_EXAMPLES), and in the slow step (`-m slow`, which CI
+# runs on every submission) with its full count, as a second item `[examples-full]`.
+# A test already marked slow keeps its full count and runs once.
+QUICK_DIVISOR = 5
+QUICK_MIN_EXAMPLES = 10
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    is_property = getattr(metafunc.function, "is_hypothesis_test", False)
+    if is_property and not metafunc.definition.get_closest_marker("slow"):
+        metafunc.parametrize(
+            "_examples",
+            ["examples-quick", pytest.param("examples-full", marks=pytest.mark.slow)],
+            indirect=True,
+        )
+
+
+@pytest.fixture(autouse=True)
+def _examples(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fewer examples for the `[examples-quick]` item of a property test."""
+    if getattr(request, "param", None) != "examples-quick":
+        return
+    test = getattr(request.function, "__func__", request.function)
+    full = test._hypothesis_internal_use_settings
+    quick = max(QUICK_MIN_EXAMPLES, full.max_examples // QUICK_DIVISOR)
+    if quick < full.max_examples:
+        monkeypatch.setattr(
+            test, "_hypothesis_internal_use_settings", settings(full, max_examples=quick)
+        )
+
+
 NOW_TEXT = "2026-11-30T10:00:00+01:00"
 NOW = datetime.fromisoformat(NOW_TEXT)
 REPO = Path(__file__).resolve().parent.parent
@@ -48,6 +80,24 @@ def _guard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     monkeypatch.setenv("NO_COLOR", "1")
     for name in ("MEMTIER_ROOT", "MEMTIER_NOW", "MEMTIER_FAULT", "MEMTIER_FAULT_TRACE"):
         monkeypatch.delenv(name, raising=False)
+
+
+def _skip_fsync(fd: object) -> None:
+    """Stands in for os.fsync in a test's own process (see `_in_process_fsync`)."""
+
+
+@pytest.fixture(autouse=True)
+def _in_process_fsync(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writes made in the test's own process skip fsync, except in tests/store.
+
+    An fsync only matters when the machine loses power, which no test can cause;
+    a killed process loses nothing the kernel holds. Skipping it spares every
+    in-process write a journal commit, which on a shared disk is most of a test's
+    wall time. The store's own tests, and every memtier process a test starts
+    (the crash matrix, the kill and lock tests, the soak), fsync for real.
+    """
+    if Path(request.node.path).parent.name != "store":
+        monkeypatch.setattr(os, "fsync", _skip_fsync)
 
 
 _TEMPLATE: list[Path] = []
@@ -159,6 +209,29 @@ def run_memtier(
         proc.returncode,
         proc.stdout.decode("utf-8", "replace"),
         proc.stderr.decode("utf-8", "replace"),
+    )
+
+
+def memtier_in_process(
+    *args: str,
+    input: bytes | str = b"",
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`run_memtier`'s call and answer, run in this process through the script's entry
+    point (``memtier.__main__.main``): for a test whose property is the command's, not
+    a separate process's (a hang, a kill, a lock held by another process). It costs
+    a few milliseconds where a process costs a tenth of a second."""
+    from memtier.__main__ import main
+
+    if any(name.startswith("MEMTIER_FAULT") for name in env or {}):
+        raise ValueError("a fault point kills its process: use run_memtier")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
+        done = _in_process(patch, main)(*args, input=input, cwd=cwd)
+    return subprocess.CompletedProcess(
+        [*memtier_command(), *args], done.exit_code, done.stdout, done.stderr
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,12 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
+@cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for every check that reads it."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imported(name: str, path: Path, known: set[str]) -> set[str]:
     """Every memtier module *name* imports, at the top or inside a function.
 
@@ -40,7 +47,7 @@ def _imported(name: str, path: Path, known: set[str]) -> set[str]:
     """
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -64,6 +71,7 @@ def _imported(name: str, path: Path, known: set[str]) -> set[str]:
     return found
 
 
+@cache
 def _graph() -> dict[str, set[str]]:
     modules = _modules()
     known = set(modules)
@@ -129,7 +137,7 @@ def test_no_guarded_import_of_memtier_itself() -> None:
     """A module of the package is imported plainly; ``except ImportError`` hides cycles."""
     offenders = []
     for name, path in _modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.Try):
                 continue
             guards = {ast.unparse(h.type) for h in node.handlers if h.type is not None}
@@ -231,7 +239,7 @@ def test_the_tier_list_is_spelled_only_in_workspace() -> None:
     tiers = {"hot", "warm", "buffer", "scratch", "cold"}
     spelled = []
     for name, path in _modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Tuple | ast.List | ast.Set):
                 words = {e.value for e in node.elts if isinstance(e, ast.Constant)}
                 if len(words & tiers) >= 4:

@@ -103,6 +103,7 @@ def test_dash_reads_several_lines_from_stdin(cli: CliRunner, root: Path) -> None
     assert "Decisions: - kept the mirror" in (root / "memory/episodic/2026-11-30.md").read_text()
 
 
+@pytest.mark.slow  # a huge input: ~2 s of secret scanning over 3.5 MB in the process
 def test_dash_reads_a_few_megabytes_from_a_real_pipe(root: Path) -> None:
     text = "".join(f"line {n} of a long paste\n" for n in range(150_000))  # ~3.5 MB
     done = subprocess.run(

@@ -4,7 +4,9 @@ stdio client and a real `memtier mcp` process, on a large workspace.
 Some clients hand the model only the structured content, others only the content
 blocks: each channel on its own stays within max_chars + 600 characters, for every
 tool, reading or writing; and the tool list, which a client sends on every turn,
-stays within 12,000 characters.
+stays within 12,000 characters. The bounds are measured over stdio; the two checks on
+what a result says and what the tool list holds read the same server in-process,
+where they are the same objects without a process to start.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client
 
-from tests.mcp.conftest import stdio_params
+from tests.mcp.conftest import call_tool, stdio_params
 
 pytestmark = pytest.mark.anyio
 
@@ -140,24 +142,25 @@ async def test_every_tool_keeps_each_channel_within_the_budget(root: Path) -> No
     assert seen == {tool.name for tool in listed}  # every tool was measured
 
 
-async def test_a_cut_result_says_how_to_get_the_rest_in_both_channels(root: Path) -> None:
+async def test_a_cut_result_says_how_to_get_the_rest_in_both_channels(
+    root: Path, server: Any
+) -> None:
     _large(root)
-    async with Client(stdio_params(root)) as client:
-        for name, arguments in (
-            ("memory_session_start", {"max_chars": 1000}),
-            ("memory_search", {"query": "backup", "limit": 50, "max_chars": 1000}),
-            ("memory_get", {"path": "memory/semantic/infrastructure.md", "max_chars": 1000}),
-        ):
-            result = await client.call_tool(name, arguments)
-            data = result.structured_content
-            assert data is not None and data["data"]["truncated"] is True, name
-            more = data["data"]["more"]
-            assert more and more in result.content[0].text, name
-            assert data["text"] == result.content[0].text  # the one text, not a second copy
+    for name, arguments in (
+        ("memory_session_start", {"max_chars": 1000}),
+        ("memory_search", {"query": "backup", "limit": 50, "max_chars": 1000}),
+        ("memory_get", {"path": "memory/semantic/infrastructure.md", "max_chars": 1000}),
+    ):
+        result = await call_tool(server, name, **arguments)
+        data = result.structured_content
+        assert data is not None and data["data"]["truncated"] is True, name
+        more = data["data"]["more"]
+        assert more and more in result.content[0].text, name
+        assert data["text"] == result.content[0].text  # the one text, not a second copy
 
 
-async def test_the_tool_list_fits_in_twelve_thousand_characters(root: Path) -> None:
-    async with Client(stdio_params(root)) as client:
+async def test_the_tool_list_fits_in_twelve_thousand_characters(server: Any) -> None:
+    async with Client(server) as client:
         tools = (await client.list_tools()).tools
     serialized = json.dumps(
         [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]

@@ -1,4 +1,7 @@
-"""memory_recall and memory_consolidate over the SDK's real stdio client (PROTOCOL §13, §11)."""
+"""memory_recall and memory_consolidate through the SDK's client (PROTOCOL §13, §11).
+
+In-process: their bounds over stdio are measured with every other tool's in
+test_budgets, and the whole-session test in test_processes runs a real server."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client
 
-from tests.mcp.conftest import stdio_params, text_of
+from tests.mcp.conftest import text_of
 from tests.protocol.s13_support import NOW_TEXT, note
 
 pytestmark = pytest.mark.anyio
@@ -36,10 +39,10 @@ def _sizes(result: Any) -> tuple[int, int]:
     return len(text_of(result)), len(structured)
 
 
-async def test_plan_then_confirm_then_recall_each_channel_bounded(root: Path) -> None:
+async def test_plan_then_confirm_then_recall_each_channel_bounded(root: Path, server: Any) -> None:
     _workspace(root)
     budget = 1500
-    async with Client(stdio_params(root)) as client:
+    async with Client(server) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         for name in ("memory_recall", "memory_consolidate"):
             listed = tools[name].model_dump(mode="json", exclude_none=True)

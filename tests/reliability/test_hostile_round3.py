@@ -1,9 +1,12 @@
-"""The hostile tester's third round, as real processes (PROTOCOL §3, §10, §12 v3).
+"""The hostile tester's third round (PROTOCOL §3, §10, §12 v3).
 
 A memory file, a FIFO, a device or a folder as ``export --output``; an export
 killed after its temporary file was written; ``get`` on a file that is not
 memory; 5,000-digit numbers wherever a number is typed or configured. Each
 must end with exit 2 and no byte changed, never exit 3, never a hang.
+
+Commands run in-process through the script's entry point; what could hang (a FIFO),
+is killed, or reads its environment at start runs as a real process.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NOW_TEXT, run_memtier
+from tests.conftest import NOW_TEXT, memtier_in_process, run_memtier
 
 Snapshot = Callable[[Path], dict[str, bytes]]
 HUGE = "9" * 5000
@@ -25,7 +28,7 @@ HUGE = "9" * 5000
 
 def mt(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # From inside the workspace: a relative path never lands in the checkout.
-    return run_memtier("--root", str(root), "--now", NOW_TEXT, *args, cwd=root, timeout=30)
+    return memtier_in_process("--root", str(root), "--now", NOW_TEXT, *args, cwd=root)
 
 
 def _everything(root: Path) -> dict[str, tuple[int, bytes]]:
@@ -80,7 +83,11 @@ def test_export_onto_a_fifo_is_refused_without_blocking(root: Path) -> None:
     fifo = root / "backup.json"
     os.mkfifo(fifo)
     before = _everything(root)
-    done = mt(root, "export", "--output", str(fifo))
+    # A real process with a time limit: an open() that blocked would hang this test.
+    done = run_memtier(
+        "--root", str(root), "--now", NOW_TEXT, "export", "--output", str(fifo), cwd=root,
+        timeout=30,
+    )  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert "FIFO" in done.stderr
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
@@ -239,7 +246,7 @@ def test_capture_explain_changes_no_byte_and_a_hook_keeps_it_once(
 def test_init_honours_memtier_root(tmp_path: Path) -> None:
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir()
-    done = run_memtier("init", cwd=here, env={"MEMTIER_ROOT": str(there)})
+    done = memtier_in_process("init", cwd=here, env={"MEMTIER_ROOT": str(there)})
     assert done.returncode == 0, done.stderr
     assert (there / "MEMORY.md").is_file() and (there / "memory").is_dir()
     assert list(here.iterdir()) == []
@@ -247,14 +254,14 @@ def test_init_honours_memtier_root(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("form", [("--root=",), ("--root", ""), ("--now=",)])
 def test_an_empty_root_or_now_is_a_usage_error(root: Path, form: tuple[str, ...]) -> None:
-    done = run_memtier(*form, "stats", cwd=root)
+    done = memtier_in_process(*form, "stats", cwd=root)
     assert done.returncode == 2 and "non-empty" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("advice", [None, "use the second apt mirror when the first times out"])
 def test_a_promoted_lesson_is_never_flagged_again(tmp_path: Path, advice: str | None) -> None:
     root = tmp_path / "ws"
-    made = run_memtier("--now", "2026-11-23T10:00:00+01:00", "init", "--root", str(root))
+    made = memtier_in_process("--now", "2026-11-23T10:00:00+01:00", "init", "--root", str(root))
     assert made.returncode == 0
     errors = root / ".learnings/ERRORS.md"
     errors.write_text(errors.read_text() + "".join(
@@ -263,7 +270,9 @@ def test_a_promoted_lesson_is_never_flagged_again(tmp_path: Path, advice: str | 
     week = ["2026-12-07", "2026-12-14", "2026-12-21"]
 
     def at(day: str, *args: str) -> subprocess.CompletedProcess[str]:
-        return run_memtier("--root", str(root), "--now", f"{day}T10:00:00+01:00", *args, cwd=root)
+        return memtier_in_process(
+            "--root", str(root), "--now", f"{day}T10:00:00+01:00", *args, cwd=root
+        )  # fmt: skip
 
     assert "flagged 1" in at(week[0], "weekly-review").stdout
     extra = ("--as", advice) if advice else ()

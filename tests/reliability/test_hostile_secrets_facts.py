@@ -1,10 +1,10 @@
-"""The hostile tester's repros of issue 19 about facts and secrets, on real processes.
+"""The hostile tester's repros of issue 19 about facts and secrets.
 
 A fact disguised as another (NFD, fullwidth letters, a zero-width space, Cyrillic
 look-alikes) is a duplicate; a fact without a letter or digit is refused; a
 heading is never retired; a token hard-wrapped across two lines never reaches
-the file in halves. Each through the CLI as a separate process, and the facts
-through the tool server's tools too (PROTOCOL §3, §10, §11).
+the file in halves. Each through the CLI's entry point, and the facts through the
+tool server's tools too (PROTOCOL §3, §10, §11).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import NOW_TEXT, run_memtier
+from tests.conftest import NOW_TEXT, memtier_in_process
 
 INFRA = "memory/semantic/infrastructure.md"
 FACT = "nas01 runs Ubuntu 24.04 on the backup shelf"
@@ -31,7 +31,7 @@ WITH_UMLAUT = "nas01 runs Ubüntu 24.04 on the backup shelf"
 
 
 def _memtier(root: Path, *args: str, input: str = "") -> Any:
-    return run_memtier("--root", str(root), "--now", NOW_TEXT, *args, input=input)
+    return memtier_in_process("--root", str(root), "--now", NOW_TEXT, *args, input=input)
 
 
 @pytest.mark.parametrize("how", list(DISGUISES))

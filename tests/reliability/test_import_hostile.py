@@ -21,14 +21,16 @@ from pathlib import Path
 import pytest
 
 from memtier.formats.envelope import ExportedFile, build_envelope, dump_envelope
-from tests.conftest import NOW_TEXT, run_memtier
+from tests.conftest import NOW_TEXT, memtier_in_process
 
 Snapshot = Callable[[Path], dict[str, bytes]]
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
 def _import(root: Path, fmt: str, source: Path) -> subprocess.CompletedProcess[str]:
-    return run_memtier("--now", NOW_TEXT, "--root", str(root), "import", fmt, str(source), "--json")
+    return memtier_in_process(
+        "--now", NOW_TEXT, "--root", str(root), "import", fmt, str(source), "--json"
+    )  # fmt: skip
 
 
 def _envelope(tmp_path: Path, files: list[ExportedFile]) -> Path:
@@ -107,7 +109,7 @@ def test_an_export_entry_with_a_300_character_name_is_reported_before_any_write(
 
 
 def _config_then_health(root: Path) -> subprocess.CompletedProcess[str]:
-    return run_memtier("--now", NOW_TEXT, "--root", str(root), "health-check")
+    return memtier_in_process("--now", NOW_TEXT, "--root", str(root), "health-check")
 
 
 @pytest.mark.parametrize(
