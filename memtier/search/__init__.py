@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memtier import errors
 from memtier.errors import InputError
 from memtier.results import Result
 from memtier.search.hits import Hit
@@ -118,13 +119,13 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
     )
 
     if request.limit < 1:
-        raise InputError("--limit must be at least 1")
+        raise InputError((errors.Term("limit"), " must be at least 1"))
     if request.context < 0:
-        raise InputError("--context must be 0 or more")
+        raise InputError((errors.Term("context"), " must be 0 or more"))
     tiers = resolve_tiers(request.tiers, request.all_tiers)
     if request.regex:
         if not request.query:
-            raise InputError("--regex needs a non-empty pattern")
+            raise InputError((errors.Term("regex"), " needs a non-empty pattern"))
         terms: tuple[Any, ...] = ()
         pattern, literals = request.query, []
         dates = DateHint(request.query)
