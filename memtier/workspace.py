@@ -56,7 +56,7 @@ TIER_PATHS: dict[str, tuple[str, ...]] = {
     "archive": (f"{MEMORY_DIR}/{ARCHIVE_DIR}",),
 }
 TIERS: tuple[str, ...] = tuple(TIER_PATHS)
-_EPISODIC_PREFIX = f"{MEMORY_DIR}/{EPISODIC_DIR}/"
+EPISODIC_PREFIX = f"{MEMORY_DIR}/{EPISODIC_DIR}/"
 _ARCHIVE_REL = f"{MEMORY_DIR}/{ARCHIVE_DIR}"
 _ARCHIVE_PREFIX = f"{_ARCHIVE_REL}/"
 
@@ -74,7 +74,7 @@ def tier_of(rel: str) -> str | None:
     """
     if not rel.endswith(".md"):
         return None
-    if rel.startswith(_EPISODIC_PREFIX) and rel.count("/") == 2:
+    if rel.startswith(EPISODIC_PREFIX) and rel.count("/") == 2:
         return "cold"  # the common case, first: a broad query asks for every note
     parts = rel.split("/")
     if parts == [HOT_FILE]:

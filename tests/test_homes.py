@@ -41,15 +41,21 @@ def test_exists_or_symlink_is_written_once() -> None:
     assert spelled == []
 
 
+WALK = {"TIERS", "search_paths", "symlink_warnings", "symlinks_in", "tier_files", "tier_file_pairs"}
+
+
 def test_the_tier_walk_lives_in_workspace(root: Path) -> None:
-    """`stats` and `export` take the tier files from the workspace, not the search
-    engine; the search engine takes them from there too."""
-    importers = []
+    """`stats`, `export` and the search engine take the tier table and the walk over
+    its files from the workspace itself, never through a module that passes them on
+    (as a re-export in the search engine once did)."""
+    elsewhere = []
     for rel, text in _sources().items():
         for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.ImportFrom) and node.module == "memtier.search.paths":
-                importers.append(rel)
-    assert all(rel.startswith("memtier/search/") for rel in importers)
+            if not isinstance(node, ast.ImportFrom) or node.module == "memtier.workspace":
+                continue
+            if {alias.name for alias in node.names} & WALK:
+                elsewhere.append(f"{rel}:{node.lineno}")
+    assert elsewhere == []
     warnings: list[str] = []
     files = list(tier_files(root, ("hot", "buffer"), warnings))
     assert files == ["MEMORY.md", "memory/working-buffer.md"]
@@ -64,7 +70,8 @@ def test_layout_paths_are_spelled_only_in_workspace() -> None:
     checked = (
         "memtier/config.py",
         "memtier/formats/envelope.py",
-        "memtier/search/paths.py",
+        "memtier/search/scanner.py",
+        "memtier/search/boilerplate.py",
         "memtier/commands/transfer_export.py",
         "memtier/commands/importers/files.py",
     )

@@ -18,13 +18,13 @@ from memtier import errors
 from memtier.errors import InputError
 from memtier.results import Result
 from memtier.search.hits import Hit
-from memtier.search.scanner import TIER_ORDER, find_rg
-from memtier.workspace import Workspace
+from memtier.search.scanner import find_rg
+from memtier.workspace import TIERS, Workspace
 
-__all__ = ["TIER_ORDER", "SearchReport", "SearchRequest", "find_rg", "resolve_tiers", "search"]
+__all__ = ["SearchReport", "SearchRequest", "find_rg", "resolve_tiers", "search"]
 
 # Every tier but the archive, which only --all or --tier archive searches.
-DEFAULT_TIERS: tuple[str, ...] = tuple(t for t in TIER_ORDER if t != "archive")
+DEFAULT_TIERS: tuple[str, ...] = tuple(t for t in TIERS if t != "archive")
 
 
 @dataclass(frozen=True)
@@ -88,16 +88,14 @@ def resolve_tiers(names: Iterable[str], all_tiers: bool) -> tuple[str, ...]:
     chosen: set[str] = set()
     for name in names:
         tier = name.strip().lower()
-        if tier not in TIER_ORDER:
-            raise InputError(
-                f"unknown tier {name!r} (expected {', '.join(TIER_ORDER[:-1])} or archive)"
-            )
+        if tier not in TIERS:
+            raise InputError(f"unknown tier {name!r} (expected {', '.join(TIERS[:-1])} or archive)")
         chosen.add(tier)
     if not chosen:
-        chosen = set(TIER_ORDER) if all_tiers else set(DEFAULT_TIERS)
+        chosen = set(TIERS) if all_tiers else set(DEFAULT_TIERS)
     elif all_tiers:
         chosen.add("archive")
-    return tuple(t for t in TIER_ORDER if t in chosen)
+    return tuple(t for t in TIERS if t in chosen)
 
 
 def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> SearchReport:

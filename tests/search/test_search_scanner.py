@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from memtier.search import SearchRequest, search
-from memtier.search.scanner import find_rg, tier_of
+from memtier.search.scanner import find_rg
 from memtier.search.sections import inline_tags, split_sections, tag_line_tags
 from memtier.search.tokens import (
     Term,
@@ -22,7 +22,7 @@ from memtier.search.tokens import (
     scan_pattern,
     stem,
 )
-from memtier.workspace import Workspace
+from memtier.workspace import Workspace, tier_of
 from tests.conftest import NOW
 
 RG = find_rg()
