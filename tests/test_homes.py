@@ -8,7 +8,8 @@ import ast
 import re
 from pathlib import Path
 
-from memtier.workspace import exists_or_link, tier_file_pairs, tier_files
+from memtier.tiers import tier_file_pairs, tier_files
+from memtier.workspace import exists_or_link
 from tests.conftest import REPO
 
 PACKAGE = REPO / "memtier"
@@ -41,20 +42,31 @@ def test_exists_or_symlink_is_written_once() -> None:
     assert spelled == []
 
 
-WALK = {"TIERS", "search_paths", "symlink_warnings", "symlinks_in", "tier_files", "tier_file_pairs"}
+HOMES = {
+    "memtier.workspace": {"TIERS", "TIER_PATHS", "tier_of"},
+    "memtier.tiers": {
+        "search_paths",
+        "symlink_warnings",
+        "symlinks_in",
+        "tier_files",
+        "tier_file_pairs",
+    },
+}
 
 
-def test_the_tier_walk_lives_in_workspace(root: Path) -> None:
-    """`stats`, `export` and the search engine take the tier table and the walk over
-    its files from the workspace itself, never through a module that passes them on
-    (as a re-export in the search engine once did)."""
+def test_the_tier_walk_lives_in_tiers(root: Path) -> None:
+    """`stats`, `export` and the search engine take the tier table from the workspace
+    and the walk over its files from `memtier.tiers`, never through a module that
+    passes them on (as a re-export in the search engine once did)."""
     elsewhere = []
     for rel, text in _sources().items():
         for node in ast.walk(ast.parse(text)):
-            if not isinstance(node, ast.ImportFrom) or node.module == "memtier.workspace":
+            if not isinstance(node, ast.ImportFrom):
                 continue
-            if {alias.name for alias in node.names} & WALK:
-                elsewhere.append(f"{rel}:{node.lineno}")
+            names = {alias.name for alias in node.names}
+            for home, homed in HOMES.items():
+                if node.module != home and names & homed:
+                    elsewhere.append(f"{rel}:{node.lineno}")
     assert elsewhere == []
     warnings: list[str] = []
     files = list(tier_files(root, ("hot", "buffer"), warnings))

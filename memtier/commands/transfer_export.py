@@ -68,7 +68,7 @@ def chosen_tiers(tiers: Iterable[str]) -> tuple[str, ...]:
 
 def collect_files(ws: Workspace, tiers: tuple[str, ...]) -> tuple[list[ExportedFile], list[str]]:
     """The files of *tiers*, in tier order, as exported; and warnings about skipped ones."""
-    from memtier.workspace import tier_file_pairs
+    from memtier.tiers import tier_file_pairs
 
     warnings: list[str] = []
     pairs = list(tier_file_pairs(ws.root, tuple(t for t in tiers if t in TIERS), warnings))

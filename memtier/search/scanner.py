@@ -1,6 +1,6 @@
 """Find what matches: ripgrep when it is there, pure Python otherwise.
 
-Both scanners search exactly the tier files of PROTOCOL §1 (see `memtier.workspace`) and
+Both scanners search exactly the tier files of PROTOCOL §1 (see `memtier.tiers`) and
 report the same thing: for every file with a match, how often each query term
 occurs in it (for a raw ``--regex``: each match's line, byte column and text),
 plus how many files were searched, BM25's corpus size. A parity test runs both
@@ -10,7 +10,7 @@ Rules shared by both:
 - Hidden folders and ignore files do not hide memory (ripgrep: ``--hidden
   --no-ignore``); no ripgrep configuration file is read (``--no-config``).
 - Symlinks are never followed inside tier folders (ripgrep without
-  ``--follow``); see `memtier.workspace` for tier files that are symlinks themselves.
+  ``--follow``); see `memtier.tiers` for tier files that are symlinks themselves.
 - Binary files (a NUL byte) are skipped with a warning. A file that is not
   UTF-8 is skipped by the ranking step, which reads it, with a warning too.
 
@@ -39,13 +39,8 @@ from memtier.search.found import (
 )
 from memtier.search.processes import anonymous_file, exited_within
 from memtier.search.tokens import escape, normalise, normalise_bytes, python_pattern
-from memtier.workspace import (
-    EPISODIC_PREFIX,
-    search_paths,
-    symlink_warnings,
-    tier_file_pairs,
-    tier_of,
-)
+from memtier.tiers import search_paths, symlink_warnings, tier_file_pairs
+from memtier.workspace import EPISODIC_PREFIX, tier_of
 
 __all__ = ["FileHits", "ScanResult", "find_rg", "scan"]
 
