@@ -63,6 +63,13 @@ _OPTIONS = {
     "match": "--match",
     "status": "--status",
     "category": "--category",
+    # search (PROTOCOL §9) and the day's closure block (PROTOCOL §4)
+    "limit": "--limit",
+    "context": "--context",
+    "regex": "--regex",
+    "decisions": "--decisions",
+    "signal": "--signal",
+    "open": "--open",
     # commands no tool has (archive, init, tags, export)
     "days": "--days",
     "demo": "--demo",
@@ -84,6 +91,7 @@ _COMMANDS = {
     "index_set": "memtier index set",
     "init": "memtier init",
     "sync": "memtier sync",
+    "sync_init": "memtier sync init REMOTE",
 }
 
 

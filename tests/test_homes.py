@@ -8,7 +8,8 @@ import ast
 import re
 from pathlib import Path
 
-from memtier.workspace import exists_or_link, tier_file_pairs, tier_files
+from memtier.tiers import tier_file_pairs, tier_files
+from memtier.workspace import exists_or_link
 from tests.conftest import REPO
 
 PACKAGE = REPO / "memtier"
@@ -41,15 +42,32 @@ def test_exists_or_symlink_is_written_once() -> None:
     assert spelled == []
 
 
-def test_the_tier_walk_lives_in_workspace(root: Path) -> None:
-    """`stats` and `export` take the tier files from the workspace, not the search
-    engine; the search engine takes them from there too."""
-    importers = []
+HOMES = {
+    "memtier.workspace": {"TIERS", "TIER_PATHS", "tier_of"},
+    "memtier.tiers": {
+        "search_paths",
+        "symlink_warnings",
+        "symlinks_in",
+        "tier_files",
+        "tier_file_pairs",
+    },
+}
+
+
+def test_the_tier_walk_lives_in_tiers(root: Path) -> None:
+    """`stats`, `export` and the search engine take the tier table from the workspace
+    and the walk over its files from `memtier.tiers`, never through a module that
+    passes them on (as a re-export in the search engine once did)."""
+    elsewhere = []
     for rel, text in _sources().items():
         for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.ImportFrom) and node.module == "memtier.search.paths":
-                importers.append(rel)
-    assert all(rel.startswith("memtier/search/") for rel in importers)
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            names = {alias.name for alias in node.names}
+            for home, homed in HOMES.items():
+                if node.module != home and names & homed:
+                    elsewhere.append(f"{rel}:{node.lineno}")
+    assert elsewhere == []
     warnings: list[str] = []
     files = list(tier_files(root, ("hot", "buffer"), warnings))
     assert files == ["MEMORY.md", "memory/working-buffer.md"]
@@ -64,7 +82,8 @@ def test_layout_paths_are_spelled_only_in_workspace() -> None:
     checked = (
         "memtier/config.py",
         "memtier/formats/envelope.py",
-        "memtier/search/paths.py",
+        "memtier/search/scanner.py",
+        "memtier/search/boilerplate.py",
         "memtier/commands/transfer_export.py",
         "memtier/commands/importers/files.py",
     )

@@ -301,12 +301,12 @@ def _upward(graph: dict[str, set[str]]) -> list[str]:
 def test_an_upward_or_sideways_arrow_is_caught() -> None:
     graph = {
         "memtier.search.scanner": {"memtier.commands.stats", "memtier.workspace"},
-        "memtier.health.checks": {"memtier.search.paths"},
+        "memtier.health.checks": {"memtier.search.pick"},
         "memtier.workspace": {"memtier.formats.text"},
-        "memtier.commands.stats": {"memtier.search.paths", "memtier.workspace"},
+        "memtier.commands.stats": {"memtier.search.pick", "memtier.workspace"},
     }
     assert _upward(graph) == [
-        "memtier.health.checks -> memtier.search.paths",
+        "memtier.health.checks -> memtier.search.pick",
         "memtier.search.scanner -> memtier.commands.stats",
         "memtier.workspace -> memtier.formats.text",
     ]

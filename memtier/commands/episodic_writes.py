@@ -17,7 +17,7 @@ from typing import Any
 from memtier import store
 from memtier.clock import require_in_range
 from memtier.commands.lifecycle import clean_text
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.formats.episodic import (
     ClosureBlock,
     close_note,
@@ -136,8 +136,8 @@ def episodic_close(
     """
     if day is not None:
         require_in_range(day)
-    fields = [clean_text(v, f"--{n}") for v, n in ((decisions, "decisions"), (signal, "signal"))]
-    fields.append(clean_text(open_items, "--open"))
+    given = ((decisions, "decisions"), (signal, "signal"), (open_items, "open"))
+    fields = [clean_text(text, Term(name)) for text, name in given]
     block = ClosureBlock(ws.today.isoformat(), *(f.text for f in fields))
     from memtier.secrets import merge_counts
 

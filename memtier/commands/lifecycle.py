@@ -59,7 +59,7 @@ class CleanText(NamedTuple):
     redacted: Mapping[str, int] = NO_REDACTIONS
 
 
-def clean_text(raw: str, what: str, *, bullet: bool = False) -> CleanText:
+def clean_text(raw: str, what: str | Term, *, bullet: bool = False) -> CleanText:
     """The one folding function (PROTOCOL §3 v2), then: empty text is an input error.
 
     With *bullet* the caller writes its own ``- `` bullet, so one given by the
@@ -69,7 +69,7 @@ def clean_text(raw: str, what: str, *, bullet: bool = False) -> CleanText:
     folded = fold_line(raw)
     text = without_bullet(folded.text) if bullet else folded.text
     if not text:
-        raise InputError(f"{what}: the text is empty")
+        raise InputError((what, ": the text is empty"))
     return CleanText(text, dict(folded.redacted))
 
 

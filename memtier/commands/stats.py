@@ -124,7 +124,8 @@ def collect_stats(ws: Workspace) -> StatsReport:
     """Walk every tier once and gather the figures."""
     from memtier.clock import parse_day
     from memtier.commands.tags import collect_tags
-    from memtier.workspace import tier_files, tier_of
+    from memtier.tiers import tier_files
+    from memtier.workspace import tier_of
 
     warnings: list[str] = []
     sums: dict[str, list[int]] = {name: [0, 0, 0] for name in TIERS}

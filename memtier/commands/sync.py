@@ -34,7 +34,7 @@ from memtier.commands.sync_git import (
     refuse_open_rotation,
     sync_lock,
 )
-from memtier.errors import MemtierError, RefusedError
+from memtier.errors import MemtierError, RefusedError, Term
 from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.results import Result
 from memtier.store import checkpoint
@@ -82,8 +82,12 @@ def _refusals(ws: Workspace, git: Git, remote_ref: str) -> None:
     missing = missing_drivers(git)
     if missing:
         raise RefusedError(
-            "merge driver(s) missing from the sync repository's config: "
-            f"{', '.join(missing)} (git would fall back to a text merge); run memtier sync init"
+            (
+                "merge driver(s) missing from the sync repository's config: "
+                f"{', '.join(missing)} (git would fall back to a text merge; set them again: ",
+                Term("sync_init"),
+                ")",
+            )
         )
     found = _credential_in_outgoing(ws, git, remote_ref)
     if found:
@@ -157,7 +161,9 @@ def run_sync(
     from memtier.commands.sync_setup import REMOTE_NAME, is_set_up, repository
 
     if not is_set_up(ws):
-        raise RefusedError("sync is not set up in this workspace; run memtier sync init REMOTE")
+        raise RefusedError(
+            ("sync is not set up in this workspace (set it up: ", Term("sync_init"), ")")
+        )
     git = repository(ws, env)
     git.version()
     branch = git.run("symbolic-ref", "--short", "HEAD").out.strip()

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memtier import store
-from memtier.errors import LockTimeout, MemtierError, RefusedError
+from memtier.errors import LockTimeout, MemtierError, RefusedError, Term
 from memtier.gitrun import Git
 from memtier.store import checkpoint
 from memtier.workspace import Workspace
@@ -53,8 +53,11 @@ def refuse_open_rotation(ws: Workspace) -> None:
     for marker in (ws.buffer_pending, ws.buffer_lock):
         if marker.exists():
             raise RefusedError(
-                f"{ws.relative(marker)} present: a rotation is running or crashed; "
-                "run memtier session-start first"
+                (
+                    f"{ws.relative(marker)} present: a rotation is running or crashed; run ",
+                    Term("session-start"),
+                    " first",
+                )
             )
 
 
@@ -138,9 +141,12 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
             for record in _records(conflicts_dir) - earlier:
                 record.unlink()
             raise SyncConflict(
-                f"git could not merge {', '.join(sorted(left)[:5]) or 'the two heads'} "
-                "(nothing was changed; "
-                "settle it in one workspace with git, then run memtier sync)"
+                (
+                    f"git could not merge {', '.join(sorted(left)[:5]) or 'the two heads'} "
+                    "(nothing was changed; settle it in one workspace with git, then run ",
+                    Term("sync"),
+                    ")",
+                )
             )
     checkpoint("sync.merge-tree")
     message = "memtier sync: merge" + _trailer(ws)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from memtier import store
-from memtier.errors import InputError, RefusedError
+from memtier.errors import InputError, RefusedError, Term
 from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.results import Result
 from memtier.workspace import LAYOUT_FOLDERS, Workspace
@@ -201,8 +201,13 @@ def init_sync(
         remote_has = git.run("rev-parse", "-q", "--verify", remote_ref, check=False).ok
         if not remote_has and not was_workspace:
             raise RefusedError(
-                f"{remote} holds no memory yet and this folder is not a workspace: "
-                "run memtier init here first (or sync init on the host that has the memory)"
+                (
+                    f"{remote} holds no memory yet and this folder is not a workspace: run ",
+                    Term("init"),
+                    " here first (or ",
+                    Term("sync_init"),
+                    " on the host that has the memory)",
+                )
             )
         adopted = merged = False
         if remote_has and not was_workspace:

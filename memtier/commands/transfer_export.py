@@ -68,7 +68,7 @@ def chosen_tiers(tiers: Iterable[str]) -> tuple[str, ...]:
 
 def collect_files(ws: Workspace, tiers: tuple[str, ...]) -> tuple[list[ExportedFile], list[str]]:
     """The files of *tiers*, in tier order, as exported; and warnings about skipped ones."""
-    from memtier.workspace import tier_file_pairs
+    from memtier.tiers import tier_file_pairs
 
     warnings: list[str] = []
     pairs = list(tier_file_pairs(ws.root, tuple(t for t in tiers if t in TIERS), warnings))
@@ -106,7 +106,7 @@ def output_target(ws: Workspace, output: Path) -> Path:
     from memtier.workspace import in_memory_area, inside_root, special_file_kind
 
     given = output if output.is_absolute() else ws.root / output
-    shown = f"--output {output}"
+    shown = (Term("output"), f" {output}")
     real = Path(os.path.realpath(given))
     real_root = os.path.realpath(ws.root)
     if inside_root(real_root, real):
@@ -114,7 +114,8 @@ def output_target(ws: Workspace, output: Path) -> Path:
         if rel == "." or in_memory_area(rel):
             raise InputError(
                 (
-                    f"{shown}: lies in the workspace's memory ({rel}); an export never "
+                    *shown,
+                    f": lies in the workspace's memory ({rel}); an export never "
                     "replaces a memory file (write it beside the memory, e.g. ",
                     Term("output"),
                     " backup.json)",
@@ -125,13 +126,13 @@ def output_target(ws: Workspace, output: Path) -> Path:
     except FileNotFoundError:
         mode = None
     except OSError as exc:
-        raise InputError(f"{shown}: cannot be checked ({exc.strerror})") from None
+        raise InputError((*shown, f": cannot be checked ({exc.strerror})")) from None
     if mode is not None and stat.S_ISDIR(mode):
-        raise InputError(f"{shown}: is a directory, expected a file")
+        raise InputError((*shown, ": is a directory, expected a file"))
     if mode is not None and not stat.S_ISREG(mode):
-        raise InputError(f"{shown}: is {special_file_kind(mode)}, not a regular file")
+        raise InputError((*shown, f": is {special_file_kind(mode)}, not a regular file"))
     if not real.parent.is_dir():
-        raise InputError(f"{shown}: folder {ws.relative(real.parent)} does not exist")
+        raise InputError((*shown, f": folder {ws.relative(real.parent)} does not exist"))
     return real
 
 

@@ -35,6 +35,12 @@ _PARAMETERS = {
     "match": "match",
     "status": "status",
     "category": "category",
+    "limit": "limit",
+    "context": "context",
+    "regex": "regex=true",
+    "decisions": "decisions",
+    "signal": "signal",
+    "open": "open",
     "days": "days",
     "demo": "demo",
     "add": "tags",
@@ -55,6 +61,7 @@ _CALLS = {
     "index_set": "the person changes a topic of the index; no tool does",
     "init": "setting up the workspace, the person's step (no tool does it)",
     "sync": "memory_sync",
+    "sync_init": "the person sets up sync on this host; no tool does",
 }
 
 

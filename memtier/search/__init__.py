@@ -14,16 +14,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memtier import errors
 from memtier.errors import InputError
 from memtier.results import Result
 from memtier.search.hits import Hit
-from memtier.search.scanner import TIER_ORDER, find_rg
-from memtier.workspace import Workspace
+from memtier.search.scanner import find_rg
+from memtier.workspace import TIERS, Workspace
 
-__all__ = ["TIER_ORDER", "SearchReport", "SearchRequest", "find_rg", "resolve_tiers", "search"]
+__all__ = ["SearchReport", "SearchRequest", "find_rg", "resolve_tiers", "search"]
 
 # Every tier but the archive, which only --all or --tier archive searches.
-DEFAULT_TIERS: tuple[str, ...] = tuple(t for t in TIER_ORDER if t != "archive")
+DEFAULT_TIERS: tuple[str, ...] = tuple(t for t in TIERS if t != "archive")
 
 
 @dataclass(frozen=True)
@@ -87,16 +88,14 @@ def resolve_tiers(names: Iterable[str], all_tiers: bool) -> tuple[str, ...]:
     chosen: set[str] = set()
     for name in names:
         tier = name.strip().lower()
-        if tier not in TIER_ORDER:
-            raise InputError(
-                f"unknown tier {name!r} (expected {', '.join(TIER_ORDER[:-1])} or archive)"
-            )
+        if tier not in TIERS:
+            raise InputError(f"unknown tier {name!r} (expected {', '.join(TIERS[:-1])} or archive)")
         chosen.add(tier)
     if not chosen:
-        chosen = set(TIER_ORDER) if all_tiers else set(DEFAULT_TIERS)
+        chosen = set(TIERS) if all_tiers else set(DEFAULT_TIERS)
     elif all_tiers:
         chosen.add("archive")
-    return tuple(t for t in TIER_ORDER if t in chosen)
+    return tuple(t for t in TIERS if t in chosen)
 
 
 def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> SearchReport:
@@ -118,13 +117,13 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
     )
 
     if request.limit < 1:
-        raise InputError("--limit must be at least 1")
+        raise InputError((errors.Term("limit"), " must be at least 1"))
     if request.context < 0:
-        raise InputError("--context must be 0 or more")
+        raise InputError((errors.Term("context"), " must be 0 or more"))
     tiers = resolve_tiers(request.tiers, request.all_tiers)
     if request.regex:
         if not request.query:
-            raise InputError("--regex needs a non-empty pattern")
+            raise InputError((errors.Term("regex"), " needs a non-empty pattern"))
         terms: tuple[Any, ...] = ()
         pattern, literals = request.query, []
         dates = DateHint(request.query)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from functools import cache
 
 from memtier.search.tokens import FRAME_WORDS, Term
+from memtier.workspace import TIER_PATHS
 
 COMMON_SHARE = 0.2
 WEAK_ALONE = 0.25
@@ -46,10 +47,13 @@ def template_lines(rel: str) -> frozenset[str]:
     return frozenset(kept)
 
 
+# The files `init` writes from a template, besides MEMORY.md: the WARM files and the buffer.
+_TEMPLATE_HOMES = (*(f"{folder}/" for folder in TIER_PATHS["warm"]), *TIER_PATHS["buffer"])
+
+
 def boilerplate(rel: str, lines: list[str]) -> set[int]:
     """The line numbers (1-based) of *rel* that still hold a template line unchanged."""
-    homes = ("memory/semantic/", "memory/procedural/", "memory/working-buffer.md")
-    if "/" in rel and not rel.startswith(homes):
+    if "/" in rel and not rel.startswith(_TEMPLATE_HOMES):
         return set()
     known = template_lines(rel)
     if not known:

@@ -155,10 +155,10 @@ class RecentSearches(Result):
 
 def recent_searches(ws: Workspace, *, limit: int = 20, zero: bool = False) -> RecentSearches:
     """The newest *limit* logged searches, newest first; only zero-result ones if *zero*."""
-    from memtier.errors import InputError
+    from memtier.errors import InputError, Term
 
     if limit < 1:
-        raise InputError("--limit must be at least 1")
+        raise InputError((Term("limit"), " must be at least 1"))
     entries, warnings = read_log(ws)
     if not zero:
         return RecentSearches(tuple(reversed(entries[-limit:])), zero, tuple(warnings))

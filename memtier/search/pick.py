@@ -28,11 +28,11 @@ from typing import NamedTuple
 
 from memtier.search.dates import DateHint
 from memtier.search.found import FileHits, TermCounts
-from memtier.search.paths import TIER_ORDER
 from memtier.search.scoring import COVER_BONUS, K1, TIER_WEIGHTS, recency_of
 from memtier.search.tokens import Term, term_of
+from memtier.workspace import TIERS
 
-_ORDER = {tier: i for i, tier in enumerate(TIER_ORDER)}
+_ORDER = {tier: i for i, tier in enumerate(TIERS)}
 
 
 class Scoring(NamedTuple):
@@ -100,7 +100,7 @@ def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
     files_total = counts.file_count()
     read_matches = sum(m for _, _, _, m in chosen)
     return Picked(
-        [(rel, TIER_ORDER[order], m) for _, order, rel, m in chosen],
+        [(rel, TIERS[order], m) for _, order, rel, m in chosen],
         files_total - len(chosen),
         counts.match_total() - read_matches,
     )
@@ -162,7 +162,7 @@ def pick_raw(
             score *= 1.0 + COVER_BONUS * share * share
         scored.append((-score, _ORDER[tier], rel))
     chosen = heapq.nsmallest(cap, scored)
-    files = [(rel, TIER_ORDER[order], matches[rel].match_count()) for _, order, rel in chosen]
+    files = [(rel, TIERS[order], matches[rel].match_count()) for _, order, rel in chosen]
     picked = {rel for rel, _, _ in files}
     rest = sum(hits.match_count() for rel, hits in matches.items() if rel not in picked)
     return Picked(files, len(scored) - len(files), rest)

@@ -62,7 +62,7 @@ from memtier.search.boilerplate import WEAK_ALONE, boilerplate, weak_terms
 from memtier.search.dates import DateHint
 from memtier.search.group import Grouped, group_file
 from memtier.search.hits import Hit, Scored, make_hit
-from memtier.search.scanner import TIER_ORDER, FileHits, ScanResult, tier_of
+from memtier.search.scanner import FileHits, ScanResult
 from memtier.search.scoring import (
     COPY_WEIGHT,
     COVER_BONUS,
@@ -93,11 +93,12 @@ from memtier.search.tokens import (
     length_in_words,
     term_of,
 )
+from memtier.workspace import TIERS, tier_of
 
 _NO_HITS = FileHits()  # a file of a word query: `_precise` finds its matches itself
 
 
-_TIER_INDEX = {tier: i for i, tier in enumerate(TIER_ORDER)}
+_TIER_INDEX = {tier: i for i, tier in enumerate(TIERS)}
 # A scored section, its hit not built yet: score, tier, path, section, matches, lines.
 _Scored = tuple[float, str, str, Section, list[Scored], list[str]]
 # A hit not built yet (`group`): score, tier, path, its best line, matches, lines.

@@ -1,6 +1,6 @@
 """Find what matches: ripgrep when it is there, pure Python otherwise.
 
-Both scanners search exactly the tier files of PROTOCOL §1 (see `paths`) and
+Both scanners search exactly the tier files of PROTOCOL §1 (see `memtier.tiers`) and
 report the same thing: for every file with a match, how often each query term
 occurs in it (for a raw ``--regex``: each match's line, byte column and text),
 plus how many files were searched, BM25's corpus size. A parity test runs both
@@ -10,7 +10,7 @@ Rules shared by both:
 - Hidden folders and ignore files do not hide memory (ripgrep: ``--hidden
   --no-ignore``); no ripgrep configuration file is read (``--no-config``).
 - Symlinks are never followed inside tier folders (ripgrep without
-  ``--follow``); see `paths` for tier files that are symlinks themselves.
+  ``--follow``); see `memtier.tiers` for tier files that are symlinks themselves.
 - Binary files (a NUL byte) are skipped with a warning. A file that is not
   UTF-8 is skipped by the ranking step, which reads it, with a warning too.
 
@@ -37,18 +37,12 @@ from memtier.search.found import (
     counting_words,
     split_tagged,
 )
-from memtier.search.paths import (
-    TIER_ORDER,
-    search_paths,
-    symlink_warnings,
-    tier_file_pairs,
-    tier_files,
-    tier_of,
-)
 from memtier.search.processes import anonymous_file, exited_within
 from memtier.search.tokens import escape, normalise, normalise_bytes, python_pattern
+from memtier.tiers import search_paths, symlink_warnings, tier_file_pairs
+from memtier.workspace import EPISODIC_PREFIX, tier_of
 
-__all__ = ["TIER_ORDER", "FileHits", "ScanResult", "find_rg", "scan", "tier_files", "tier_of"]
+__all__ = ["FileHits", "ScanResult", "find_rg", "scan"]
 
 
 def find_rg(override: str | None = None) -> str | None:
@@ -64,7 +58,6 @@ def find_rg(override: str | None = None) -> str | None:
 
 _STATS_RE = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
 _BINARY_RE = re.compile(rb"^(.*): binary file matches")
-_EPISODIC = "memory/episodic/"
 
 
 class _RipgrepUnusable(Exception):
@@ -245,7 +238,7 @@ def _count_words(
         names = b"\0".join(paths).decode("utf-8", "surrogateescape").split("\0")
         # The common case first, in one pass: flat notes of the episodic folder
         # (ripgrep's ``--glob *.md`` already kept only markdown files).
-        cold = [rel for rel in names if rel.startswith(_EPISODIC) and rel.count("/") == 2]
+        cold = [rel for rel in names if rel.startswith(EPISODIC_PREFIX) and rel.count("/") == 2]
         if cold:
             group = counted.groups.get(("cold", found))
             if group is None:

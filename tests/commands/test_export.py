@@ -143,6 +143,22 @@ def test_cli_export_to_stdout_and_bad_tier(cli: CliRunner, root: Path) -> None:
     assert bad.exit_code == 2 and "unknown tier 'lukewarm'" in bad.stderr
 
 
+def test_a_bad_output_is_named_as_each_face_names_it(cli: CliRunner, root: Path) -> None:
+    """The core names the parameter (issue 20): the CLI's ``--output``, a tool's ``output``."""
+    from memtier.commands.transfer_export import output_target
+    from memtier.errors import InputError
+    from memtier.mcp.words import tool_message
+
+    folder = root / "backups"
+    folder.mkdir()
+    done = cli("--root", str(root), "export", "--output", str(folder))
+    assert done.exit_code == 2
+    assert f"--output {folder}: is a directory, expected a file" in done.stderr
+    with pytest.raises(InputError) as caught:
+        output_target(Workspace.open(root, NOW), folder)
+    assert tool_message(caught.value) == f"output {folder}: is a directory, expected a file"
+
+
 def test_config_and_index_are_tiers_of_export(cli: CliRunner, root: Path) -> None:
     (root / "memory/consolidated").mkdir()
     (root / "memory/consolidated/blog.md").write_text("# blog - generation 1\n")

@@ -137,6 +137,7 @@ def test_a_missing_driver_refuses_the_sync(tmp_path: Path) -> None:
     done = memtier(a, "sync")
     assert done.returncode == 1
     assert "memtier-note, memtier-generation" in done.stderr and "text merge" in done.stderr
+    assert "set them again: memtier sync init REMOTE" in done.stderr
 
 
 def test_sync_init_again_adds_a_new_driver_to_an_older_attributes_file(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
 """Core errors reach a model in tool terms, never in the command line's (issue 20, §11 v3).
 
 Each call below fails in the core (the topic commands, the rotation marker, the
-clock's range); the core names the parameter at fault or the operation that
-fixes it as a `memtier.errors.Term`, and the tool server words it. No face
-rewrites the other's text: the source of both faces holds no ``.replace`` on a
-message.
+clock's range, the closure block's fields, a search's pattern, sync's refusals); the
+core names the parameter at fault or the operation that fixes it as a
+`memtier.errors.Term`, and the tool server words it. No face rewrites the other's
+text: the source of both faces holds no ``.replace`` on a message.
 """
 
 from __future__ import annotations
@@ -46,6 +46,12 @@ FAILING_CALLS: tuple[tuple[str, dict[str, Any], str], ...] = (
         "date",
     ),
     ("memory_note", {"text": "x", "to": "today", "date": "1800-01-01"}, "date"),
+    ("memory_close_day", {"decisions": " ", "signal": "s", "open": "o"}, "decisions"),
+    ("memory_close_day", {"decisions": "d", "signal": "s", "open": " "}, "open"),
+    ("memory_search", {"query": "", "regex": True}, "regex=true needs a non-empty pattern"),
+    ("memory_search", {"query": "(", "regex": True}, "invalid search pattern"),
+    ("memory_search", {"query": "x", "limit": 0}, "limit"),
+    ("memory_sync", {}, "sync is not set up"),
 )
 
 
@@ -81,6 +87,50 @@ async def test_rotation_residue_names_the_session_start_tool(
     text = text_of(result)
     assert result.is_error and "memory_session_start" in text, text
     assert CLI_WORDS.search(text) is None, text
+
+
+needs_git = pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git")
+
+
+@pytest.mark.anyio
+@needs_git
+async def test_sync_refusals_name_tools_and_the_persons_step(tmp_path: Path) -> None:
+    """memory_sync on a host that is set up: a rotation marker names the session-start
+    tool; a missing merge driver, the person's set-up step (no tool does it)."""
+    from memtier.mcp.runtime import ToolRuntime
+    from memtier.mcp.server import build_server
+    from tests.mcp.conftest import call_tool, text_of
+    from tests.sync_support import NOW, git, hosts
+
+    _remote, (host,) = hosts(tmp_path, 1)
+    server = build_server(ToolRuntime(root=str(host), now=NOW))
+    marker = host / "memory" / "working-buffer.md.lock"
+    marker.write_text("", encoding="utf-8")
+    result = await call_tool(server, "memory_sync")
+    text = text_of(result)
+    assert result.is_error and "run memory_session_start first" in text, text
+    assert CLI_WORDS.search(text) is None, text
+    marker.unlink()
+    git(host, "config", "--unset", "merge.memtier-note.driver")
+    result = await call_tool(server, "memory_sync")
+    text = text_of(result)
+    assert result.is_error and "memtier-note" in text, text
+    assert "the person sets up sync on this host" in text, text
+    assert CLI_WORDS.search(text) is None, text
+
+
+def test_the_cli_words_search_and_sync_errors_as_flags_and_commands(cli: Any, root: Path) -> None:
+    for args, wanted in (
+        (("search", "", "--regex"), "--regex needs a non-empty pattern"),
+        (("search", "x", "--limit", "0"), "--limit must be at least 1"),
+        (("search", "x", "--context", "-1"), "--context must be 0 or more"),
+        (("recent-searches", "--limit", "0"), "--limit must be at least 1"),
+        (("episodic", "close", "--decisions", " ", "--signal", "s", "--open", "o"), "--decisions:"),
+        (("episodic", "close", "--decisions", "d", "--signal", "s", "--open", " "), "--open:"),
+        (("sync",), "(set it up: memtier sync init REMOTE)"),
+    ):
+        done = cli("--root", str(root), *args)
+        assert done.exit_code != 0 and wanted in done.stderr, (args, done.stderr)
 
 
 def test_the_cli_words_the_same_errors_as_flags_and_commands() -> None:

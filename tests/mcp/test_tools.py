@@ -347,9 +347,9 @@ async def test_a_warm_server_searches_what_is_on_disk_now(
     import os
     import time
 
-    from memtier import workspace as paths
+    from memtier import tiers
 
-    monkeypatch.setattr(paths, "SETTLED_NS", -(10**18))  # keep every folder listing
+    monkeypatch.setattr(tiers, "SETTLED_NS", -(10**18))  # keep every folder listing
 
     async def hits(client: Any, query: str) -> list[str]:
         result = await client.call_tool("memory_search", {"query": query})

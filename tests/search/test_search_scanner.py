@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from memtier.search import SearchRequest, search
-from memtier.search.scanner import find_rg, tier_of
+from memtier.search.scanner import find_rg
 from memtier.search.sections import inline_tags, split_sections, tag_line_tags
 from memtier.search.tokens import (
     Term,
@@ -22,7 +22,7 @@ from memtier.search.tokens import (
     scan_pattern,
     stem,
 )
-from memtier.workspace import Workspace
+from memtier.workspace import Workspace, tier_of
 from tests.conftest import NOW
 
 RG = find_rg()
@@ -373,10 +373,10 @@ def test_a_kept_folder_listing_follows_every_change(
 ) -> None:
     """The symlinks of a tier folder, kept between searches of one process, are listed
     again whenever the folder changed (a link added, replaced by a file, removed)."""
-    from memtier import workspace as paths
+    from memtier import tiers
 
-    monkeypatch.setattr(paths, "SETTLED_NS", -(10**18))  # every listing counts as settled
-    monkeypatch.setattr(paths, "_kept", {})
+    monkeypatch.setattr(tiers, "SETTLED_NS", -(10**18))  # every listing counts as settled
+    monkeypatch.setattr(tiers, "_kept", {})
     listed: list[str] = []
     real_scandir = os.scandir
 
@@ -384,24 +384,24 @@ def test_a_kept_folder_listing_follows_every_change(
         listed.append(str(folder))
         return real_scandir(folder)
 
-    monkeypatch.setattr(paths.os, "scandir", counting_scandir)
+    monkeypatch.setattr(tiers.os, "scandir", counting_scandir)
     episodic = f"{root}/memory/episodic"
     outside = tmp_path / "outside.md"
     outside.write_text("# outside\n")
-    assert paths.symlinks_in(episodic) == ()
-    assert paths.symlinks_in(episodic) == ()
+    assert tiers.symlinks_in(episodic) == ()
+    assert tiers.symlinks_in(episodic) == ()
     assert listed == [episodic]  # the second answer was the kept one
     _tick()
     (root / "memory/episodic/2026-11-01.md").symlink_to(outside)
-    assert paths.symlinks_in(episodic) == ("2026-11-01.md",)
+    assert tiers.symlinks_in(episodic) == ("2026-11-01.md",)
     _tick()
     (root / "memory/episodic/2026-11-01.md").unlink()
     (root / "memory/episodic/2026-11-01.md").write_text("# 2026-11-01\n")
-    assert paths.symlinks_in(episodic) == ()
+    assert tiers.symlinks_in(episodic) == ()
     _tick()
     (root / "memory/episodic/2026-11-02.md").symlink_to(outside)
-    assert paths.symlinks_in(episodic) == ("2026-11-02.md",)
-    assert paths.symlinks_in(episodic) == ("2026-11-02.md",)
+    assert tiers.symlinks_in(episodic) == ("2026-11-02.md",)
+    assert tiers.symlinks_in(episodic) == ("2026-11-02.md",)
     assert len(listed) == 4
 
 
@@ -410,12 +410,12 @@ def test_a_folder_changed_just_before_its_listing_is_not_kept(
 ) -> None:
     """A change in the same clock tick as the listing would leave the folder's times
     as the listing saw them: such a listing is used once, never kept."""
-    from memtier import workspace as paths
+    from memtier import tiers
 
-    monkeypatch.setattr(paths, "_kept", {})
+    monkeypatch.setattr(tiers, "_kept", {})
     (root / "memory/episodic/2026-11-03.md").write_text("# 2026-11-03\n")
-    paths.symlinks_in(f"{root}/memory/episodic")
-    assert paths._kept == {}
+    tiers.symlinks_in(f"{root}/memory/episodic")
+    assert tiers._kept == {}
 
 
 def test_raw_matches_count_as_their_parsed_list_does() -> None:

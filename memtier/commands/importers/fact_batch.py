@@ -60,7 +60,7 @@ class FactBatch:
         from memtier.commands.fact_files import resolve_fact_file
 
         try:
-            target = resolve_fact_file(self.ws, self.rel, option="--kind")
+            target = resolve_fact_file(self.ws, self.rel, option=Term("kind"))
             seen = self.table.texts.get(self.rel)
             if self.dry_run:
                 text = seen if seen is not None else self._read(target).text
