@@ -170,7 +170,14 @@ HOSTILE: dict[str, list[str]] = {
 }
 
 
-@pytest.mark.parametrize("hostile", list(HOSTILE), ids=list(HOSTILE))
+# "huge" runs every command over 20,000 characters (about 2.5 s): a huge input, in
+# the slow step; the other shapes run in the default one.
+_SHAPES = [
+    pytest.param(name, marks=pytest.mark.slow) if name == "huge" else name for name in HOSTILE
+]
+
+
+@pytest.mark.parametrize("hostile", _SHAPES, ids=list(HOSTILE))
 def test_every_command_survives_hostile_arguments(cli: CliRunner, root: Path, hostile: str) -> None:
     for path in ALL_LEAVES:
         args = [*path, *HOSTILE[hostile]]

@@ -124,6 +124,7 @@ CALLS: list[tuple[str, dict[str, Any], int]] = [
 ]
 
 
+@pytest.mark.slow  # a real stdio server over a large workspace: about 6 s, in the slow step
 async def test_every_tool_keeps_each_channel_within_the_budget(root: Path) -> None:
     _large(root)
     seen: set[str] = set()
