@@ -92,6 +92,10 @@ _COMMANDS = {
     "init": "memtier init",
     "sync": "memtier sync",
     "sync_init": "memtier sync init REMOTE",
+    # named in results (PROTOCOL §13): a generation to write, a source to read whole
+    "consolidate_write": "memtier consolidate {arg}",
+    "consolidate_summary": "--plan-id {arg} --summary TEXT",
+    "get": "memtier get {arg}",
 }
 
 

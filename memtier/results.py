@@ -22,12 +22,12 @@ nothing at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Self, dataclass_transform
 
 if TYPE_CHECKING:
-    from memtier.errors import MemtierError
+    from memtier.errors import MemtierError, Term
 
 
 # The ``redacted`` default of a result: immutable, so one instance serves every result
@@ -102,6 +102,12 @@ class Result(Record):
 
     def text_lines(self) -> Iterable[str]:
         return ()
+
+    def worded_lines(self, words: Callable[[Term], str]) -> Iterable[str]:
+        """The text lines with each `Term` they name worded by a face: the tool
+        server's words for a tool client (PROTOCOL §11 v3), where ``text_lines`` is
+        the command line's (a result that names no command has the one text)."""
+        return self.text_lines()
 
 
 @dataclass_transform(frozen_default=True)

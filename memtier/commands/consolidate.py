@@ -14,7 +14,7 @@ changed since is refused.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -224,6 +224,9 @@ class ConsolidateReport(Result):
         return payload
 
     def text_lines(self) -> Iterable[str]:
+        return self.worded_lines(str)
+
+    def worded_lines(self, words: Callable[[Term], str]) -> Iterable[str]:
         if not self.plans:
             yield "no topic is due for consolidation"
             return
@@ -235,10 +238,9 @@ class ConsolidateReport(Result):
             yield from render_generation(gen).rstrip("\n").split("\n")
             yield ""
             yield f"plan id: {plan.plan_id} (nothing written)"
-            yield (
-                f"write it: memtier consolidate {gen.slug}; with a summary: "
-                f"memtier consolidate {gen.slug} --plan-id {plan.plan_id} --summary TEXT"
-            )
+            write = words(Term("consolidate_write", gen.slug))
+            with_summary = words(Term("consolidate_summary", plan.plan_id))
+            yield f"write it: {write}; with a summary: {write} {with_summary}"
 
 
 def write_generation(ws: Workspace, plan: Plan) -> None:

@@ -17,7 +17,7 @@ lesson" when their normalised texts (`normalise_lesson`) are equal.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -81,13 +81,16 @@ class LearnResult(Result, Fields):
     JSON_NAMES = fixed(entry="text")
 
     def text_lines(self) -> Iterable[str]:
+        return self.worded_lines(str)
+
+    def worded_lines(self, words: Callable[[Term], str]) -> Iterable[str]:
         yield f"added to {self.file}:{self.line}: {self.entry}"
         if self.occurrences > 1:
             yield f"  seen {self.occurrences} times in {self.file}"
         if self.flagged:
             yield (
                 f"  recurring: flagged {CANDIDATE_FLAG} at {self.flagged}; "
-                "show the person memtier candidates"
+                f"for the person to decide: {words(Term('candidates'))}"
             )
 
 

@@ -11,7 +11,7 @@ topic found: the search of PROTOCOL §9, without writing the search log.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Any
@@ -90,10 +90,11 @@ class RecallReport(Result):
     current: str | None = None
     newer_days: tuple[str, ...] = ()
     search: Any = None  # the SearchReport of the fallback
+    max_chars: int = 0  # the budget the lines were cut to (its cut line names it)
 
     @property
     def chars(self) -> int:
-        return sum(len(line) + 1 for line in self.lines)
+        return sum(len(line) + 1 for line in self.text_lines())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -104,11 +105,17 @@ class RecallReport(Result):
             "newer_days": list(self.newer_days),
             "chars": self.chars,
             "truncated": self.truncated,
-            "text": "\n".join(self.lines),
+            "text": "\n".join(self.text_lines()),
         }
 
     def text_lines(self) -> Iterable[str]:
+        return self.worded_lines(str)
+
+    def worded_lines(self, words: Callable[[Term], str]) -> Iterable[str]:
         yield from self.lines
+        if self.truncated:
+            reader = words(Term("get", "PATH"))
+            yield f"[cut at {self.max_chars} characters; {reader} reads a source whole]"
 
 
 def _bounded(parts: list[tuple[str, list[str]]], max_chars: int) -> tuple[list[str], bool]:
@@ -120,10 +127,7 @@ def _bounded(parts: list[tuple[str, list[str]]], max_chars: int) -> tuple[list[s
             continue
         for line in [title, *lines]:
             if used + len(line) + 1 > room:
-                out.append(
-                    f"[cut at {max_chars} characters; memtier get PATH reads a source whole]"
-                )
-                return out, True
+                return out, True  # the report's last line says where it was cut
             out.append(line)
             used += len(line) + 1
     return out, False
@@ -184,6 +188,7 @@ def recall(
         found_by=how,
         lines=tuple(line for line in lines if line != ""),
         truncated=cut,
+        max_chars=max_chars,
         current=entry.current,
         newer_days=tuple(dict.fromkeys(days)),
     )
@@ -202,5 +207,6 @@ def _fallback(ws: Workspace, query: str, rest: str, max_chars: int, rg: str | No
         found_by="search",
         lines=tuple(line for line in lines if line != "") or tuple(head),
         truncated=cut,
+        max_chars=max_chars,
         search=report,
     )

@@ -15,6 +15,7 @@ from pydantic import Field
 from memtier.mcp.models import ToolOutput
 from memtier.mcp.shaping import check_budget, shorten, write_text
 from memtier.mcp.toolkit import DEFAULT_BUDGET, MaxChars, get_call, tool, writes
+from memtier.mcp.words import tool_words
 
 if TYPE_CHECKING:
     from memtier.mcp.runtime import ToolRuntime
@@ -48,7 +49,7 @@ def write_output(
     """What a write did, in the CLI's words, shortened: never the input echoed whole."""
     from memtier.render import redaction_notices
 
-    lines = [*report.text_lines(), *extra, *redaction_notices(redacted or {})]
+    lines = [*report.worded_lines(tool_words), *extra, *redaction_notices(redacted or {})]
     data = compact(report.to_json())
     if redacted:
         data["redacted"] = dict(redacted)

@@ -15,6 +15,7 @@ from pydantic import Field
 from memtier.mcp.models import ToolOutput
 from memtier.mcp.shaping import bound_lines, check_budget
 from memtier.mcp.toolkit import DEFAULT_BUDGET, MaxChars, read_only, tool, writes
+from memtier.mcp.words import tool_words
 
 if TYPE_CHECKING:
     from memtier.mcp.runtime import ToolRuntime
@@ -32,7 +33,7 @@ def _recall(ws: Workspace, text: str, max_chars: int, rg: str | None) -> ToolOut
         "current": report.current,
         "truncated": report.truncated,
     }
-    return ToolOutput(text="\n".join(report.lines), data=data)
+    return ToolOutput(text="\n".join(report.worded_lines(tool_words)), data=data)
 
 
 def _consolidate(
@@ -55,12 +56,7 @@ def _consolidate(
         summary=summary,
         plan_id=plan_id,
     )
-    lines = [line for line in report.text_lines() if not line.startswith("write it:")]
-    if not confirm and report.plans:
-        lines.append(
-            "nothing written; call again with confirm=true (and summary + plan_id to add "
-            "your summary of these sources)"
-        )
+    lines = list(report.worded_lines(tool_words))
     bounded = bound_lines(lines, max_chars, "memory_get path='<generation path>'")
     data = {
         "written": report.written,

@@ -62,6 +62,9 @@ _CALLS = {
     "init": "setting up the workspace, the person's step (no tool does it)",
     "sync": "memory_sync",
     "sync_init": "the person sets up sync on this host; no tool does",
+    "consolidate_write": "memory_consolidate(topic='{arg}', confirm=true)",
+    "consolidate_summary": "with plan_id='{arg}' and your summary",
+    "get": "memory_get(path='{arg}')",
 }
 
 

@@ -116,7 +116,7 @@ def test_the_story_is_cut_within_the_budget_and_says_so(ws: Workspace) -> None:
     report = recall(ws, "recall qdrant", max_chars=MIN_MAX_CHARS)
     assert report.topic == "qdrant" and report.truncated is True
     assert report.chars <= MIN_MAX_CHARS
-    assert report.lines[-1].startswith(f"[cut at {MIN_MAX_CHARS} characters;")
+    assert list(report.text_lines())[-1].startswith(f"[cut at {MIN_MAX_CHARS} characters;")
     whole = recall(ws, "recall qdrant")
     assert whole.truncated is False
     assert whole.newer_days == tuple(f"2026-11-{day:02d}" for day in range(19, 0, -1))

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import NOW_TEXT, REPO
 
 CLI_WORDS = re.compile(r"(?<![\w-])--[a-z]|\bmemtier [a-z]")
 
@@ -164,3 +164,51 @@ def test_no_face_rewrites_a_message_with_replace() -> None:
                     if call and node.func.attr == "replace" and (rel, func.name) not in allowed:  # type: ignore[union-attr]
                         found.append(f"{rel}:{node.lineno} ({func.name})")
     assert found == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("tool", "arguments", "wanted"),
+    [
+        # a plan names the call that writes it (the core's line, worded by the server)
+        ("memory_consolidate", {"topic": "qdrant"}, "memory_consolidate(topic='qdrant', confirm"),
+        # a story cut to its budget names the tool that reads a source whole
+        ("memory_recall", {"text": "recall qdrant", "max_chars": 500}, "memory_get(path="),
+    ],
+)
+async def test_results_name_tools_not_commands(
+    server: Any, root: Path, tool: str, arguments: dict[str, Any], wanted: str
+) -> None:
+    """A successful result that names how to go on names a tool call (§11 v3)."""
+    from tests.mcp.conftest import call_tool, text_of
+
+    _index(root)
+    for day in range(2, 30):  # enough lines for the recall to be cut at 500 characters
+        note = root / "memory" / "episodic" / f"2026-04-{day:02d}.md"
+        note.write_text(f"# 2026-04-{day:02d}\n\n- qdrant step {day} {'x' * 40}\n", "utf-8")
+    result = await call_tool(server, tool, **arguments)
+    text = text_of(result)
+    assert not result.is_error and wanted in text, text
+    assert CLI_WORDS.search(text) is None, text
+
+
+def test_a_recurring_lesson_names_the_overview_tool_to_a_model_and_the_command_to_a_shell() -> None:
+    from memtier.commands.learnings import LearnResult
+    from memtier.mcp.words import tool_words
+
+    result = LearnResult(
+        file=".learnings/LEARNINGS.md", line=3, entry="x", occurrences=3, flagged="f:3"
+    )
+    assert "memtier candidates" in "\n".join(result.text_lines())
+    told = "\n".join(result.worded_lines(tool_words))
+    assert "memory_overview" in told and CLI_WORDS.search(told) is None, told
+
+
+def test_the_cli_still_names_the_commands_in_a_plan(cli: Any, root: Path) -> None:
+    _index(root)
+    result = cli("--root", str(root), "--now", NOW_TEXT, "consolidate", "qdrant", "--plan")
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "write it: memtier consolidate qdrant; with a summary: memtier consolidate qdrant --plan-id"
+        in result.stdout
+    )
