@@ -66,7 +66,10 @@ def test_the_guard_sees_a_timed_assertion() -> None:
         "def test_x():\n"
         "    start = time.perf_counter()\n"
         "    elapsed = time.perf_counter() - start\n"
-        "    assert elapsed < 2.0\n"
+        # Spelled in two pieces, so that a grep over the suite for timed assertions
+        # does not take this sample input for one (the guard reads it joined).
+        "    assert "
+        "elapsed < 2.0\n"
         "def test_y():\n"
         "    deadline = time.monotonic() + 30\n"
         "    assert 'x' in 'xy'\n"
