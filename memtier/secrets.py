@@ -352,19 +352,8 @@ def redact_wrapped(text: str) -> Redaction:
     through its end on the next, the break included. Secrets that stand on one
     line are left to `redact`, which sees them as they are.
     """
-    cuts = _seam_cuts(text, "")
-    if not cuts:
-        return Redaction(text, {})
     counts: dict[str, int] = {}
-    parts: list[str] = []
-    pos = 0
-    for start, end, name in cuts:
-        parts.append(text[pos:start])
-        parts.append(_placeholder(name))
-        counts[name] = counts.get(name, 0) + 1
-        pos = end
-    parts.append(text[pos:])
-    return Redaction("".join(parts), counts)
+    return Redaction(_cut(text, _seam_cuts(text, ""), counts, keep_lines=False), counts)
 
 
 def _starts_item(core: str) -> bool:
@@ -426,31 +415,36 @@ def redact_lines(lines: Sequence[str]) -> tuple[tuple[str, ...], dict[str, int]]
     it, with one placeholder for the part inside; each secret counts once.
     """
     counts: dict[str, int] = {}
-    text = _cut_keeping_lines("\n".join(lines), _seam_cuts("\n".join(lines), ""), counts)
+    text = "\n".join(lines)
+    text = _cut(text, _seam_cuts(text, ""), counts)
     blocks = [(start, end, RULE_NAMES[index]) for start, end, index in _scan(text)]
-    text = _cut_keeping_lines(
-        text, [cut for cut in blocks if "\n" in text[cut[0] : cut[1]]], counts
-    )
+    text = _cut(text, [cut for cut in blocks if "\n" in text[cut[0] : cut[1]]], counts)
     shown: list[str] = []
     for line in text.split("\n"):
         one = redact(line)
         shown.append(one.text)
         add_counts(counts, one.counts)
     text = "\n".join(shown)
-    text = _cut_keeping_lines(text, _seam_cuts(text, " ", crossing=False), counts)
+    text = _cut(text, _seam_cuts(text, " ", crossing=False), counts)
     return tuple(text.split("\n")), counts
 
 
-def _cut_keeping_lines(text: str, cuts: list[tuple[int, int, str]], counts: dict[str, int]) -> str:
-    """*text* with each span of *cuts* replaced, line by line: every line a span
-    touches keeps what stands outside it and gets one placeholder for the part
-    inside, so no line is lost or merged; each span is added to *counts* once."""
+def _cut(
+    text: str, cuts: list[tuple[int, int, str]], counts: dict[str, int], *, keep_lines: bool = True
+) -> str:
+    """*text* with each span of *cuts* (overlapping ones as one) replaced by its
+    placeholder; each span is added to *counts* once. With *keep_lines*, line by
+    line: every line a span touches keeps what stands outside it and gets one
+    placeholder for the part inside, so no line is lost or merged."""
     pieces: list[str] = []
     pos = 0
     for start, end, name in _merged(cuts):
         pieces.append(text[pos:start])
-        inside = text[start:end].split("\n")
-        pieces.append("\n".join(_placeholder(name) if part.strip() else part for part in inside))
+        if keep_lines:
+            inside = text[start:end].split("\n")
+            pieces.append("\n".join(_placeholder(name) if p.strip() else p for p in inside))
+        else:
+            pieces.append(_placeholder(name))
         counts[name] = counts.get(name, 0) + 1
         pos = end
     pieces.append(text[pos:])
