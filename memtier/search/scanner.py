@@ -122,10 +122,8 @@ def scan_with_rg(
         # nothing). Multi-line search skips that step; the scan patterns hold no line
         # break, so every match and its output stay the same, at the same cost.
         argv += ["--ignore-case", "--multiline"]
-    if ignore_case and not list_only:
-        argv += ["--no-line-number"]
-    elif not list_only:
-        argv += ["--line-number", "--column"]
+    if not list_only:
+        argv += ["--no-line-number"] if ignore_case else ["--line-number", "--column"]
     if "archive" not in tiers:
         argv += ["--max-depth", "1"]  # every other tier folder is flat (PROTOCOL §1)
     argv += ["--regexp", pattern, "--", *paths]
