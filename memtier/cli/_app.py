@@ -21,8 +21,9 @@ The convention every command follows (new commands too):
   `render.fail`) is the one handler, and `run` adds click's usage errors to it. No
   protocol rule lives here.
 - A hot command (one an agent calls many times a session) keeps its body in
-  `memtier.cli.fast`, and its typer command calls that body and takes its defaults
-  from it (`fast.default`); add the command to ``fast.SHAPES``:
+  `memtier.cli.invocation`, and its typer command calls that body and takes its
+  defaults from it (`invocation.default`); add the command to ``fast.SHAPES`` and
+  ``fast.BODIES``:
   ``tests/cli/test_fast.py`` checks the table against this app (every option, its
   arity, every default) and draws argument lists that both parses must agree on.
 

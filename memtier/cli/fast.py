@@ -1,10 +1,11 @@
-"""The hot commands, and a typer-free fast path for their commonest argument shapes.
+"""The entry point, and a typer-free fast path for the hot commands' commonest shapes.
 
 An agent calls ``buffer note``, ``episodic append``, ``learn``, ``session-start``
 and ``health-check`` many times a session; importing typer and click and building
-the command costs about as much as starting Python itself. The bodies of those
-commands live here, and the typer commands (the one definition of the CLI, its
-help and its errors) call them and take their defaults from them. `parse` reads
+the command costs about as much as starting Python itself. `main` (the script's
+entry) runs those commands here when their shape is plain, calling the bodies in
+`memtier.cli.invocation` that the typer commands (the one definition of the CLI,
+its help and its errors) call too and take their defaults from. `parse` reads
 the line with `memtier.cli.invocation`, as typer's path does, and recognises only plain
 shapes: the command name, its text, and the options of `SHAPES`. Anything else
 (``-`` for stdin, ``--help``, a typo, a missing or extra argument) goes to typer,
@@ -17,165 +18,35 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from memtier.cli import invocation
 from memtier.cli.invocation import (
     STDIN_MARK,
     Argv,
     MissingValue,
+    defaults,
     guarded,
-    open_workspace,
     read_argv,
     separate,
-    show,
 )
 
 if TYPE_CHECKING:
-    from typing import TextIO
-
-    from memtier.workspace import Workspace
+    pass
 
 Call = tuple[str, dict[str, Any]]
 
 
-# ---------------------------------------------------------------------------
-# the bodies (typer's commands call these too)
-
-
-def buffer_task(text: str) -> int:
-    from memtier.commands.lifecycle import buffer_task as add_task
-
-    return show(add_task(open_workspace(), text))
-
-
-def buffer_note(text: str) -> int:
-    from memtier.commands.lifecycle import buffer_note as add_note
-
-    return show(add_note(open_workspace(), text))
-
-
-def buffer_done(task: str) -> int:
-    from memtier.commands.lifecycle import buffer_done as mark_done
-
-    return show(mark_done(open_workspace(), task))
-
-
-def buffer_heartbeat() -> int:
-    from memtier.commands.lifecycle import buffer_heartbeat as beat
-
-    return show(beat(open_workspace()))
-
-
-def buffer_show() -> int:
-    from memtier.commands.lifecycle import buffer_show as read
-
-    return show(read(open_workspace()))
-
-
-def episodic_append(text: str, date: str | None = None) -> int:
-    from memtier.commands.episodic_writes import episodic_append as append
-    from memtier.commands.lifecycle import parse_date_option
-
-    ws = open_workspace()
-    return show(append(ws, text, parse_date_option(date, ws)))
-
-
-def learn(kind: str, text: list[str], pin: bool = False) -> int:
-    from memtier.commands.learnings import learn as add_lesson
-
-    return show(add_lesson(open_workspace(), kind.lower(), " ".join(text), pin))
-
-
-def session_start(max_chars: int | None = None) -> int:
-    from dataclasses import replace
-
-    from memtier.commands.session_start import session_start as start
-
-    ws = open_workspace()
-    if ws.config.sync_auto:  # PROTOCOL §14: sync first, never failing the session
-        auto_sync_line(ws)
-    return show(replace(start(ws), max_chars=max_chars))
-
-
-def auto_sync_line(ws: Workspace) -> None:
-    import os
-
-    from memtier.commands.sync import auto_sync
-    from memtier.render import notice
-
-    line = auto_sync(ws, dict(os.environ))
-    if line:
-        notice(line)
-
-
-def health_check(verbose: bool = False) -> int:
-    from memtier.health.report import run_health_check
-
-    report = run_health_check(open_workspace()).with_detail(verbose)
-
-    def table(out: TextIO) -> None:
-        from memtier.cli.views import health_table
-
-        health_table(report, out)
-
-    return show(report, terminal=table)
-
-
-def search(
-    query: str,
-    tier: list[str] | None = None,
-    tag: list[str] | None = None,
-    limit: int = 10,
-    regex: bool = False,
-    context: int = 1,
-    all_tiers: bool = False,
-) -> int:
-    from memtier.cli.invocation import invocation, surface
-    from memtier.render import colour_enabled
-    from memtier.search import SearchRequest, search
-    from memtier.secrets import replace_invalid
-
-    query = replace_invalid(query)  # as the TEXT type does on typer's path
-    face = surface()
-    ws = face.workspace()
-    scanner = face.scanner()
-    request = SearchRequest(
-        query=query,
-        tiers=tuple(tier or ()),
-        tags=tuple(tag or ()),
-        limit=limit,
-        regex=regex,
-        context=context,
-        all_tiers=all_tiers,
-        rg=scanner.rg,
-    )
-    report = search(ws, request, colour=not invocation().as_json and colour_enabled())
-    return show(report, warnings=scanner.warnings)
-
-
-def merge_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
-    """The merge driver git calls (PROTOCOL §14): once for every file both hosts
-    changed, so it starts without typer like the other hot commands."""
-    import os
-    from pathlib import Path
-
-    from memtier.commands.sync_driver import run_merge_driver
-
-    given = os.environ.get("MEMTIER_SYNC_CONFLICTS")
-    folder = Path(given) if given else Path.cwd() / "memory" / ".sync" / "conflicts"
-    return run_merge_driver(kind, Path(base), Path(ours), Path(theirs), path, folder)
-
-
 BODIES: dict[str, Callable[..., int]] = {
-    "buffer_task": buffer_task,
-    "buffer_note": buffer_note,
-    "buffer_done": buffer_done,
-    "buffer_heartbeat": buffer_heartbeat,
-    "buffer_show": buffer_show,
-    "episodic_append": episodic_append,
-    "learn": learn,
-    "session_start": session_start,
-    "health_check": health_check,
-    "search": search,
-    "merge_driver": merge_driver,
+    "buffer_task": invocation.buffer_task,
+    "buffer_note": invocation.buffer_note,
+    "buffer_done": invocation.buffer_done,
+    "buffer_heartbeat": invocation.buffer_heartbeat,
+    "buffer_show": invocation.buffer_show,
+    "episodic_append": invocation.episodic_append,
+    "learn": invocation.learn,
+    "session_start": invocation.session_start,
+    "health_check": invocation.health_check,
+    "search": invocation.search,
+    "merge_driver": invocation.merge_driver,
 }
 
 
@@ -218,20 +89,6 @@ SHAPES: dict[tuple[str, ...], tuple[str, tuple[str, ...], dict[str, tuple[str, s
     ),
     ("merge-driver",): ("merge_driver", ("kind", "base", "ours", "theirs", "path"), {}),
 }
-
-
-def defaults(body: Callable[..., int]) -> dict[str, Any]:
-    """The keyword defaults of *body*, read from the function itself (``inspect``
-    would cost the fast path its import)."""
-    code = body.__code__
-    names = code.co_varnames[: code.co_argcount]
-    values = body.__defaults__ or ()
-    return dict(zip(names[len(names) - len(values) :], values, strict=True))
-
-
-def default(body: Callable[..., int], name: str) -> Any:
-    """The default of *body*'s parameter *name*: what its typer command declares."""
-    return defaults(body)[name]
 
 
 def parse(read: Argv) -> Call | None:
@@ -298,6 +155,28 @@ def read_line(args: list[str]) -> Argv | None:
         return read_argv(args)
     except MissingValue:
         return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``memtier`` script and ``python -m memtier``: the hot commands in their
+    commonest shapes run here without typer; every other call, and every shape
+    `parse` does not know, goes to typer (`memtier.cli.run`)."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--version"]:
+        # agents and shims ask for the version often; it needs nothing else
+        from memtier import __version__
+
+        sys.stdout.write(f"memtier {__version__}\n")
+        return 0
+    read = read_line(args)  # once, for whichever path runs the command
+    code = run_fast(args, read)
+    if code is not None:
+        return code
+    from memtier.cli import run
+
+    return run(args, read)
 
 
 def run_fast(args: list[str], read: Argv | None) -> int | None:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli import fast
+from memtier.cli import invocation
 from memtier.cli._app import app, command
 from memtier.cli.invocation import open_workspace, show
 
@@ -31,7 +31,7 @@ def health_check_command(verbose: VerboseOption = False) -> int:
     Warnings never change the exit code. Reads only: it never writes a file.
     On a terminal the checks are a table; piped, the original script's lines.
     """
-    return fast.health_check(verbose)
+    return invocation.health_check(verbose)
 
 
 @command(app, "install-scripts")

@@ -14,7 +14,9 @@ PROTOCOL §3 v2: an argument that starts with ``-`` but is not shaped like an op
 
 `guarded` keeps what `read_argv` read for the command being run, and
 `open_workspace` and `show` then serve every command, whether typer parsed it or
-the fast path did (`memtier.cli.fast`). `guarded` is the one error handler for
+the fast path did (`memtier.cli.fast`). The hot commands' bodies are here too, so
+that both parsers call the same function and the typer command reads its defaults
+from it (`default`). `guarded` is the one error handler for
 what a command raises: every `MemtierError` becomes one ``memtier: error:`` line
 and its exit code; anything else is a bug, said so in one line, exit 3.
 """
@@ -316,3 +318,145 @@ def show(
     return render.show(
         report, as_json=_current.as_json, warnings=warnings, terminal=terminal, body=body
     )
+
+
+# ---------------------------------------------------------------------------
+# the hot commands' bodies: the fast path (`memtier.cli.fast`) and typer's
+# commands both call these, and typer's take their defaults from them
+
+
+def buffer_task(text: str) -> int:
+    from memtier.commands.lifecycle import buffer_task as add_task
+
+    return show(add_task(open_workspace(), text))
+
+
+def buffer_note(text: str) -> int:
+    from memtier.commands.lifecycle import buffer_note as add_note
+
+    return show(add_note(open_workspace(), text))
+
+
+def buffer_done(task: str) -> int:
+    from memtier.commands.lifecycle import buffer_done as mark_done
+
+    return show(mark_done(open_workspace(), task))
+
+
+def buffer_heartbeat() -> int:
+    from memtier.commands.lifecycle import buffer_heartbeat as beat
+
+    return show(beat(open_workspace()))
+
+
+def buffer_show() -> int:
+    from memtier.commands.lifecycle import buffer_show as read
+
+    return show(read(open_workspace()))
+
+
+def episodic_append(text: str, date: str | None = None) -> int:
+    from memtier.commands.episodic_writes import episodic_append as append
+    from memtier.commands.lifecycle import parse_date_option
+
+    ws = open_workspace()
+    return show(append(ws, text, parse_date_option(date, ws)))
+
+
+def learn(kind: str, text: list[str], pin: bool = False) -> int:
+    from memtier.commands.learnings import learn as add_lesson
+
+    return show(add_lesson(open_workspace(), kind.lower(), " ".join(text), pin))
+
+
+def session_start(max_chars: int | None = None) -> int:
+    from dataclasses import replace
+
+    from memtier.commands.session_start import session_start as start
+
+    ws = open_workspace()
+    if ws.config.sync_auto:  # PROTOCOL §14: sync first, never failing the session
+        auto_sync_line(ws)
+    return show(replace(start(ws), max_chars=max_chars))
+
+
+def auto_sync_line(ws: Workspace) -> None:
+    import os
+
+    from memtier.commands.sync import auto_sync
+    from memtier.render import notice
+
+    line = auto_sync(ws, dict(os.environ))
+    if line:
+        notice(line)
+
+
+def health_check(verbose: bool = False) -> int:
+    from memtier.health.report import run_health_check
+
+    report = run_health_check(open_workspace()).with_detail(verbose)
+
+    def table(out: TextIO) -> None:
+        from memtier.cli.views import health_table
+
+        health_table(report, out)
+
+    return show(report, terminal=table)
+
+
+def search(
+    query: str,
+    tier: list[str] | None = None,
+    tag: list[str] | None = None,
+    limit: int = 10,
+    regex: bool = False,
+    context: int = 1,
+    all_tiers: bool = False,
+) -> int:
+    from memtier.render import colour_enabled
+    from memtier.search import SearchRequest, search
+    from memtier.secrets import replace_invalid
+
+    query = replace_invalid(query)  # as the TEXT type does on typer's path
+    face = surface()
+    ws = face.workspace()
+    scanner = face.scanner()
+    request = SearchRequest(
+        query=query,
+        tiers=tuple(tier or ()),
+        tags=tuple(tag or ()),
+        limit=limit,
+        regex=regex,
+        context=context,
+        all_tiers=all_tiers,
+        rg=scanner.rg,
+    )
+    report = search(ws, request, colour=not invocation().as_json and colour_enabled())
+    return show(report, warnings=scanner.warnings)
+
+
+def merge_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
+    """The merge driver git calls (PROTOCOL §14): once for every file both hosts
+    changed, so it starts without typer like the other hot commands."""
+    import os
+    from pathlib import Path
+
+    from memtier.commands.sync_driver import run_merge_driver
+
+    given = os.environ.get("MEMTIER_SYNC_CONFLICTS")
+    folder = Path(given) if given else Path.cwd() / "memory" / ".sync" / "conflicts"
+    return run_merge_driver(kind, Path(base), Path(ours), Path(theirs), path, folder)
+
+
+def defaults(body: Callable[..., int]) -> dict[str, Any]:
+    """The keyword defaults of *body*, read from the function itself (``inspect``
+    would cost the fast path its import)."""
+    code = body.__code__
+    names = code.co_varnames[: code.co_argcount]
+    values = body.__defaults__ or ()
+    return dict(zip(names[len(names) - len(values) :], values, strict=True))
+
+
+def default(body: Callable[..., int], name: str) -> Any:
+    """The default of *body*'s parameter *name*: what its typer command declares."""
+    return defaults(body)[name]

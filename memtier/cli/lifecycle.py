@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli import fast
+from memtier.cli import invocation
 from memtier.cli._app import app, command, group
 from memtier.cli._text import text_argument, text_option
 from memtier.cli.invocation import open_workspace, show
@@ -58,7 +58,7 @@ def session_start_command(
     its date), today's and yesterday's notes, the last 20 lines of each .learnings
     file and the health-check verdict. Exit 0 even when health fails.
     """
-    return fast.session_start(max_chars)
+    return invocation.session_start(max_chars)
 
 
 @command(app, "session-end")
@@ -73,7 +73,7 @@ def session_end_command() -> int:
     ws = open_workspace()
     code = show(session_end(ws))
     if ws.config.sync_auto:  # PROTOCOL §14: after rotating, never failing the session
-        fast.auto_sync_line(ws)
+        invocation.auto_sync_line(ws)
     return code
 
 
@@ -98,7 +98,7 @@ def buffer_task_command(
     text: TextArgument,
 ) -> int:
     """Add an active task line ('- TEXT') under '## Active Task:'."""
-    return fast.buffer_task(text)
+    return invocation.buffer_task(text)
 
 
 @command(buffer_app, "note")
@@ -106,7 +106,7 @@ def buffer_note(
     text: TextArgument,
 ) -> int:
     """Add a line ('- TEXT') to the buffer body, after the active-task section."""
-    return fast.buffer_note(text)
+    return invocation.buffer_note(text)
 
 
 @command(buffer_app, "done")
@@ -116,19 +116,19 @@ def buffer_done_command(
     ],
 ) -> int:
     """Move an active task out of the active section, as '- [done] TEXT' in the body."""
-    return fast.buffer_done(task)
+    return invocation.buffer_done(task)
 
 
 @command(buffer_app, "heartbeat")
 def buffer_heartbeat_command() -> int:
     """Set the buffer's last_active to now and change nothing else."""
-    return fast.buffer_heartbeat()
+    return invocation.buffer_heartbeat()
 
 
 @command(buffer_app, "show")
 def buffer_show_command() -> int:
     """Print the working buffer (with --json: its state, active tasks and text)."""
-    return fast.buffer_show()
+    return invocation.buffer_show()
 
 
 # ---------------------------------------------------------------------------
@@ -141,7 +141,7 @@ def episodic_append_command(
     date: DateOption = None,
 ) -> int:
     """Add a line to a day's note, before its closure block if it has one."""
-    return fast.episodic_append(text, date)
+    return invocation.episodic_append(text, date)
 
 
 @command(episodic_app, "close")

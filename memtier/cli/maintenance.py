@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from memtier.cli import fast
+from memtier.cli import invocation
 from memtier.cli._app import app, command
 from memtier.cli._text import text_argument, text_option
 from memtier.cli.invocation import open_workspace, show, user_path
@@ -60,7 +60,7 @@ def learn_command(
     redacted. A lesson already standing in another SCRATCH file is refused (exit 1);
     repeating it in the same file is allowed: that is how recurrence is counted.
     """
-    return fast.learn(kind, text, pin)
+    return invocation.learn(kind, text, pin)
 
 
 @command(app, "candidates")

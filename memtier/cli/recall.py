@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from memtier.cli import fast
+from memtier.cli import invocation
 from memtier.cli._app import app, command
 from memtier.cli._text import text_argument
 from memtier.cli.invocation import open_workspace, show
@@ -40,16 +40,16 @@ def search_command(
             show_default=False,
         ),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", help="Show at most N results.")] = fast.default(
-        fast.search, "limit"
-    ),
+    limit: Annotated[
+        int, typer.Option("--limit", help="Show at most N results.")
+    ] = invocation.default(invocation.search, "limit"),
     regex: Annotated[
         bool,
         typer.Option("--regex", help="QUERY is a regular expression (ripgrep syntax), per line."),
     ] = False,
     context: Annotated[
         int, typer.Option("--context", help="Lines of context around each matching line.")
-    ] = fast.default(fast.search, "context"),
+    ] = invocation.default(invocation.search, "context"),
     all_tiers: Annotated[
         bool, typer.Option("--all", help="Search every tier, the archive included.")
     ] = False,
@@ -61,7 +61,7 @@ def search_command(
     item) with its path, lines, tier and score. $MEMTIER_RG names the ripgrep
     binary to use ("none": the built-in scanner).
     """
-    return fast.search(query, tier, tag, limit, regex, context, all_tiers)
+    return invocation.search(query, tier, tag, limit, regex, context, all_tiers)
 
 
 @command(app, "recent-searches")

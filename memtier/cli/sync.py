@@ -79,6 +79,6 @@ def merge_driver_command(
     path: Annotated[str, typer.Argument(help="%P: the file's path in the repository.")] = "",
 ) -> int:
     """The merge driver git calls (set by sync init); never leaves a conflict marker."""
-    from memtier.cli import fast
+    from memtier.cli import invocation
 
-    return fast.merge_driver(kind, base, ours, theirs, path)
+    return invocation.merge_driver(kind, base, ours, theirs, path)

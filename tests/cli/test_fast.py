@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtier.cli import fast
+from memtier.cli import fast, invocation
 from memtier.cli import run as run_typer
 from memtier.cli.invocation import read_argv
 from tests.conftest import NOW_TEXT, CliRunner, run_memtier
@@ -89,7 +89,7 @@ DECLINED = [
 
 
 def _typer_call(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The body and arguments typer's parse of *argv* hands to the fast module, or
+    """The body and arguments typer's parse of *argv* hands to the bodies module, or
     None when typer refuses the line."""
     calls: list[tuple[str, dict[str, Any]]] = []
     for name, body in fast.BODIES.items():
@@ -100,7 +100,7 @@ def _typer_call(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> Any:
             calls.append((_name, dict(bound.arguments)))
             return 0
 
-        monkeypatch.setattr(fast, name, recorder)
+        monkeypatch.setattr(invocation, name, recorder)
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         code = run_typer(list(argv))
@@ -183,7 +183,7 @@ def test_the_fast_table_is_the_typer_command(path: tuple[str, ...]) -> None:
         assert click_param.multiple == (kind == fast.MANY)
     # One definition of every default: the body's, which the typer command declares.
     declared = {p.name: p.default for p in params if p.param_type_name == "option"}
-    for name, value in fast.defaults(fast.BODIES[body]).items():
+    for name, value in invocation.defaults(fast.BODIES[body]).items():
         assert declared[name] in (value, () if value is None else value), name
 
 
