@@ -38,7 +38,14 @@ from memtier.search.found import (
     split_tagged,
 )
 from memtier.search.processes import anonymous_file, exited_within
-from memtier.search.tokens import escape, normalise, normalise_bytes, python_pattern
+from memtier.search.tokens import (
+    ASCII_BOUNDARY,
+    ASCII_NON_BOUNDARY,
+    escape,
+    normalise,
+    normalise_bytes,
+    python_pattern,
+)
 from memtier.tiers import search_paths, symlink_warnings, tier_file_pairs
 from memtier.workspace import EPISODIC_PREFIX, tier_of
 
@@ -361,6 +368,8 @@ def compile_pattern(pattern: str, *, ignore_case: bool) -> Any:
     except ImportError:
         re2 = None
     if re2 is not None:
+        # ripgrep's ASCII word boundaries (ours, and a person's): RE2's are ASCII's
+        pattern = pattern.replace(ASCII_BOUNDARY, r"\b").replace(ASCII_NON_BOUNDARY, r"\B")
         options = re2.Options()
         options.log_errors = False  # RE2 would print its own message on stderr
         options.case_sensitive = not ignore_case
@@ -373,6 +382,7 @@ def compile_pattern(pattern: str, *, ignore_case: bool) -> Any:
                 reason = reason.decode("utf-8", "replace")
             reason = str(reason).replace("(?m)", "", 1)  # our prefix, not the person's
             raise InputError(f"invalid search pattern: {reason}") from None
+    pattern = python_pattern(pattern)
     try:
         return re.compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
     except re.error as exc:
