@@ -314,7 +314,21 @@ def query_terms(query: str) -> tuple[Term, ...]:
         for t in found
         if t.text not in STOPWORDS and t.text not in RECENT_WORDS and (t.cjk or len(t.text) > 1)
     ]
+    if meaningful and asks_for_a_time(query) and Term("time") not in meaningful:
+        meaningful.append(Term("time"))
     return tuple(meaningful or found)
+
+
+# "when" before a present-tense verb asks for a schedule ("when does the backup run",
+# "when may I restart"), answered by a time of day as "what time" is; before a past
+# one ("when did I buy", "when was it renewed") for the day of an event, which the
+# note's date answers, so it asks for nothing more.
+_SCHEDULE_RE = re.compile(r"\bwhen\s+(?:does|do|is|are|can|may|should|will|must)\b")
+
+
+def asks_for_a_time(query: str) -> bool:
+    """Whether *query* asks when something happens as a rule (`_SCHEDULE_RE`)."""
+    return _SCHEDULE_RE.search(query.lower()) is not None
 
 
 def _joinable(first: Term, second: Term) -> bool:
