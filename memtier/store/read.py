@@ -110,7 +110,76 @@ def read_stamped(
     never through a link out of *root* (an outside file must not reach the agent's
     context), never blocking (a FIFO), never a FIFO, socket or device (``/dev/zero``
     as a note would never end). Errors are `InputError` naming the file."""
-    shown = shown or _display(path, root)
+    data, stamp, _ = _read_real(path, root, shown or _display(path, root))
+    return data, stamp
+
+
+# Where the kernel names the file an open descriptor refers to (Linux).
+_FD_NAMES = "/proc/self/fd"
+_O_PATH = getattr(os, "O_PATH", 0)
+
+
+def _open_inside(path: Path, root: Path, shown: str) -> tuple[int, str] | None:
+    """*path* opened for reading and its real path, when it is a regular file inside
+    *root*; None when the kernel cannot tell (no ``O_PATH`` or ``/proc``) or the
+    path does not open (then `confine` and its messages decide).
+
+    The file is looked up once (``O_PATH``: no device is opened, no FIFO waited on),
+    the kernel names what it found, and that same file is then opened through its
+    descriptor: what is checked is what is read, in four system calls where
+    `confine` walks every folder of the path in Python.
+    """
+    if not _O_PATH or "\0" in str(path):
+        return None
+    candidate = path if path.is_absolute() else root / path
+    try:
+        found = os.open(candidate, _O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            real = os.readlink(f"{_FD_NAMES}/{found}")
+            real_root = _real_folder(root)
+        except OSError:
+            return None
+        if not real.startswith("/") or real.endswith(" (deleted)"):
+            return None
+        if not inside_root(real_root, real):
+            raise ConfinementError(f"{shown}: {OUTSIDE_MESSAGE}; not read", path=path)
+        _refuse_unless_regular(os.fstat(found).st_mode, shown, path)
+        try:
+            fd = os.open(f"{_FD_NAMES}/{found}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except PermissionError:
+            raise InputError(f"{shown}: permission denied", path=path) from None
+        except OSError:
+            return None
+        return fd, real
+    finally:
+        os.close(found)
+
+
+def _refuse_unless_regular(mode: int, shown: str, path: Path) -> None:
+    if stat.S_ISDIR(mode):
+        raise InputError(f"{shown}: is a directory, expected a file", path=path)
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{shown}: {special_file_kind(mode)}, not a regular file", path=path)
+
+
+def _real_folder(folder: Path) -> str:
+    """The real path of *folder*, as the kernel names it once opened."""
+    found = os.open(folder, _O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        return os.readlink(f"{_FD_NAMES}/{found}")
+    finally:
+        os.close(found)
+
+
+def _open_confined(path: Path, root: Path | None, shown: str) -> tuple[int, str]:
+    """*path* opened for reading (confined to *root* when given) and its real path."""
+    if root is not None:
+        opened = _open_inside(path, root, shown)
+        if opened is not None:
+            return opened
     target = path
     if root is not None:
         try:
@@ -127,12 +196,16 @@ def read_stamped(
         raise InputError(f"{shown}: permission denied", path=path) from None
     except OSError as exc:
         raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
+    return fd, os.path.realpath(target)
+
+
+def _read_real(
+    path: Path, root: Path | None, shown: str
+) -> tuple[bytes, tuple[int, int, int], str]:
+    """`read_stamped`, and the real path of the file read."""
+    fd, real = _open_confined(path, root, shown)
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise InputError(f"{shown}: is a directory, expected a file", path=path)
-        if not stat.S_ISREG(mode):
-            raise InputError(f"{shown}: {special_file_kind(mode)}, not a regular file", path=path)
+        _refuse_unless_regular(os.fstat(fd).st_mode, shown, path)
         import time
 
         # An editor saving in place truncates the file and writes it again: a read
@@ -149,7 +222,7 @@ def read_stamped(
                 continue
             recent = time.time_ns() - after[2] < _QUIET_NS
             if not (recent and not data.endswith(b"\n")):
-                return data, after
+                return data, after, real
             time.sleep(0.005)
         raise ConcurrentEdit(f"{shown}: {CHANGING_MESSAGE}", path=path)
     except OSError as exc:
@@ -161,8 +234,7 @@ def read_stamped(
 def read_document(path: Path, *, root: Path | None = None) -> Document:
     """Read a UTF-8 text file; bad input becomes an `InputError` naming the file."""
     shown = _display(path, root)
-    data, stamp = read_stamped(path, root=root, shown=shown)
-    source = os.path.realpath(path)
+    data, stamp, source = _read_real(path, root, shown)
     return replace(decode_document(data, shown, path), stamp=stamp, source=source)
 
 

@@ -129,3 +129,68 @@ def test_read_text_or_none(tmp_path: Path) -> None:
     (tmp_path / "dangling.md").symlink_to(tmp_path / "gone.md")
     with pytest.raises(InputError, match="no such file"):
         store.read_text_or_none(tmp_path / "dangling.md", root=tmp_path)
+
+
+def _case(tmp_path: Path, kind: str) -> tuple[Path, Path]:
+    """A root and a path inside it that is *kind*."""
+    root = tmp_path / "root"
+    (root / "memory").mkdir(parents=True)
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret outside\n")
+    path = root / "memory" / "x.md"
+    if kind == "file":
+        path.write_text("inside\n")
+    elif kind == "link-inside":
+        (root / "memory" / "real.md").write_text("inside\n")
+        path.symlink_to(root / "memory" / "real.md")
+    elif kind == "link-out":
+        path.symlink_to(outside)
+    elif kind == "folder-out":
+        (tmp_path / "elsewhere").mkdir()
+        (tmp_path / "elsewhere" / "x.md").write_text("secret outside\n")
+        (root / "memory" / "sub").symlink_to(tmp_path / "elsewhere")
+        path = root / "memory" / "sub" / "x.md"
+    elif kind == "dangling-out":
+        path.symlink_to(tmp_path / "gone.md")
+    elif kind == "loop":
+        path.symlink_to(path)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    return root, path
+
+
+@pytest.mark.parametrize("lookup", ["kernel", "walk"])
+@pytest.mark.parametrize(
+    ("kind", "error"),
+    [
+        ("file", None),
+        ("link-inside", None),
+        ("link-out", "points outside the workspace"),
+        ("folder-out", "points outside the workspace"),
+        ("dangling-out", "points outside the workspace"),
+        ("loop", "symlink loop"),
+        ("fifo", "FIFO"),
+        ("folder", "is a directory"),
+        ("missing", "no such file"),
+    ],
+)
+def test_a_confined_read_says_the_same_by_either_lookup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lookup: str, kind: str, error: str | None
+) -> None:
+    """The kernel's lookup (``O_PATH``, Linux) and the walk of `confine` (elsewhere,
+    or where the kernel's fails) read the same files and refuse the same ones, with
+    the same words."""
+    from memtier.store import read as read_module
+
+    if lookup == "walk":
+        monkeypatch.setattr(read_module, "_O_PATH", 0)
+    root, path = _case(tmp_path, kind)
+    if error is None:
+        document = store.read_document(path, root=root)
+        assert document.text == "inside\n"
+        assert document.source == os.path.realpath(path)
+    else:
+        with pytest.raises(InputError, match=error):
+            store.read_document(path, root=root)
