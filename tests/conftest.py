@@ -72,10 +72,19 @@ NOW = datetime.fromisoformat(NOW_TEXT)
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(scope="session")
+def _homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("homes")
+
+
 @pytest.fixture(autouse=True)
-def _guard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test may touch the real home folder or inherit a memtier setting."""
-    home = tmp_path_factory.mktemp("home")
+def _guard_home(_homes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may touch the real home folder or inherit a memtier setting.
+
+    Each test's home is a fresh folder made by `tempfile.mkdtemp` (one call), not
+    a numbered `mktemp` folder: pytest finds the next number by listing the whole
+    base folder, which made thousands of homes cost seconds of listing per run."""
+    home = Path(tempfile.mkdtemp(prefix="home-", dir=_homes))
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("NO_COLOR", "1")
     for name in ("MEMTIER_ROOT", "MEMTIER_NOW", "MEMTIER_FAULT", "MEMTIER_FAULT_TRACE"):
