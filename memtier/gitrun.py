@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtier.errors import RefusedError, Term
@@ -76,6 +76,13 @@ def _environment(
     return out
 
 
+# git commands that never move a ref: what `Git.resolve` remembered stays true.
+_REF_NEUTRAL = frozenset(
+    {"add", "cat-file", "diff", "hash-object", "log", "ls-files", "ls-tree", "merge-base",
+     "merge-tree", "rev-parse", "show", "status"}
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Git:
     """The memory's repository: *git_dir*, work tree *work_tree*, run with *env*."""
@@ -84,6 +91,18 @@ class Git:
     work_tree: Path
     env: Mapping[str, str]
     executable: str = "git"
+    # ref -> the object it named when last asked (None: none), until a command that
+    # can move a ref runs (`resolve`)
+    _refs: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+
+    def resolve(self, ref: str) -> str | None:
+        """The object id *ref* names, or None when it names none. A sync asks for
+        HEAD and the remote-tracking ref several times between the commands that move
+        them; each is asked of git once."""
+        if ref not in self._refs:
+            found = self.run("rev-parse", "-q", "--verify", ref, check=False)
+            self._refs[ref] = found.out.strip() if found.ok else None
+        return self._refs[ref]
 
     def run(
         self,
@@ -94,6 +113,8 @@ class Git:
         check: bool = True,
     ) -> GitResult:
         """Run ``git ARGS`` in the work tree; a failure raises unless not *check*."""
+        if not args or args[0] not in _REF_NEUTRAL:
+            self._refs.clear()
         env = _environment(self.env, self.git_dir, self.work_tree)
         if extra_env:
             env.update(extra_env)

@@ -101,7 +101,7 @@ def _credential_in_outgoing(ws: Workspace, git: Git, remote_ref: str) -> str | N
     from memtier.health.secrets_scan import SecretsScan
     from memtier.secrets import detect
 
-    if not git.run("rev-parse", "-q", "--verify", remote_ref, check=False).ok:
+    if git.resolve(remote_ref) is None:
         with SecretsScan(ws) as scan:
             failed = [c for c in scan.finish() if c.status == "fail" and c.path != _BUFFER]
         return failed[0].path if failed else None
@@ -138,8 +138,8 @@ def _clear_stale_locks(ws: Workspace) -> None:
 
 def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
     """Tracked files changed since *since* that hold a conflict marker (``file:line``)."""
-    if since is None:
-        return []
+    if since is None or since == head_of(git):
+        return []  # nothing came in, nothing changed: HEAD is where it was
     names = git.run("diff", "--name-only", "-z", since, "HEAD").out.split("\0")
     found: list[str] = []
     for name in filter(None, names):
@@ -189,7 +189,7 @@ def run_sync(
                 if not fetched.ok:
                     return _unreachable(committed, rounds, fetched.err)
                 before = head_of(git)
-                if git.run("rev-parse", "-q", "--verify", remote_ref, check=False).ok:
+                if git.resolve(remote_ref) is not None:
                     merged.append(merge_remote(ws, git, remote_ref))
                 recorded = record_conflicts(ws)
                 conflicts.extend(recorded)
@@ -225,7 +225,7 @@ def run_sync(
                     "synced locally (not pushed)",
                     tuple(notices),
                 )
-            theirs = git.run("rev-parse", "-q", "--verify", remote_ref, check=False).out.strip()
+            theirs = git.resolve(remote_ref)
             if theirs and theirs == head_of(git):  # nothing to share: no round trip
                 return _done(merged, committed, rounds, conflicts, notices)
             checkpoint("sync.before-push")
@@ -296,7 +296,7 @@ def _stamp(ws: Workspace) -> None:
 def _dry_run(git: Git, remote_ref: str, *, reached: bool) -> SyncReport:
     changed = [line for line in git.run("status", "--porcelain").out.splitlines() if line]
     behind = ahead = 0
-    if git.run("rev-parse", "-q", "--verify", remote_ref, check=False).ok:
+    if git.resolve(remote_ref) is not None:
         counts = git.run("rev-list", "--left-right", "--count", f"HEAD...{remote_ref}").out.split()
         ahead, behind = int(counts[0]), int(counts[1])
     text = f"would commit {len(changed)} file(s); {ahead} commit(s) to push, {behind} to merge"

@@ -69,7 +69,7 @@ def commit_all(ws: Workspace, git: Git, subject: str) -> bool:
     """Commit every change of the tracked memory; False when there was none."""
     git.run("add", "-A", "--", ".")
     clean = git.run("diff", "--cached", "--quiet", check=False).ok
-    if clean and git.run("rev-parse", "-q", "--verify", "HEAD", check=False).ok:
+    if clean and head_of(git) is not None:
         return False
     git.run("commit", "-q", "--no-verify", "--allow-empty", "-F", "-", stdin=subject + _trailer(ws))
     checkpoint("sync.committed")
@@ -77,8 +77,7 @@ def commit_all(ws: Workspace, git: Git, subject: str) -> bool:
 
 
 def head_of(git: Git) -> str | None:
-    found = git.run("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
-    return found.out.strip() if found.ok else None
+    return git.resolve("HEAD^{commit}")
 
 
 def _is_ancestor(git: Git, older: str, newer: str) -> bool:
@@ -108,8 +107,10 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
     once the merged commit exists. Called under the workspace lock, the tree clean.
     """
     head = head_of(git)
-    theirs = git.run("rev-parse", remote_ref).out.strip()
-    if head is not None and _is_ancestor(git, theirs, head):
+    theirs = git.resolve(remote_ref)
+    if theirs is None:
+        raise RefusedError(f"git rev-parse failed: {remote_ref} names no commit")
+    if head is not None and (theirs == head or _is_ancestor(git, theirs, head)):
         return "up-to-date"
     backup_head(ws, git)
     if head is None or _is_ancestor(git, head, theirs):

@@ -198,7 +198,7 @@ def init_sync(
         if not fetched.ok:
             raise RefusedError(f"the remote could not be reached: {_last(fetched.err)}")
         remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
-        remote_has = git.run("rev-parse", "-q", "--verify", remote_ref, check=False).ok
+        remote_has = git.resolve(remote_ref) is not None
         if not remote_has and not was_workspace:
             raise RefusedError(
                 (

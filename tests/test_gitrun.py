@@ -1,0 +1,47 @@
+"""memtier.gitrun: the git executable as sync runs it (PROTOCOL §14)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memtier import gitrun
+from tests.sync_support import hosts, ok
+
+
+def _repository(ws: Path) -> gitrun.Git:
+    return gitrun.Git(ws / "memory/.sync/git", ws, dict(os.environ))
+
+
+def test_a_ref_is_asked_again_once_a_command_could_have_moved_it(tmp_path: Path) -> None:
+    _, (host,) = hosts(tmp_path, 1)
+    git = _repository(host)
+    first = git.resolve("HEAD^{commit}")
+    assert first is not None and git.resolve("refs/heads/none") is None
+    (host / "MEMORY.md").write_text("# Agent Memory\n\n- changed\n")
+    git.run("add", "-A", "--", ".")
+    assert git.resolve("HEAD^{commit}") == first  # add moves no ref
+    git.run("commit", "-q", "--no-verify", "-m", "x")
+    moved = git.resolve("HEAD^{commit}")
+    assert moved is not None and moved != first
+
+
+def test_a_sync_with_nothing_to_share_asks_git_for_each_ref_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, (first, second) = hosts(tmp_path, 2)
+    ok(first, "sync")
+    asked: list[tuple[str, ...]] = []
+    original = gitrun._call
+
+    def counting(argv: list[str], *rest: object) -> gitrun.GitResult:
+        asked.append(tuple(argv[1:]))
+        return original(argv, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitrun, "_call", counting)
+    ok(second, "sync")
+    after_fetch = asked[[a[0] for a in asked].index("fetch") :]
+    resolved = [a[-1] for a in after_fetch if a[0] == "rev-parse"]
+    assert sorted(resolved) == sorted(set(resolved))
