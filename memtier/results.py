@@ -23,6 +23,7 @@ nothing at start-up.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import PurePath
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Self, dataclass_transform
 
@@ -197,6 +198,8 @@ def json_value(value: Any) -> Any:
     """*value* as JSON holds it: a result's own JSON, lists for sequences, dicts."""
     if value is None or isinstance(value, str | int | float):
         return value
+    if isinstance(value, PurePath):
+        return str(value)
     to_json = getattr(value, "to_json", None)
     if to_json is not None:
         return to_json()

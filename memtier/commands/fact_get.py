@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Any
 
 from memtier import store
 from memtier.errors import InputError, Term
-from memtier.results import Result
+from memtier.results import Result, fixed
 from memtier.workspace import Workspace
 
 DEFAULT_MAX_LINES = 200
@@ -44,17 +44,11 @@ class GetResult(Result):
     next: str | None
     archived: bool = False
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "from": self.start,
-            "to": self.end,
-            "total_lines": self.total,
-            "lines": [{"line": n, "text": t} for n, t in self.numbered()],
-            "truncated": self.truncated,
-            "next": self.next,
-            "archived": self.archived,
-        }
+    JSON_NAMES = fixed(start="from", end="to", total="total_lines")
+    JSON_OMIT = frozenset({"lines"})
+
+    def json_extra(self) -> Mapping[str, Any]:
+        return {"lines": [{"line": n, "text": t} for n, t in self.numbered()]}
 
     def numbered(self) -> Iterable[tuple[int, str]]:
         return enumerate(self.lines, start=self.start)

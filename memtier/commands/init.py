@@ -7,7 +7,7 @@ it created. Running it twice changes nothing the second time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -30,15 +30,12 @@ class InitResult(Result):
     demo: tuple[str, ...] | None = None  # files of the sample memory, with --demo
     demo_shift_days: int = 0
 
-    def to_json(self) -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            "root": str(self.root),
-            "created": list(self.created),
-            "existing": list(self.existing),
-        }
-        if self.demo is not None:
-            payload["demo"] = {"files": list(self.demo), "shift_days": self.demo_shift_days}
-        return payload
+    JSON_OMIT = frozenset({"demo", "demo_shift_days"})
+
+    def json_extra(self) -> Mapping[str, Any]:
+        if self.demo is None:
+            return {}
+        return {"demo": {"files": list(self.demo), "shift_days": self.demo_shift_days}}
 
     def text_lines(self) -> Iterable[str]:
         for name in self.created:

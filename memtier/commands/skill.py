@@ -8,7 +8,7 @@ installed memtier can print it, install it into an agent's skills folder as
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,15 +56,12 @@ class SkillResult(Result):
     installed: str | None = None
     created: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    JSON_OMIT = frozenset({"text"})  # the skill's text only when it was not installed
+
+    def json_extra(self) -> Mapping[str, Any]:
         meta = front_matter(self.text)
-        return {
-            "name": meta.get("name"),
-            "description": meta.get("description"),
-            "installed": self.installed,
-            "created": self.created,
-            **({} if self.installed else {"text": self.text}),
-        }
+        extra = {"name": meta.get("name"), "description": meta.get("description")}
+        return extra if self.installed else {**extra, "text": self.text}
 
     def text_lines(self) -> Iterable[str]:
         if self.installed is None:

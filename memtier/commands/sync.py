@@ -36,7 +36,7 @@ from memtier.commands.sync_git import (
 )
 from memtier.errors import MemtierError, RefusedError, Term
 from memtier.gitrun import REMOTE_TIMEOUT, Git
-from memtier.results import Result
+from memtier.results import Result, fixed
 from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
@@ -56,16 +56,11 @@ class SyncReport(Result):
     notices: tuple[str, ...] = field(default=())
     failure: MemtierError | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.failure is None,
-            "state": self.state,
-            "merged": list(self.merged),
-            "committed": self.committed,
-            "rounds": self.rounds,
-            "conflicts": list(self.conflicts),
-            "text": self.message,
-        }
+    JSON_NAMES = fixed(message="text")
+    JSON_OMIT = frozenset({"notices", "failure"})
+
+    def json_extra(self) -> Mapping[str, Any]:
+        return {"ok": self.failure is None}
 
     def text_lines(self) -> list[str]:
         return [self.message] if self.message else []
