@@ -169,16 +169,10 @@ class PromoteResult(Result, Fields):
     already_present: bool
     flag_removed: bool
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "applied": self.applied,
-            "lesson": self.lesson,
-            "source": {"file": self.source, "line": self.source_line},
-            "target": self.target,
-            "created": self.created,
-            "already_present": self.already_present,
-            "flag_removed": self.flag_removed,
-        }
+    JSON_OMIT = frozenset({"source", "source_line"})
+
+    def json_extra(self) -> Mapping[str, Any]:
+        return {"source": {"file": self.source, "line": self.source_line}}
 
     def text_lines(self) -> Iterable[str]:
         yield from self.plan_lines()

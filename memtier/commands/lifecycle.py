@@ -163,20 +163,11 @@ class BufferResult(Result, Fields):
 
         return oversize_warning(len(self.active_tasks), self.lines, rotate, end)
 
-    def to_json(self) -> dict[str, Any]:
+    JSON_OMIT = frozenset({"text", "line"})
+
+    def json_extra(self) -> Mapping[str, Any]:
         # "line" is a line number and "text" the text, as in every command's JSON.
-        return {
-            "action": self.action,
-            "path": self.path,
-            "line": self.line_number,
-            "text": self.text if self.action == "show" else self.line,
-            "active_tasks": list(self.active_tasks),
-            "lines": self.lines,
-            "oversized": self.oversized,
-            "stale": self.stale,
-            "last_active": self.last_active,
-            "redacted": dict(self.redacted),
-        }
+        return {"line": self.line_number, "text": self.text if self.action == "show" else self.line}
 
     def text_lines(self) -> Iterable[str]:
         if self.action == "show":

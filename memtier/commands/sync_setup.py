@@ -24,7 +24,7 @@ from typing import Any
 from memtier import store
 from memtier.errors import InputError, RefusedError, Term
 from memtier.gitrun import REMOTE_TIMEOUT, Git
-from memtier.results import Result
+from memtier.results import Result, fixed
 from memtier.workspace import LAYOUT_FOLDERS, Workspace
 
 DEFAULT_BRANCH = "main"
@@ -104,15 +104,8 @@ class SyncInitReport(Result):
     merged: bool  # a remote memory was merged into this one
     notices: tuple[str, ...] = field(default=())
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": True,
-            "remote": self.remote,
-            "branch": self.branch,
-            "host": self.host,
-            "adopted": self.adopted,
-            "merged": self.merged,
-        }
+    JSON_CONSTANT = fixed(ok=True)
+    JSON_OMIT = frozenset({"notices"})
 
     def text_lines(self) -> list[str]:
         how = (
