@@ -60,12 +60,17 @@ def _search(ws: Workspace, request: Any, max_chars: int) -> ToolOutput:
     check_budget(max_chars)
     report = search_warm(ws, request)
     shown = len(report.hits)
+    # What the command line says on stderr (hits for a corrected word, a file
+    # skipped) the model reads first, and data lists (a few of) them.
+    warned = [f"warning: {w}" for w in report.warnings]
+    listed_warnings = list(report.warnings[:MAX_WARNINGS])
 
     def sizes(count: int) -> tuple[list[str], list[str], int]:
         part = replace(report, hits=report.hits[:count])
-        lines = _search_text(part)
+        lines = [*warned, *_search_text(part)]
         found = [f"{hit.path}:{hit.to_json()['line']}" for hit in part.hits]
-        return lines, found, sum(len(line) + 1 for line in lines) + len(json.dumps(found))
+        listed = len(json.dumps(found)) + len(json.dumps(listed_warnings))
+        return lines, found, sum(len(line) + 1 for line in lines) + listed
 
     # Fewer whole results rather than a result cut in the middle; the list of
     # results in data is cut with them (PROTOCOL §11 v3).
@@ -79,15 +84,20 @@ def _search(ws: Workspace, request: Any, max_chars: int) -> ToolOutput:
         lines.append(
             f"[cut at {max_chars} characters: {shown} of {len(report.hits)} shown; {more}]"
         )
-    bounded = bound_lines(lines, max_chars - len(json.dumps(found)), more)
+    listed = len(json.dumps(found)) + len(json.dumps(listed_warnings))
+    bounded = bound_lines(lines, max_chars - listed, more)
     data = {
         "total_matched": report.total_matched,
         "shown": shown,
         "truncated": more is not None or bounded.truncated,
         "more": more,
         "hits": found,
+        "warnings": listed_warnings,
     }
     return ToolOutput(text=bounded.text, data=data)
+
+
+MAX_WARNINGS = 5  # in data; the text holds them all, within the budget
 
 
 def search_warm(ws: Workspace, request: Any) -> SearchReport:

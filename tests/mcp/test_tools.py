@@ -376,3 +376,18 @@ async def test_a_warm_server_searches_what_is_on_disk_now(
         config.write_text("hot_max_lines = 5\n")
         refused = await client.call_tool("memory_remember", {"text": "x y z", "kind": "hot"})
         assert refused.is_error and "5-line limit" in text_of(refused)
+
+
+async def test_search_says_when_it_shows_results_for_other_words(server: Any, root: Path) -> None:
+    # A typo is retried within one edit: the agent must read that the hits are for
+    # the corrected word, in both channels, as the command line warns.
+    (root / "memory/episodic/2026-10-01.md").write_text("# a\n\n- signed up for ceramics\n")
+    result = await call_tool(server, "memory_search", query="ceramcs")
+    assert result.structured_content is not None
+    note = "no exact match; showing results for 'ceramic'"
+    assert note in result.structured_content["text"]
+    assert note in result.structured_content["data"]["warnings"]
+    assert result.structured_content["data"]["hits"][0].startswith("memory/episodic/2026-10-01")
+    plain = await call_tool(server, "memory_search", query="ceramics")
+    assert plain.structured_content is not None
+    assert plain.structured_content["data"]["warnings"] == []
