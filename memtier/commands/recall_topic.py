@@ -11,7 +11,7 @@ topic found: the search of PROTOCOL §9, without writing the search log.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Any
@@ -96,17 +96,11 @@ class RecallReport(Result):
     def chars(self) -> int:
         return sum(len(line) + 1 for line in self.text_lines())
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "topic": self.topic,
-            "found_by": self.found_by,
-            "current": self.current,
-            "newer_days": list(self.newer_days),
-            "chars": self.chars,
-            "truncated": self.truncated,
-            "text": "\n".join(self.text_lines()),
-        }
+    # the lines as one text; the fallback search and the budget are the text's
+    JSON_OMIT = frozenset({"lines", "search", "max_chars"})
+
+    def json_extra(self) -> Mapping[str, Any]:
+        return {"chars": self.chars, "text": "\n".join(self.text_lines())}
 
     def text_lines(self) -> Iterable[str]:
         return self.worded_lines(str)

@@ -14,7 +14,7 @@ that is running.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from datetime import date
 from typing import Any
@@ -40,7 +40,7 @@ from memtier.formats.episodic import (
     rotation_heading,
     snapshot_ids,
 )
-from memtier.results import Fields, Result
+from memtier.results import Fields, Result, fixed
 from memtier.store import checkpoint
 from memtier.workspace import Workspace, exists_or_link
 
@@ -144,16 +144,10 @@ class RotateResult(Result, Fields):
     def appended(self) -> bool:
         return self.placement in ("created", "inserted", "rebuilt", "appended")
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rotated": True,
-            "note": self.note,
-            "placement": self.placement,
-            "appended": self.appended,
-            "lines": self.lines,
-            "open_tasks": list(self.open_tasks),
-            "id": self.id,
-        }
+    JSON_CONSTANT = fixed(rotated=True)
+
+    def json_extra(self) -> Mapping[str, Any]:
+        return {"appended": self.appended}
 
     def text_lines(self) -> Iterable[str]:
         if self.placement == "empty":

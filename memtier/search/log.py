@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from memtier.clock import format_timestamp
 from memtier.errors import MemtierError
-from memtier.results import Result
+from memtier.results import Record, Result
 from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
@@ -44,19 +44,11 @@ class Logged(NamedTuple):
 
 
 @dataclass(frozen=True)
-class LoggedSearch:
+class LoggedSearch(Record):
     query: str
     tiers: tuple[str, ...]
     result_count: int
     timestamp: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "tiers": list(self.tiers),
-            "result_count": self.result_count,
-            "timestamp": self.timestamp,
-        }
 
 
 def _parse_line(line: str) -> LoggedSearch | None:

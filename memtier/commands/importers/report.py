@@ -9,7 +9,7 @@ a file name from a source is user text (PROTOCOL §3).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,19 +65,13 @@ class ImportResult(Result):
         found = Counter(o.home for o in self.outcomes if o.status == IMPORTED and o.home)
         return dict(sorted(found.items()))
 
-    def to_json(self) -> dict[str, Any]:
+    def json_extra(self) -> Mapping[str, Any]:
         return {
-            "format": self.format,
-            "source": self.source,
-            "dry_run": self.dry_run,
             "items": len(self.outcomes),
             "imported": self.imported_count,
             "skipped": self.skipped_count,
             "reasons": self.reasons(),
             "homes": self.homes(),
-            "outcomes": [o.to_json() for o in self.outcomes],
-            "redacted": dict(self.redacted),
-            "warnings": list(self.warnings),
         }
 
     def text_lines(self) -> Iterable[str]:
