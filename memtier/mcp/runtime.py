@@ -21,16 +21,19 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcp_types import CallToolResult, TextContent
 
 from memtier.mcp.shaping import ENVELOPE, WRITE_MAX_CHARS
 
 if TYPE_CHECKING:
+    from mcp.server.mcpserver import Context
+
     from memtier.errors import MemtierError
     from memtier.mcp.models import ToolOutput
     from memtier.surface import Surface
@@ -83,6 +86,19 @@ class ToolRuntime:
             content=[TextContent(type="text", text=escape_controls(structured["text"]))],
             structured_content=structured,
         )
+
+
+def runtime_of(ctx: Context) -> ToolRuntime:
+    """The runtime of the server a call came to: what its lifespan gave
+    (`memtier.mcp.server.build_server`), so the tools are plain functions of the
+    module, shared by every server of a process."""
+    return cast("ToolRuntime", ctx.request_context.lifespan_context)
+
+
+@asynccontextmanager
+async def serving(runtime: ToolRuntime) -> AsyncIterator[ToolRuntime]:
+    """A server's lifespan: *runtime*, for as long as the server runs."""
+    yield runtime
 
 
 def _size(value: Any) -> int:

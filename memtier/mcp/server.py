@@ -16,7 +16,7 @@ from memtier.errors import InputError
 from memtier.mcp import tools_facts, tools_recall, tools_session, tools_sync, tools_topics
 from memtier.mcp.arguments import ArgumentGuard
 from memtier.mcp.frames import refuse_frames
-from memtier.mcp.runtime import ToolRuntime, error_result
+from memtier.mcp.runtime import ToolRuntime, error_result, serving
 
 SKILL_URI = "memtier://skill"
 # Streamable HTTP listens on the loopback interface only: the memory is one
@@ -36,14 +36,15 @@ def build_server(runtime: ToolRuntime | None = None) -> MCPServer:
     """A server whose every tool works on the workspace *runtime* finds."""
     rt = runtime or ToolRuntime()
     tools = [
-        *tools_session.tools(rt),
-        *tools_recall.tools(rt),
-        *tools_facts.tools(rt),
-        *tools_topics.tools(rt),
-        *tools_sync.tools(rt),
+        *tools_session.tools(),
+        *tools_recall.tools(),
+        *tools_facts.tools(),
+        *tools_topics.tools(),
+        *tools_sync.tools(),
     ]
     server: MCPServer = MCPServer(
         name="memtier",
+        lifespan=lambda _server: serving(rt),  # each tool reads it (`runtime_of`)
         title="memtier memory",
         instructions=INSTRUCTIONS,
         version=__version__,

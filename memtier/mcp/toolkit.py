@@ -21,7 +21,11 @@ or the structured content. So, for a new tool:
   always false: nothing memtier does reaches outside the workspace).
 - **Errors**: raise a `MemtierError` from the core; `ToolRuntime.call` words it
   in tool terms (parameter and tool names, never CLI flags or shell commands).
-- Register it with `tool(...)` in its module's `tools(rt)` list; the tool list's
+- **Shape**: a function of its family's module, its last parameter the
+  keyword-only ``ctx: Context`` the SDK passes (never in the schema); the body
+  starts with ``rt = runtime_of(ctx)``, the runtime the server was built with
+  (its lifespan's value), so one definition serves every server of a process.
+- Register it with `tool(...)` in its module's `tools()` list; the tool list's
   size is tested (`tests/mcp/test_budgets.py`, at most 12,000 characters).
 """
 

@@ -8,128 +8,158 @@ at the top of `memtier.mcp.toolkit`.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
 from memtier.mcp.models import ToolOutput
+from memtier.mcp.runtime import runtime_of
 from memtier.mcp.shaping import write_text
 from memtier.mcp.toolkit import tool, writes
 from memtier.mcp.tools_session import compact, write_output
 
 if TYPE_CHECKING:
-    from memtier.mcp.runtime import ToolRuntime
     from memtier.workspace import Workspace
 
 FileParam = Annotated[str, Field(description="MEMORY.md or a WARM file.")]
 OldParam = Annotated[str, Field(description="Text of exactly one line.")]
 
 
-def tools(rt: ToolRuntime) -> list[Any]:
-    def memory_learn(
-        kind: Literal["error", "learning", "feature"],
-        text: str,
-        pin: Annotated[bool, Field(description="Never archive.")] = False,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Record a mistake and its fix, a lesson, or a feature request, as it happens."""
+def memory_learn(
+    kind: Literal["error", "learning", "feature"],
+    text: str,
+    pin: Annotated[bool, Field(description="Never archive.")] = False,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Record a mistake and its fix, a lesson, or a feature request, as it happens."""
+    rt = runtime_of(ctx)
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands.learnings import learn
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands.learnings import learn
 
-            result = learn(ws, kind, text, pin)
-            return write_output(result, result.redacted)
+        result = learn(ws, kind, text, pin)
+        return write_output(result, result.redacted)
 
-        return rt.call("memory_learn", body)
+    return rt.call("memory_learn", body)
 
-    def memory_remember(
-        text: str,
-        kind: Annotated[
-            str | None,
-            Field(
-                description="infrastructure, preference, project, decision, lesson, "
-                "howto:<topic>, hot, event"
-            ),
-        ] = None,
-        file: Annotated[str | None, Field(description="Instead of kind.")] = None,
-        section: Annotated[str | None, Field(description="A ## heading.")] = None,
-        tags: list[str] = [],  # noqa: B006 - pydantic copies defaults
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Store a lasting fact in its one home (kind or file); refused, naming file:line,
-        when it already stands."""
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands.facts import remember
+def memory_remember(
+    text: str,
+    kind: Annotated[
+        str | None,
+        Field(
+            description="infrastructure, preference, project, decision, lesson, "
+            "howto:<topic>, hot, event"
+        ),
+    ] = None,
+    file: Annotated[str | None, Field(description="Instead of kind.")] = None,
+    section: Annotated[str | None, Field(description="A ## heading.")] = None,
+    tags: list[str] = [],  # noqa: B006 - pydantic copies defaults
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Store a lasting fact in its one home (kind or file); refused, naming file:line,
+    when it already stands."""
+    rt = runtime_of(ctx)
 
-            to = rt.resolve(ws, file) if file is not None else None
-            result = remember(ws, text, kind=kind, to=to, section=section, tags=tuple(tags))
-            return write_output(result, _redacted(result))
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands.facts import remember
 
-        return rt.call("memory_remember", body)
+        to = rt.resolve(ws, file) if file is not None else None
+        result = remember(ws, text, kind=kind, to=to, section=section, tags=tuple(tags))
+        return write_output(result, _redacted(result))
 
-    def memory_replace(
-        old: OldParam,
-        new: str,
-        file: FileParam,
-        reason: str | None = None,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Correct a wrong fact where it stands (the old line is logged)."""
+    return rt.call("memory_remember", body)
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands.facts import replace_fact
 
-            result = replace_fact(ws, old, new, in_file=rt.resolve(ws, file), reason=reason)
-            return write_output(result, _redacted(result))
+def memory_replace(
+    old: OldParam,
+    new: str,
+    file: FileParam,
+    reason: str | None = None,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Correct a wrong fact where it stands (the old line is logged)."""
+    rt = runtime_of(ctx)
 
-        return rt.call("memory_replace", body)
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands.facts import replace_fact
 
-    def memory_retire(
-        old: OldParam, file: FileParam, reason: str
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Remove a fact that no longer holds (logged with the reason)."""
+        result = replace_fact(ws, old, new, in_file=rt.resolve(ws, file), reason=reason)
+        return write_output(result, _redacted(result))
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands.facts import retire_fact
+    return rt.call("memory_replace", body)
 
-            result = retire_fact(ws, old, in_file=rt.resolve(ws, file), reason=reason)
-            return write_output(result, _redacted(result))
 
-        return rt.call("memory_retire", body)
+def memory_retire(
+    old: OldParam,
+    file: FileParam,
+    reason: str,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Remove a fact that no longer holds (logged with the reason)."""
+    rt = runtime_of(ctx)
 
-    def memory_verify(
-        files: list[str] = [],  # noqa: B006 - pydantic copies defaults
-        stale: Annotated[bool, Field(description="Every stale WARM file.")] = False,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """After checking a WARM file's facts, mark it verified today."""
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands.facts import retire_fact
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands.facts import verify_files
+        result = retire_fact(ws, old, in_file=rt.resolve(ws, file), reason=reason)
+        return write_output(result, _redacted(result))
 
-            paths = tuple(rt.resolve(ws, name) for name in files)
-            return write_output(verify_files(ws, paths, stale=stale))
+    return rt.call("memory_retire", body)
 
-        return rt.call("memory_verify", body)
 
-    def memory_promote(
-        lesson: Annotated[str, Field(description="As in .learnings/.")],
-        file: Annotated[str, Field(description="A WARM file.")],
-        as_text: Annotated[str | None, Field(description="The advice to write instead.")] = None,
-        confirm: bool = False,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Promote a lesson into WARM: call without confirm, show the person the plan, then
-        call with confirm=true."""
+def memory_verify(
+    files: list[str] = [],  # noqa: B006 - pydantic copies defaults
+    stale: Annotated[bool, Field(description="Every stale WARM file.")] = False,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """After checking a WARM file's facts, mark it verified today."""
+    rt = runtime_of(ctx)
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands.learnings import promote
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands.facts import verify_files
 
-            result = promote(ws, lesson, rt.resolve(ws, file), confirm, as_text=as_text)
-            lines = list(result.plan_lines())
-            if not result.applied:
-                lines.append("Nothing changed: call memory_promote again with confirm=true.")
-            return ToolOutput(text=write_text(lines), data=compact(result.to_json()))
+        paths = tuple(rt.resolve(ws, name) for name in files)
+        return write_output(verify_files(ws, paths, stale=stale))
 
-        return rt.call("memory_promote", body)
+    return rt.call("memory_verify", body)
 
+
+def memory_promote(
+    lesson: Annotated[str, Field(description="As in .learnings/.")],
+    file: Annotated[str, Field(description="A WARM file.")],
+    as_text: Annotated[str | None, Field(description="The advice to write instead.")] = None,
+    confirm: bool = False,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Promote a lesson into WARM: call without confirm, show the person the plan, then
+    call with confirm=true."""
+    rt = runtime_of(ctx)
+
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands.learnings import promote
+
+        result = promote(ws, lesson, rt.resolve(ws, file), confirm, as_text=as_text)
+        lines = list(result.plan_lines())
+        if not result.applied:
+            lines.append("Nothing changed: call memory_promote again with confirm=true.")
+        return ToolOutput(text=write_text(lines), data=compact(result.to_json()))
+
+    return rt.call("memory_promote", body)
+
+
+@cache
+def tools() -> list[Any]:
+    """This family's tools for the SDK, built once per process."""
     return [
         tool(memory_learn, writes()),
         tool(memory_remember, writes()),

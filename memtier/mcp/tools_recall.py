@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
 from memtier.mcp.models import ToolOutput
-from memtier.mcp.runtime import ToolRuntime
+from memtier.mcp.runtime import ToolRuntime, runtime_of
 from memtier.mcp.shaping import bound_lines, check_budget, health_fix
 from memtier.mcp.toolkit import DEFAULT_BUDGET, LineNo, MaxChars, get_call, read_only, tool
 from memtier.workspace import TIERS
@@ -196,49 +198,67 @@ def _overview(ws: Workspace, max_chars: int) -> ToolOutput:
     return ToolOutput(text=bounded.text, data=data)
 
 
-def tools(rt: ToolRuntime) -> list[Any]:
-    def memory_search(
-        query: str,
-        tiers: Annotated[list[Tier], Field(description="Default: all but archive.")] = [],  # noqa: B006 - pydantic copies defaults
-        tags: list[str] = [],  # noqa: B006
-        limit: Annotated[int, Field(ge=1, le=200)] = 10,
-        regex: bool = False,
-        max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Search memory before you answer from it: the best sections, with path:line."""
-        from memtier.search import SearchRequest
+def memory_search(
+    query: str,
+    tiers: Annotated[list[Tier], Field(description="Default: all but archive.")] = [],  # noqa: B006 - pydantic copies defaults
+    tags: list[str] = [],  # noqa: B006
+    limit: Annotated[int, Field(ge=1, le=200)] = 10,
+    regex: bool = False,
+    max_chars: MaxChars = DEFAULT_BUDGET,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Search memory before you answer from it: the best sections, with path:line."""
+    rt = runtime_of(ctx)
+    from memtier.search import SearchRequest
 
-        # $MEMTIER_RG chooses the scanner on both faces (memtier.surface).
-        rg = rt.surface().scanner().rg
-        request = SearchRequest(
-            query=query, tiers=tuple(tiers), tags=tuple(tags), limit=limit, regex=regex, rg=rg
-        )
-        return rt.call("memory_search", lambda ws: _search(ws, request, max_chars), max_chars)
+    # $MEMTIER_RG chooses the scanner on both faces (memtier.surface).
+    rg = rt.surface().scanner().rg
+    request = SearchRequest(
+        query=query, tiers=tuple(tiers), tags=tuple(tags), limit=limit, regex=regex, rg=rg
+    )
+    return rt.call("memory_search", lambda ws: _search(ws, request, max_chars), max_chars)
 
-    def memory_get(
-        path: Annotated[str | None, Field(description="e.g. MEMORY.md")] = None,
-        from_line: LineNo | None = None,
-        to_line: LineNo | None = None,
-        date: Annotated[str | None, Field(description="YYYY-MM-DD: its note")] = None,
-        max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Read numbered lines of a memory file or a day's note (after a search or a cut)."""
-        spec = GetSpec(rt, path, from_line, to_line, date)
-        return rt.call("memory_get", lambda ws: _get(ws, spec, max_chars), max_chars)
 
-    def memory_health(
-        verbose: bool = False,
-        max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Check memory when a start reports a failure; each problem with its fix."""
-        return rt.call("memory_health", lambda ws: _health(ws, verbose, max_chars), max_chars)
+def memory_get(
+    path: Annotated[str | None, Field(description="e.g. MEMORY.md")] = None,
+    from_line: LineNo | None = None,
+    to_line: LineNo | None = None,
+    date: Annotated[str | None, Field(description="YYYY-MM-DD: its note")] = None,
+    max_chars: MaxChars = DEFAULT_BUDGET,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Read numbered lines of a memory file or a day's note (after a search or a cut)."""
+    rt = runtime_of(ctx)
+    spec = GetSpec(rt, path, from_line, to_line, date)
+    return rt.call("memory_get", lambda ws: _get(ws, spec, max_chars), max_chars)
 
-    def memory_overview(
-        max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """At a quiet moment: tiers, tags, searches that found nothing, lessons to promote."""
-        return rt.call("memory_overview", lambda ws: _overview(ws, max_chars), max_chars)
 
+def memory_health(
+    verbose: bool = False,
+    max_chars: MaxChars = DEFAULT_BUDGET,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Check memory when a start reports a failure; each problem with its fix."""
+    rt = runtime_of(ctx)
+    return rt.call("memory_health", lambda ws: _health(ws, verbose, max_chars), max_chars)
+
+
+def memory_overview(
+    max_chars: MaxChars = DEFAULT_BUDGET,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """At a quiet moment: tiers, tags, searches that found nothing, lessons to promote."""
+    rt = runtime_of(ctx)
+    return rt.call("memory_overview", lambda ws: _overview(ws, max_chars), max_chars)
+
+
+@cache
+def tools() -> list[Any]:
+    """This family's tools for the SDK, built once per process."""
     return [
         tool(memory_search, read_only()),
         tool(memory_get, read_only()),

@@ -7,18 +7,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
 from memtier.mcp.models import ToolOutput
+from memtier.mcp.runtime import runtime_of
 from memtier.mcp.shaping import check_budget, shorten, write_text
 from memtier.mcp.toolkit import DEFAULT_BUDGET, MaxChars, get_call, tool, writes
 from memtier.mcp.words import tool_words
 
 if TYPE_CHECKING:
-    from memtier.mcp.runtime import ToolRuntime
     from memtier.render import Report
     from memtier.workspace import Workspace
 
@@ -83,94 +85,112 @@ def _session_start(ws: Workspace, max_chars: int) -> ToolOutput:
     return ToolOutput(text="\n".join(fitted.lines), data=data)
 
 
-def tools(rt: ToolRuntime) -> list[Any]:
-    def memory_session_start(
-        max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Call first in every session: recovers a crash, returns the base context (key
-        facts, the task in flight, the last Open: items)."""
-        return rt.call("memory_session_start", lambda ws: _session_start(ws, max_chars), max_chars)
+def memory_session_start(
+    max_chars: MaxChars = DEFAULT_BUDGET,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Call first in every session: recovers a crash, returns the base context (key
+    facts, the task in flight, the last Open: items)."""
+    rt = runtime_of(ctx)
+    return rt.call("memory_session_start", lambda ws: _session_start(ws, max_chars), max_chars)
 
-    def memory_note(
-        text: str,
-        to: Literal["buffer", "today"] = "buffer",
-        date: DayParam = None,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Before you answer, write down a finding or decision of the task (to='today': an
-        event in the day's note). Lasting facts: memory_remember."""
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands import episodic_writes, lifecycle
-            from memtier.errors import InputError
+def memory_note(
+    text: str,
+    to: Literal["buffer", "today"] = "buffer",
+    date: DayParam = None,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Before you answer, write down a finding or decision of the task (to='today': an
+    event in the day's note). Lasting facts: memory_remember."""
+    rt = runtime_of(ctx)
 
-            if to == "buffer":
-                if date is not None:
-                    raise InputError("date applies only with to='today'")
-                return _buffer_output(lifecycle.buffer_note(ws, text))
-            day = lifecycle.parse_date_option(date, ws)
-            result = episodic_writes.episodic_append(ws, text, day)
-            return write_output(result, result.redacted)
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands import episodic_writes, lifecycle
+        from memtier.errors import InputError
 
-        return rt.call("memory_note", body)
+        if to == "buffer":
+            if date is not None:
+                raise InputError("date applies only with to='today'")
+            return _buffer_output(lifecycle.buffer_note(ws, text))
+        day = lifecycle.parse_date_option(date, ws)
+        result = episodic_writes.episodic_append(ws, text, day)
+        return write_output(result, result.redacted)
 
-    def memory_task(
-        action: Literal["add", "done"],
-        task: Annotated[str | int, Field(description="Text; for done also its number.")],
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Keep the active tasks true: add one as you start it, mark it done when finished."""
+    return rt.call("memory_note", body)
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands import lifecycle
 
-            if action == "add":
-                return _buffer_output(lifecycle.buffer_task(ws, str(task)))
-            return _buffer_output(lifecycle.buffer_done(ws, str(task)))
+def memory_task(
+    action: Literal["add", "done"],
+    task: Annotated[str | int, Field(description="Text; for done also its number.")],
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Keep the active tasks true: add one as you start it, mark it done when finished."""
+    rt = runtime_of(ctx)
 
-        return rt.call("memory_task", body)
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands import lifecycle
 
-    def memory_close_day(
-        decisions: str,
-        signal: Annotated[str, Field(description="What was learned.")],
-        open: Annotated[str, Field(description="What is left, or 'none'.")],
-        date: DayParam = None,
-        replace: Annotated[
-            bool, Field(description="Write the block as given, not merged.")
-        ] = False,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """After memory_session_end, close the day's note (merged with its block; the next
-        session reads its Open: items first)."""
+        if action == "add":
+            return _buffer_output(lifecycle.buffer_task(ws, str(task)))
+        return _buffer_output(lifecycle.buffer_done(ws, str(task)))
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands import episodic_writes, lifecycle
+    return rt.call("memory_task", body)
 
-            day = lifecycle.parse_date_option(date, ws)
-            result = episodic_writes.episodic_close(
-                ws, decisions, signal, open, day, replace=replace
-            )
-            return write_output(result, result.redacted)
 
-        return rt.call("memory_close_day", body)
+def memory_close_day(
+    decisions: str,
+    signal: Annotated[str, Field(description="What was learned.")],
+    open: Annotated[str, Field(description="What is left, or 'none'.")],
+    date: DayParam = None,
+    replace: Annotated[bool, Field(description="Write the block as given, not merged.")] = False,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """After memory_session_end, close the day's note (merged with its block; the next
+    session reads its Open: items first)."""
+    rt = runtime_of(ctx)
 
-    def memory_rotate() -> Annotated[CallToolResult, ToolOutput]:
-        """Move the buffer into today's note when a write says it is oversized."""
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands import episodic_writes, lifecycle
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands.rotation import rotate_buffer
+        day = lifecycle.parse_date_option(date, ws)
+        result = episodic_writes.episodic_close(ws, decisions, signal, open, day, replace=replace)
+        return write_output(result, result.redacted)
 
-            return write_output(rotate_buffer(ws))
+    return rt.call("memory_close_day", body)
 
-        return rt.call("memory_rotate", body)
 
-    def memory_session_end() -> Annotated[CallToolResult, ToolOutput]:
-        """Call when the session is over: the buffer goes into today's note."""
+def memory_rotate(*, ctx: Context) -> Annotated[CallToolResult, ToolOutput]:
+    """Move the buffer into today's note when a write says it is oversized."""
+    rt = runtime_of(ctx)
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands.rotation import session_end
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands.rotation import rotate_buffer
 
-            return write_output(session_end(ws))
+        return write_output(rotate_buffer(ws))
 
-        return rt.call("memory_session_end", body)
+    return rt.call("memory_rotate", body)
 
+
+def memory_session_end(*, ctx: Context) -> Annotated[CallToolResult, ToolOutput]:
+    """Call when the session is over: the buffer goes into today's note."""
+    rt = runtime_of(ctx)
+
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands.rotation import session_end
+
+        return write_output(session_end(ws))
+
+    return rt.call("memory_session_end", body)
+
+
+@cache
+def tools() -> list[Any]:
+    """This family's tools for the SDK, built once per process."""
     return [
         tool(memory_session_start, writes(idempotent=True)),
         tool(memory_note, writes()),

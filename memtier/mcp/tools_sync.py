@@ -3,39 +3,47 @@
 from __future__ import annotations
 
 import os
+from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
 from memtier.mcp.models import ToolOutput
+from memtier.mcp.runtime import runtime_of
 from memtier.mcp.toolkit import tool, writes
 
 if TYPE_CHECKING:
-    from memtier.mcp.runtime import ToolRuntime
     from memtier.workspace import Workspace
 
 
-def tools(rt: ToolRuntime) -> list[Any]:
-    def memory_sync(
-        push: Annotated[bool, Field(description="false: commit and merge here only.")] = True,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Share memory with your other machines through git: commit, merge theirs, push; a
-        conflict becomes an Open: item in today's note."""
+def memory_sync(
+    push: Annotated[bool, Field(description="false: commit and merge here only.")] = True,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Share memory with your other machines through git: commit, merge theirs, push; a
+    conflict becomes an Open: item in today's note."""
+    rt = runtime_of(ctx)
 
-        def body(ws: Workspace) -> ToolOutput:
-            from memtier.commands.sync import run_sync
+    def body(ws: Workspace) -> ToolOutput:
+        from memtier.commands.sync import run_sync
 
-            report = run_sync(ws, dict(os.environ), push=push)
-            from memtier.mcp.tools_session import compact
+        report = run_sync(ws, dict(os.environ), push=push)
+        from memtier.mcp.tools_session import compact
 
-            text = report.message
-            if report.failure is not None and report.failure.message != text:
-                text = f"{text}\n{report.failure.message}".strip()
-            data = compact(report.to_json())
-            data.pop("text", None)
-            return ToolOutput(text=text, data=data)
+        text = report.message
+        if report.failure is not None and report.failure.message != text:
+            text = f"{text}\n{report.failure.message}".strip()
+        data = compact(report.to_json())
+        data.pop("text", None)
+        return ToolOutput(text=text, data=data)
 
-        return rt.call("memory_sync", body)
+    return rt.call("memory_sync", body)
 
+
+@cache
+def tools() -> list[Any]:
+    """This family's tools for the SDK, built once per process."""
     return [tool(memory_sync, writes())]

@@ -7,18 +7,20 @@ small envelope.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
 from memtier.mcp.models import ToolOutput
+from memtier.mcp.runtime import runtime_of
 from memtier.mcp.shaping import bound_lines, check_budget
 from memtier.mcp.toolkit import DEFAULT_BUDGET, MaxChars, read_only, tool, writes
 from memtier.mcp.words import tool_words
 
 if TYPE_CHECKING:
-    from memtier.mcp.runtime import ToolRuntime
     from memtier.workspace import Workspace
 
 
@@ -67,31 +69,41 @@ def _consolidate(
     return ToolOutput(text=bounded.text, data=data)
 
 
-def tools(rt: ToolRuntime) -> list[Any]:
-    def memory_recall(
-        text: Annotated[str, Field(description="What to recall, e.g. 'the qdrant move'.")],
-        max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Answer "do you remember ..." from a topic's latest generation, newer note lines
-        and facts; falls back to search."""
-        rg = rt.surface().scanner().rg
-        return rt.call("memory_recall", lambda ws: _recall(ws, text, max_chars, rg), max_chars)
+def memory_recall(
+    text: Annotated[str, Field(description="What to recall, e.g. 'the qdrant move'.")],
+    max_chars: MaxChars = DEFAULT_BUDGET,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Answer "do you remember ..." from a topic's latest generation, newer note lines
+    and facts; falls back to search."""
+    rt = runtime_of(ctx)
+    rg = rt.surface().scanner().rg
+    return rt.call("memory_recall", lambda ws: _recall(ws, text, max_chars, rg), max_chars)
 
-    def memory_consolidate(
-        topic: Annotated[str, Field(description="Topic slug, or 'due'.")],
-        plan_id: Annotated[str | None, Field(description="Plan id to write against.")] = None,
-        summary: Annotated[str | None, Field(description="Your summary of the plan.")] = None,
-        confirm: Annotated[bool, Field(description="Write; false only plans.")] = False,
-        max_chars: MaxChars = DEFAULT_BUDGET,
-    ) -> Annotated[CallToolResult, ToolOutput]:
-        """Fold a topic's new days into its next generation, every line cited; without
-        confirm it only plans."""
-        return rt.call(
-            "memory_consolidate",
-            lambda ws: _consolidate(ws, topic, plan_id, summary, confirm, max_chars),
-            max_chars,
-        )
 
+def memory_consolidate(
+    topic: Annotated[str, Field(description="Topic slug, or 'due'.")],
+    plan_id: Annotated[str | None, Field(description="Plan id to write against.")] = None,
+    summary: Annotated[str | None, Field(description="Your summary of the plan.")] = None,
+    confirm: Annotated[bool, Field(description="Write; false only plans.")] = False,
+    max_chars: MaxChars = DEFAULT_BUDGET,
+    *,
+    ctx: Context,
+) -> Annotated[CallToolResult, ToolOutput]:
+    """Fold a topic's new days into its next generation, every line cited; without
+    confirm it only plans."""
+    rt = runtime_of(ctx)
+    return rt.call(
+        "memory_consolidate",
+        lambda ws: _consolidate(ws, topic, plan_id, summary, confirm, max_chars),
+        max_chars,
+    )
+
+
+@cache
+def tools() -> list[Any]:
+    """This family's tools for the SDK, built once per process."""
     return [
         tool(memory_recall, read_only()),
         tool(memory_consolidate, writes()),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -160,9 +161,9 @@ def test_memtier_rg_chooses_the_scanner_of_the_tool_server_too(
 
     monkeypatch.setattr(tools_recall, "search_warm", spy)
     monkeypatch.setenv("MEMTIER_RG", "none")
-    rt = ToolRuntime(root=str(root))
-    search = next(t for t in tools_recall.tools(rt) if t.name == "memory_search")
-    search.fn(query="backup")
+    # A call as the server makes it: the runtime is the server's lifespan value.
+    call = SimpleNamespace(request_context=SimpleNamespace(lifespan_context=ToolRuntime(str(root))))
+    tools_recall.memory_search(query="backup", ctx=call)  # type: ignore[arg-type]
     monkeypatch.delenv("MEMTIER_RG")
-    search.fn(query="backup")
+    tools_recall.memory_search(query="backup", ctx=call)  # type: ignore[arg-type]
     assert seen[0] is None and seen[1] is not None

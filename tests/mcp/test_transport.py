@@ -67,3 +67,41 @@ def test_a_busy_port_is_one_error_line_and_exit_2(root: Path) -> None:
     assert result.stderr == (
         f"memtier: error: --port {port}: already in use on 127.0.0.1; choose another port\n"
     )
+
+
+@pytest.mark.slow
+def test_a_tool_call_over_http_reaches_the_servers_workspace(root: Path) -> None:
+    """`memtier mcp --http` as a person starts it: each tool finds the workspace through
+    the server's lifespan on this transport too (a write lands, a search reads)."""
+    import time
+
+    import anyio
+    from mcp import Client
+
+    with socket.socket() as probe:  # a port free now
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [*memtier_command(), "--root", str(root), "--now", NOW_TEXT, "mcp", "--http"]
+    server = subprocess.Popen([*argv, "--port", str(port)], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and server.poll() is None:
+            with socket.socket() as knock:
+                if knock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+
+        async def session() -> tuple[str, str]:
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                noted = await client.call_tool("memory_note", {"text": "zanzibar relay up"})
+                found = await client.call_tool("memory_search", {"query": "zanzibar"})
+            assert noted.structured_content is not None and found.structured_content is not None
+            return noted.structured_content["text"], found.structured_content["text"]
+
+        noted, found = anyio.run(session)
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=30)
+    assert "zanzibar relay up" in (root / "memory/working-buffer.md").read_text()
+    assert noted.startswith("added note")
+    assert "memory/working-buffer.md" in found, (found, err)
