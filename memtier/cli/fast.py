@@ -16,7 +16,7 @@ and compares both parses on drawn argument lists.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtier.cli import invocation
 from memtier.cli.invocation import (
@@ -28,9 +28,6 @@ from memtier.cli.invocation import (
     read_argv,
     separate,
 )
-
-if TYPE_CHECKING:
-    pass
 
 Call = tuple[str, dict[str, Any]]
 

@@ -381,8 +381,6 @@ def session_start(max_chars: int | None = None) -> int:
 
 
 def auto_sync_line(ws: Workspace) -> None:
-    import os
-
     from memtier.commands.sync import auto_sync
     from memtier.render import notice
 
@@ -438,9 +436,6 @@ def search(
 def merge_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
     """The merge driver git calls (PROTOCOL §14): once for every file both hosts
     changed, so it starts without typer like the other hot commands."""
-    import os
-    from pathlib import Path
-
     from memtier.commands.sync_driver import run_merge_driver
 
     given = os.environ.get("MEMTIER_SYNC_CONFLICTS")
