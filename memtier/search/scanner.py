@@ -38,14 +38,7 @@ from memtier.search.found import (
     split_tagged,
 )
 from memtier.search.processes import anonymous_file, exited_within
-from memtier.search.tokens import (
-    ASCII_BOUNDARY,
-    ASCII_NON_BOUNDARY,
-    escape,
-    normalise,
-    normalise_bytes,
-    python_pattern,
-)
+from memtier.search.tokens import escape, normalise, normalise_bytes, python_pattern, re2_pattern
 from memtier.tiers import search_paths, symlink_warnings, tier_file_pairs
 from memtier.workspace import EPISODIC_PREFIX, tier_of
 
@@ -368,8 +361,7 @@ def compile_pattern(pattern: str, *, ignore_case: bool) -> Any:
     except ImportError:
         re2 = None
     if re2 is not None:
-        # ripgrep's ASCII word boundaries (ours, and a person's): RE2's are ASCII's
-        pattern = pattern.replace(ASCII_BOUNDARY, r"\b").replace(ASCII_NON_BOUNDARY, r"\B")
+        pattern = re2_pattern(pattern)  # ripgrep's ASCII boundaries (ours, and a person's)
         options = re2.Options()
         options.log_errors = False  # RE2 would print its own message on stderr
         options.case_sensitive = not ignore_case

@@ -382,15 +382,27 @@ def scan_pattern(terms: tuple[Term, ...]) -> str:
     plain = [body for t in ordered if (body := t.body("ascii"))]
     other = [body for t in ordered if (body := t.body("other"))]
     cjk = [t.body() for t in _longest_first(terms) if t.cjk]
-    parts = [rf"{ASCII_BOUNDARY}(?:{'|'.join(plain)})"] if plain else []
+    return "|".join(at_word_starts(plain, other) + cjk)
+
+
+def at_word_starts(plain: list[str], other: list[str], rest: str = "") -> list[str]:
+    """Alternatives anchored where a word starts, each followed by *rest*: *plain*
+    (beginning with an ASCII letter) at an ASCII word boundary, *other* (beginning
+    with a non-ASCII one) where no ASCII boundary is (see `scan_pattern`)."""
+    parts = [rf"{ASCII_BOUNDARY}(?:{'|'.join(plain)}){rest}"] if plain else []
     if other:
-        parts.append(rf"{ASCII_NON_BOUNDARY}(?:{'|'.join(other)})")
-    return "|".join(parts + cjk)
+        parts.append(rf"{ASCII_NON_BOUNDARY}(?:{'|'.join(other)}){rest}")
+    return parts
 
 
 def python_pattern(pattern: str) -> str:
     """*pattern* (`scan_pattern`'s) in Python's syntax for the same ASCII boundaries."""
     return pattern.replace(ASCII_BOUNDARY, r"(?a:\b)").replace(ASCII_NON_BOUNDARY, r"(?a:\B)")
+
+
+def re2_pattern(pattern: str) -> str:
+    """*pattern* in RE2's syntax for the same boundaries (RE2's are ASCII's)."""
+    return pattern.replace(ASCII_BOUNDARY, r"\b").replace(ASCII_NON_BOUNDARY, r"\B")
 
 
 def term_of(matched: str, terms: tuple[Term, ...]) -> Term | None:

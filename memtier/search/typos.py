@@ -22,14 +22,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from memtier.search.tokens import (
-    ASCII_BOUNDARY,
-    ASCII_NON_BOUNDARY,
-    Term,
-    escape,
-    normalise,
-    stem,
-)
+from memtier.search.tokens import Term, at_word_starts, escape, normalise, stem
 
 MIN_LENGTH = 4
 _WORD_RE = re.compile(r"\w+")
@@ -56,18 +49,13 @@ def fuzzy_pattern(terms: tuple[Term, ...]) -> str | None:
                     ascii_start.add(f"{ASCII_LETTER}{after}")
                     other_start.add(f"{NON_ASCII}{after}")
             if rest is not None:  # a letter dropped
-                _file(f"{head}{rest}", (text[:i] + text[i + 1 :])[0], ascii_start, other_start)
+                _file(f"{head}{rest}", text[0] if i else text[1], ascii_start, other_start)
             if i + 1 < len(text):
                 swapped = text[:i] + text[i + 1] + text[i] + text[i + 2 :]
                 _file(escape(swapped), swapped[0], ascii_start, other_start)
     if not ascii_start and not other_start:
         return None
-    parts = []
-    if ascii_start:
-        parts.append(rf"{ASCII_BOUNDARY}(?:{'|'.join(sorted(ascii_start))})\w*")
-    if other_start:
-        parts.append(rf"{ASCII_NON_BOUNDARY}(?:{'|'.join(sorted(other_start))})\w*")
-    return "|".join(parts)
+    return "|".join(at_word_starts(sorted(ascii_start), sorted(other_start), r"\w*"))
 
 
 # The first letter of a variant, when it is the added or changed one.
