@@ -67,12 +67,15 @@ def _search(ws: Workspace, request: Any, max_chars: int) -> ToolOutput:
     warned = [f"warning: {w}" for w in report.warnings]
     listed_warnings = list(report.warnings[:MAX_WARNINGS])
 
+    def listed(found: list[str]) -> int:
+        """What data's lists take of the budget."""
+        return len(json.dumps(found)) + len(json.dumps(listed_warnings))
+
     def sizes(count: int) -> tuple[list[str], list[str], int]:
         part = replace(report, hits=report.hits[:count])
         lines = [*warned, *_search_text(part)]
         found = [f"{hit.path}:{hit.to_json()['line']}" for hit in part.hits]
-        listed = len(json.dumps(found)) + len(json.dumps(listed_warnings))
-        return lines, found, sum(len(line) + 1 for line in lines) + listed
+        return lines, found, sum(len(line) + 1 for line in lines) + listed(found)
 
     # Fewer whole results rather than a result cut in the middle; the list of
     # results in data is cut with them (PROTOCOL §11 v3).
@@ -86,8 +89,7 @@ def _search(ws: Workspace, request: Any, max_chars: int) -> ToolOutput:
         lines.append(
             f"[cut at {max_chars} characters: {shown} of {len(report.hits)} shown; {more}]"
         )
-    listed = len(json.dumps(found)) + len(json.dumps(listed_warnings))
-    bounded = bound_lines(lines, max_chars - listed, more)
+    bounded = bound_lines(lines, max_chars - listed(found), more)
     data = {
         "total_matched": report.total_matched,
         "shown": shown,
@@ -209,9 +211,9 @@ def memory_search(
     ctx: Context,
 ) -> Annotated[CallToolResult, ToolOutput]:
     """Search memory before you answer from it: the best sections, with path:line."""
-    rt = runtime_of(ctx)
     from memtier.search import SearchRequest
 
+    rt = runtime_of(ctx)
     # $MEMTIER_RG chooses the scanner on both faces (memtier.surface).
     rg = rt.surface().scanner().rg
     request = SearchRequest(
