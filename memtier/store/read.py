@@ -196,7 +196,8 @@ def _open_confined(path: Path, root: Path | None, shown: str) -> tuple[int, str]
         raise InputError(f"{shown}: permission denied", path=path) from None
     except OSError as exc:
         raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
-    return fd, os.path.realpath(target)
+    # `confine` gave the real path already; a path read without a root is resolved here
+    return fd, str(target) if root is not None else os.path.realpath(target)
 
 
 def _read_real(
