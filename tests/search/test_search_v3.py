@@ -4,6 +4,7 @@ dates. Every test runs with both scanners."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -201,19 +202,26 @@ def test_an_address_word_meets_the_address(
     assert [r["line"] for r in results(search(cli, root, "IP"))] == [3]
 
 
-def test_what_time_meets_a_time_of_day(cli: CliRunner, root: Path, scanner: str) -> None:
-    # The agent's finding: "what time do the backups run?" ranked short notes that
-    # only said "Backup-Test" above the MEMORY.md fact, whose answer is "02:30".
+def _first_beside_backup_tests(cli: CliRunner, root: Path, fact: str, query: str) -> Any:
+    """The first hit of *query* where MEMORY.md line 4 is the backup *fact* and ten
+    short notes only say "Backup-Test" (the agent's lived-in workspace)."""
     memory = (
         "# Agent Memory\n\n## Key facts\n"
-        "- Backups: restic to the storage box, nightly at 02:30; a check on Sundays.\n"
+        f"- Backups: restic to the storage box, nightly at 02:30; {fact}\n"
         "- The user is Jana; she writes German, answers may be English.\n"
     )
     write(root, "MEMORY.md", memory)
     for day in range(10, 20):
         name = f"2026-11-{day:02d}"
         write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Backup-Test geplant.\n")
-    (first, *_) = results(search(cli, root, "what time do the backups run?"))
+    return results(search(cli, root, query))[0]
+
+
+def test_what_time_meets_a_time_of_day(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The agent's finding: "what time do the backups run?" ranked short notes that
+    # only said "Backup-Test" above the MEMORY.md fact, whose answer is "02:30".
+    fact, query = "a check on Sundays.", "what time do the backups run?"
+    first = _first_beside_backup_tests(cli, root, fact, query)
     assert (first["path"], first["line"]) == ("MEMORY.md", 4)
     assert "time" in first["matched_terms"]  # type: ignore[operator]
 
@@ -226,16 +234,7 @@ def test_when_before_a_present_verb_meets_a_time_of_day(
 ) -> None:
     # The agent's findings: "when does the backup run" ranked notes that only said
     # "Backup-Test" above the MEMORY.md fact whose answer is "02:30" (7th of 8).
-    memory = (
-        "# Agent Memory\n\n## Key facts\n"
-        "- Backups: restic to the storage box, nightly at 02:30; restart them by hand.\n"
-        "- The user is Jana; she writes German, answers may be English.\n"
-    )
-    write(root, "MEMORY.md", memory)
-    for day in range(10, 20):
-        name = f"2026-11-{day:02d}"
-        write(root, f"memory/episodic/{name}.md", f"# {name}\n\n- Backup-Test geplant.\n")
-    (first, *_) = results(search(cli, root, query))
+    first = _first_beside_backup_tests(cli, root, "restart them by hand.", query)
     assert (first["path"], first["line"]) == ("MEMORY.md", 4)
     assert "time" in first["matched_terms"]  # type: ignore[operator]
 
