@@ -40,6 +40,7 @@ Example::
 from __future__ import annotations
 
 import copy
+import functools
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -198,12 +199,21 @@ def run(argv: list[str] | None = None, read: Argv | None = None) -> int:
 def prepare(read: Argv) -> tuple[click.Command, list[str]]:
     """The click command for *read*, and its arguments with any TEXT behind ``--``
     (PROTOCOL §3 v2: text starting with ``-`` is text; see `memtier.cli._text`)."""
-    from typer.main import get_command
-
     from memtier.cli._text import with_text_separated
 
-    command = get_command(_narrowed(app, read.path))
+    command = _command_for(tuple(read.path))
     return command, [*read.path, *with_text_separated(command, read.path, read.args)]
+
+
+@functools.lru_cache(maxsize=32)
+def _command_for(path: tuple[str, ...]) -> click.Command:
+    """The click command typer builds for *path*, built once per process: a
+    process that runs the CLI more than once (the tests, a caller embedding it)
+    would otherwise pay typer's ~5 ms of building on every call. click makes a
+    new context for every parse, so the command itself holds no state of a call."""
+    from typer.main import get_command
+
+    return get_command(_narrowed(app, list(path)))
 
 
 def _parse_and_run(read: Argv) -> int:

@@ -177,3 +177,23 @@ def test_narrowed_application_holds_only_the_asked_command() -> None:
     assert whole is not None and len(whole.registered_commands) == 5  # help lists them all
     assert app_for(["no-such-command"]) is app  # so click can say "No such command"
     assert len(app.registered_commands) > 10  # the full application is untouched
+
+
+def test_a_command_built_once_keeps_no_option_of_an_earlier_call(
+    root: Path, typer_cli: CliRunner
+) -> None:
+    """The click command for a command path is built once per process and reused;
+    each call parses its own options, so an option one call gave is gone in the next."""
+    for n in range(3):  # three notes, so three hits (lines of one note could be one)
+        (root / f"memory/semantic/backup-{n}.md").write_text(f"# Backup {n}\n\nrestic check {n}\n")
+    from memtier.cli._app import _command_for
+
+    at = ("--root", str(root), "--json", "search", "restic")
+    hits = _command_for.cache_info().hits
+    narrow = typer_cli(*at, "--limit", "1")
+    wide = typer_cli(*at)
+    again = typer_cli(*at, "--limit", "2")
+    assert narrow.exit_code == wide.exit_code == again.exit_code == 0, wide.stderr
+    counts = [len(json.loads(r.stdout)["results"]) for r in (narrow, wide, again)]
+    assert counts == [1, 3, 2]
+    assert _command_for.cache_info().hits >= hits + 2  # the last two reused the first's
