@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memtier.search import SearchRequest, search
 from memtier.search.scanner import find_rg
@@ -359,6 +361,15 @@ def test_length_in_words_counts_each_cjk_character_and_nothing_else() -> None:
     assert length_in_words("Léa restarted Zoë's proxy") == 5  # Léa, restarted, Zoë, s, proxy
     assert length_in_words("restart 再起動した") == 2 + 5  # two runs of letters, five CJK
     assert length_in_words("ㄱ ok") == 2  # U+3131 lies outside the CJK ranges
+
+
+@given(st.text(alphabet=st.sampled_from("ab é—🚀ㄱぁ゠ヿ㐀䶿一鿿가힯豈﫿ｱ\n")))
+def test_length_in_words_is_words_plus_one_per_character_in_the_cjk_ranges(text: str) -> None:
+    """The regex count agrees with the ranges, edges included, character by character."""
+    from memtier.search.tokens import _PLAIN_WORD_RE, is_cjk, length_in_words
+
+    expected = len(_PLAIN_WORD_RE.findall(text)) + sum(1 for ch in text if is_cjk(ch))
+    assert length_in_words(text) == expected
 
 
 def _tick() -> None:
