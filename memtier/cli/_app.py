@@ -201,19 +201,34 @@ def prepare(read: Argv) -> tuple[click.Command, list[str]]:
     (PROTOCOL §3 v2: text starting with ``-`` is text; see `memtier.cli._text`)."""
     from memtier.cli._text import with_text_separated
 
-    command = _command_for(tuple(read.path))
+    command = _command_for(_command_words(app, read.path))
     return command, [*read.path, *with_text_separated(command, read.path, read.args)]
 
 
+def _command_words(application: typer.Typer, path: list[str]) -> tuple[str, ...]:
+    """The words of *path* that name a command: a group and its subcommand, a
+    command, or none. The rest (``remember``'s fact, ``search``'s query) is the
+    caller's text and narrows nothing."""
+    if not path:
+        return ()
+    if any(c.name == path[0] for c in application.registered_commands):
+        return (path[0],)
+    for group in application.registered_groups:
+        if group.name == path[0] and group.typer_instance is not None:
+            return (path[0], *_command_words(group.typer_instance, path[1:]))
+    return ()
+
+
 @functools.lru_cache(maxsize=32)
-def _command_for(path: tuple[str, ...]) -> click.Command:
-    """The click command typer builds for *path*, built once per process: a
-    process that runs the CLI more than once (the tests, a caller embedding it)
-    would otherwise pay typer's ~5 ms of building on every call. click makes a
-    new context for every parse, so the command itself holds no state of a call."""
+def _command_for(words: tuple[str, ...]) -> click.Command:
+    """The click command typer builds for the command *words* name, built once per
+    process: a process that runs the CLI more than once (the tests, a caller
+    embedding it) would otherwise pay typer's ~5 ms of building on every call.
+    click makes a new context for every parse, so the command holds no state of a
+    call; keyed by command words only, the cache never holds a caller's text."""
     from typer.main import get_command
 
-    return get_command(_narrowed(app, list(path)))
+    return get_command(_narrowed(app, list(words)))
 
 
 def _parse_and_run(read: Argv) -> int:

@@ -182,18 +182,22 @@ def test_narrowed_application_holds_only_the_asked_command() -> None:
 def test_a_command_built_once_keeps_no_option_of_an_earlier_call(
     root: Path, typer_cli: CliRunner
 ) -> None:
-    """The click command for a command path is built once per process and reused;
-    each call parses its own options, so an option one call gave is gone in the next."""
+    """The click command for a command is built once per process and reused, whatever
+    the caller's text; each call parses its own options, so an option one call gave
+    is gone in the next."""
+    from memtier.cli._app import _command_for, _command_words
+
     for n in range(3):  # three notes, so three hits (lines of one note could be one)
         (root / f"memory/semantic/backup-{n}.md").write_text(f"# Backup {n}\n\nrestic check {n}\n")
-    from memtier.cli._app import _command_for
-
-    at = ("--root", str(root), "--json", "search", "restic")
+    at = ("--root", str(root), "--json", "search")
     hits = _command_for.cache_info().hits
-    narrow = typer_cli(*at, "--limit", "1")
-    wide = typer_cli(*at)
-    again = typer_cli(*at, "--limit", "2")
+    narrow = typer_cli(*at, "restic", "--limit", "1")
+    wide = typer_cli(*at, "restic")
+    again = typer_cli(*at, "check", "--limit", "2")
     assert narrow.exit_code == wide.exit_code == again.exit_code == 0, wide.stderr
     counts = [len(json.loads(r.stdout)["results"]) for r in (narrow, wide, again)]
     assert counts == [1, 3, 2]
     assert _command_for.cache_info().hits >= hits + 2  # the last two reused the first's
+    assert _command_words(app, ["remember", "nas01 is 10.0.0.4"]) == ("remember",)
+    assert _command_words(app, ["buffer", "note"]) == ("buffer", "note")
+    assert _command_words(app, ["no-such-command", "x"]) == ()
