@@ -15,36 +15,44 @@ and compares both parses on drawn argument lists.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+# typing is not imported either (2 ms): type checkers read this name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
-from memtier.cli import invocation
-from memtier.cli.invocation import (
-    STDIN_MARK,
-    Argv,
-    MissingValue,
-    defaults,
-    guarded,
-    read_argv,
-    separate,
+    from memtier.cli.invocation import Argv
+
+    Call = tuple[str, dict[str, Any]]
+
+# Nothing heavier is imported at module level: ``memtier --version`` loads this
+# module and needs nothing else; `memtier.cli.invocation` (pathlib, the option
+# pass) is imported by the functions that use it.
+
+# The hot commands' bodies, by name: each is the function of that name in
+# `memtier.cli.invocation` (see `body`).
+BODY_NAMES: tuple[str, ...] = (
+    "buffer_task",
+    "buffer_note",
+    "buffer_done",
+    "buffer_heartbeat",
+    "buffer_show",
+    "episodic_append",
+    "learn",
+    "session_start",
+    "health_check",
+    "search",
+    "merge_driver",
 )
 
-Call = tuple[str, dict[str, Any]]
 
+def body(name: str) -> Callable[..., int]:
+    """The body *name* of `BODY_NAMES`, looked up when it is called (so a test
+    that replaces it in `memtier.cli.invocation` replaces it here too)."""
+    from memtier.cli import invocation
 
-BODIES: dict[str, Callable[..., int]] = {
-    "buffer_task": invocation.buffer_task,
-    "buffer_note": invocation.buffer_note,
-    "buffer_done": invocation.buffer_done,
-    "buffer_heartbeat": invocation.buffer_heartbeat,
-    "buffer_show": invocation.buffer_show,
-    "episodic_append": invocation.episodic_append,
-    "learn": invocation.learn,
-    "session_start": invocation.session_start,
-    "health_check": invocation.health_check,
-    "search": invocation.search,
-    "merge_driver": invocation.merge_driver,
-}
+    found: Callable[..., int] = getattr(invocation, name)
+    return found
 
 
 # ---------------------------------------------------------------------------
@@ -98,11 +106,13 @@ def parse(read: Argv) -> Call | None:
             break
     else:
         return None
-    body, names, flags = shape
+    from memtier.cli.invocation import STDIN_MARK, defaults, separate
+
+    body_name, names, flags = shape
     options, words = separate(read.rest[length:], {o: k != FLAG for o, (_, k) in flags.items()})
     if STDIN_MARK in words:
         return None  # `-` means standard input: typer's command decides
-    kwargs: dict[str, Any] = defaults(BODIES[body])
+    kwargs: dict[str, Any] = defaults(body(body_name))
     given: set[str] = set()
     i = 0
     while i < len(options):
@@ -142,12 +152,14 @@ def parse(read: Argv) -> Call | None:
         kwargs.update(zip(names, words, strict=True))
     else:
         return None
-    return body, kwargs
+    return body_name, kwargs
 
 
 def read_line(args: list[str]) -> Argv | None:
     """*args* read once for both paths; None when a shared option lacks its value
     (typer's path reports that)."""
+    from memtier.cli.invocation import MissingValue, read_argv
+
     try:
         return read_argv(args)
     except MissingValue:
@@ -182,5 +194,7 @@ def run_fast(args: list[str], read: Argv | None) -> int | None:
     call = parse(read) if read is not None else None
     if call is None:
         return None
-    body, kwargs = call
-    return guarded(args, lambda _read: BODIES[body](**kwargs), read)
+    from memtier.cli.invocation import guarded
+
+    name, kwargs = call
+    return guarded(args, lambda _read: body(name)(**kwargs), read)

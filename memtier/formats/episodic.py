@@ -19,7 +19,6 @@ on reading and always added on writing.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -365,6 +364,8 @@ def rotation_id(snapshot: str, occurrence: int = 1, host: str = "") -> str:
     salt = "" if occurrence == 1 else f"\0{occurrence}"
     if host:  # PROTOCOL §14: with sync on, identical snapshots of two hosts differ
         salt += f"\0host:{host}"
+    import hashlib  # here: loading OpenSSL costs ~2 ms, and most calls never rotate
+
     digest = hashlib.sha256((snapshot + salt).encode("utf-8", "surrogatepass")).hexdigest()
     return f"r-{digest[:8]}"
 

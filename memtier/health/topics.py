@@ -21,11 +21,13 @@ _REBUILD = "fix: memtier index rebuild"
 
 
 def index_checks(ws: Workspace) -> list[Check]:
-    from memtier.formats.index import parse_index
-
     checks: list[Check] = []
     rel = ws.relative(ws.index_file)
     if os.path.lexists(ws.index_file):
+        # Imported only here: most workspaces have no index, and the module costs
+        # ~3 ms to import on every health check and session start.
+        from memtier.formats.index import parse_index
+
         text, problem = load(ws, ws.index_file)
         if text is None:
             return [Check("index.format", FAIL, rel, f"{rel} — unreadable: {problem or 'gone'}")]
@@ -65,11 +67,11 @@ def _fresh(ws: Workspace, rel: str) -> Check:
 
 
 def consolidation_checks(ws: Workspace) -> list[Check]:
-    from memtier.formats.consolidated import NAME_RE, checked_generation
-
     folder = ws.consolidated_dir
     if not folder.is_dir():
         return []
+    from memtier.formats.consolidated import NAME_RE, checked_generation
+
     checks: list[Check] = []
     chain: dict[str, dict[int, str]] = {}
     previous: dict[str, str | None] = {}

@@ -160,3 +160,15 @@ def test_rich_is_not_imported_when_piped(root: Path) -> None:
         text=True,
     )
     assert proc.stderr.endswith("False"), proc.stderr
+
+
+def test_version_loads_no_memtier_module_but_the_entry() -> None:
+    # Shims ask for the version often: it must not pay for the option pass or pathlib.
+    code = (
+        "import sys; from memtier.__main__ import main; main(['--version']); "
+        "sys.stderr.write(' '.join(sorted(m for m in sys.modules "
+        "if m.startswith('memtier') or m in ('pathlib', 'typer', 'click'))))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stdout.startswith("memtier "), proc.stderr
+    assert proc.stderr.split() == ["memtier", "memtier.__main__", "memtier.cli", "memtier.cli.fast"]

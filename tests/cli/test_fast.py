@@ -92,7 +92,8 @@ def _typer_call(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> Any:
     """The body and arguments typer's parse of *argv* hands to the bodies module, or
     None when typer refuses the line."""
     calls: list[tuple[str, dict[str, Any]]] = []
-    for name, body in fast.BODIES.items():
+    for name in fast.BODY_NAMES:
+        body = fast.body(name)
 
         def recorder(*args: Any, _name: str = name, _body: Any = body, **kwargs: Any) -> int:
             bound = inspect.signature(_body).bind(*args, **kwargs)
@@ -160,6 +161,12 @@ def _click_command(path: tuple[str, ...]) -> Any:
     return command
 
 
+def test_every_shape_names_a_body_of_the_bodies_module() -> None:
+    assert {shape[0] for shape in fast.SHAPES.values()} == set(fast.BODY_NAMES)
+    for name in fast.BODY_NAMES:
+        assert fast.body(name) is getattr(invocation, name)
+
+
 @pytest.mark.parametrize("path", list(fast.SHAPES), ids=" ".join)
 def test_the_fast_table_is_the_typer_command(path: tuple[str, ...]) -> None:
     body, names, flags = fast.SHAPES[path]
@@ -183,7 +190,7 @@ def test_the_fast_table_is_the_typer_command(path: tuple[str, ...]) -> None:
         assert click_param.multiple == (kind == fast.MANY)
     # One definition of every default: the body's, which the typer command declares.
     declared = {p.name: p.default for p in params if p.param_type_name == "option"}
-    for name, value in invocation.defaults(fast.BODIES[body]).items():
+    for name, value in invocation.defaults(fast.body(body)).items():
         assert declared[name] in (value, () if value is None else value), name
 
 
