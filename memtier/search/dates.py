@@ -111,6 +111,17 @@ class DateHint(NamedTuple):
             return MONTH_BOOST
         return YEAR_BOOST if day.year in self.years else 1.0
 
+    def name_prefixes(self) -> tuple[str, ...]:
+        """Beginnings of every file name `boost` can raise above 1: a name that starts
+        with none of them is not boosted (a name that does may still not be, when its
+        date is not a real one)."""
+        week = {m + timedelta(days=i) for m in self.weeks for i in range(7)}
+        return (
+            *(d.isoformat() for d in sorted(self.days | week)),
+            *(f"{y:04d}-{m:02d}-" for y, m in sorted(self.months)),
+            *(f"{y:04d}-" for y in sorted(self.years)),
+        )
+
     def most(self) -> float:
         if self.days:
             return DAY_BOOST

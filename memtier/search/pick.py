@@ -62,9 +62,13 @@ def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
     graded = len(scoring.terms) > 1
     bonus = scoring.recency_bonus
     today = scoring.today.toordinal()
-    groups: list[tuple[float, float, float, str, list[str], int]] = []
+    groups: list[tuple[float, float, float, str, list[str], int, bool]] = []
     dated = scoring.dates
     most = dated.most()
+    # Only a file whose name starts with a date the query names can be boosted: a
+    # group holding none is bounded without the boost, and its files score without
+    # looking at their dates again (a dated query over 10,000 notes: 12 -> 1 ms).
+    prefixes = dated.name_prefixes() if most > 1.0 else ()
     for (tier, found), files in counts.groups.items():
         base = 0.0
         share = 0.0
@@ -77,19 +81,22 @@ def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
         if graded:
             share /= total_idf
             cover = 1.0 + COVER_BONUS * share * share
+        boosted = bool(prefixes) and any(
+            rel[rel.rfind("/") + 1 :].startswith(prefixes) for rel in files
+        )
         # Recency is at most 1 + bonus: no file of the group can score above this.
-        bound = top * (1.0 + bonus) * cover * most
-        groups.append((bound, top, cover, tier, files, sum(found)))
+        bound = top * (1.0 + bonus) * cover * (most if boosted else 1.0)
+        groups.append((bound, top, cover, tier, files, sum(found), boosted))
     groups.sort(key=lambda g: -g[0])
     best: list[float] = []  # a min-heap of the cap best scores so far
     entries: list[tuple[float, int, str, int]] = []
-    for bound, top, cover, tier, files, matches in groups:
+    for bound, top, cover, tier, files, matches, boosted in groups:
         if len(best) >= cap and bound < best[0]:
             break  # this group and every later one score below cap files found
         order = _ORDER[tier]
         for rel in files:
             score = top * recency_of(rel, today, bonus) * cover
-            if most > 1.0:
+            if boosted:
                 score *= dated.boost(rel[rel.rfind("/") + 1 :])
             entries.append((-score, order, rel, matches))
             if len(best) < cap:
@@ -106,17 +113,31 @@ def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
     )
 
 
+class RawCounts(NamedTuple):
+    """What `raw_counts` found: each file's counts by term, each term's document
+    frequency, and each file's number of matches (whatever term they are of)."""
+
+    counted: dict[str, dict[str, int]]
+    df: dict[str, int]
+    matches: dict[str, int]
+
+
 def raw_counts(
     matches: dict[str, FileHits], scoring_terms: tuple[Term, ...], regex: bool
-) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+) -> RawCounts:
     """Each file's counts by term, and the document frequency of each term, from raw
     matched texts (several texts may stand for one term: ``Docker``, ``dockers``)."""
     keys: dict[str, str | None] = {}
     counted: dict[str, dict[str, int]] = {}
     df: dict[str, int] = {}
+    totals: dict[str, int] = {}
     for rel, hits in matches.items():
         texts: dict[str, int] = {}
-        for text, n in hits.counts().items():
+        found = hits.counts()
+        # The matches with a text: what `FileHits.match_count` counts, without a
+        # second pass over ripgrep's output of every file.
+        totals[rel] = sum(found.values())
+        for text, n in found.items():
             key = keys.get(text, "")
             if key == "":
                 if regex:
@@ -130,18 +151,14 @@ def raw_counts(
         counted[rel] = texts
         for key in texts:
             df[key] = df.get(key, 0) + 1
-    return counted, df
+    return RawCounts(counted, df, totals)
 
 
-def pick_raw(
-    counted: dict[str, dict[str, int]],
-    matches: dict[str, FileHits],
-    tiers_of: dict[str, str],
-    scoring: Scoring,
-    cap: int,
-) -> Picked:
+def pick_raw(raw: RawCounts, tiers_of: dict[str, str], scoring: Scoring, cap: int) -> Picked:
     """`pick_counted` for raw matches: every matching file scored, one loop."""
+    counted, totals = raw.counted, raw.matches
     idf_of = scoring.idf
+    dated = scoring.dates if scoring.dates.most() > 1.0 else None
     total = scoring.total_idf or 1.0
     graded = not scoring.regex and len(scoring.terms) > 1
     today = scoring.today.toordinal()
@@ -156,13 +173,13 @@ def pick_raw(
             share += weight
         tier = tiers_of[rel]
         score = base * TIER_WEIGHTS[tier] * recency_of(rel, today, bonus)
-        score *= scoring.dates.boost(rel[rel.rfind("/") + 1 :])
+        if dated is not None:
+            score *= dated.boost(rel[rel.rfind("/") + 1 :])
         if graded:
             share /= total
             score *= 1.0 + COVER_BONUS * share * share
         scored.append((-score, _ORDER[tier], rel))
     chosen = heapq.nsmallest(cap, scored)
-    files = [(rel, TIERS[order], matches[rel].match_count()) for _, order, rel in chosen]
-    picked = {rel for rel, _, _ in files}
-    rest = sum(hits.match_count() for rel, hits in matches.items() if rel not in picked)
+    files = [(rel, TIERS[order], totals[rel]) for _, order, rel in chosen]
+    rest = sum(totals.values()) - sum(found for _, _, found in files)
     return Picked(files, len(scored) - len(files), rest)

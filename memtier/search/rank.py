@@ -188,13 +188,14 @@ def rank(
     if not regex and terms:
         ctx.precise = re.compile(combined_pattern(terms), re.IGNORECASE)
     counts = scanned.counted
-    raw: dict[str, dict[str, int]] = {}
+    raw = pick.RawCounts({}, {}, {})
     if counts is not None:
         df = counts.document_frequency()
         matched = counts.file_count()
     else:
-        raw, df = pick.raw_counts(scanned.matches, terms, regex)
-        matched = len(raw)
+        raw = pick.raw_counts(scanned.matches, terms, regex)
+        df = raw.df
+        matched = len(raw.counted)
     n = max(scanned.files_searched, matched)
     # A question-frame word weighs a share of its idf (`tokens.FRAME_WORDS`).
     frame = {t.text: FRAME_WEIGHT if t.text in FRAME_WORDS else 1.0 for t in terms}
@@ -220,8 +221,8 @@ def rank(
     if counts is not None:
         picked = pick.pick_counted(counts, scoring, cap)
     else:
-        tiers_of = {rel: tier_of(rel) or "cold" for rel in raw}
-        picked = pick.pick_raw(raw, scanned.matches, tiers_of, scoring, cap)
+        tiers_of = {rel: tier_of(rel) or "cold" for rel in raw.counted}
+        picked = pick.pick_raw(raw, tiers_of, scoring, cap)
 
     files: list[tuple[str, str, int, list[str], list[Section]]] = []
     for rel, tier, found in picked.files:

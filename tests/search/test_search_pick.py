@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memtier.search import SearchRequest, search
+from memtier.search.dates import DateHint
 from memtier.search.found import FileHits, ScanResult, TermCounts, counting_words
-from memtier.search.pick import Scoring, pick_counted, pick_raw
+from memtier.search.pick import Scoring, pick_counted, pick_raw, raw_counts
 from memtier.search.scanner import _parse_rg_output, find_rg, scan_with_python
 from memtier.search.scoring import idf
 from memtier.search.tokens import Term
@@ -43,15 +44,33 @@ def _tier(folder: str) -> str:
     }[folder]
 
 
+_DAY = st.dates(date(2026, 1, 1), date(2026, 12, 31))
+# What a query may say about dates (`dates.DateHint`): the days, months, years and
+# weeks whose notes are boosted.
+_HINT = st.builds(
+    DateHint,
+    st.just(""),
+    st.frozensets(_DAY, max_size=3),
+    st.frozensets(st.tuples(st.just(2026), st.integers(1, 12)), max_size=2),
+    st.frozensets(st.sampled_from([2025, 2026]), max_size=1),
+    st.frozensets(_DAY.map(lambda d: date.fromordinal(d.toordinal() - d.weekday())), max_size=2),
+)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     files=st.lists(_file, min_size=1, max_size=60),
     cap=st.integers(1, 20),
     terms=st.integers(1, 3),
     bonus=st.sampled_from([0.12, 1.0]),
+    dates=st.one_of(st.just(DateHint("")), _HINT),
 )
 def test_grouped_pick_equals_scoring_every_file(
-    files: list[tuple[str, str, tuple[int, ...]]], cap: int, terms: int, bonus: float
+    files: list[tuple[str, str, tuple[int, ...]]],
+    cap: int,
+    terms: int,
+    bonus: float,
+    dates: DateHint,
 ) -> None:
     words = WORDS[:terms]
     counts = TermCounts(words)
@@ -79,8 +98,12 @@ def test_grouped_pick_equals_scoring_every_file(
         sum(weights.get(w, idf(0, n)) for w in words),
         TODAY,
         bonus,
+        dates,
     )
-    assert pick_counted(counts, scoring, cap) == pick_raw(raw, matches, tiers_of, scoring, cap)
+    counted = raw_counts(matches, scoring.terms, False)
+    assert counted.counted == raw
+    assert counted.matches == {rel: sum(found.values()) for rel, found in raw.items()}
+    assert pick_counted(counts, scoring, cap) == pick_raw(counted, tiers_of, scoring, cap)
 
 
 def test_parse_counts_each_term_per_file_and_keeps_warnings() -> None:
@@ -176,3 +199,27 @@ def test_python_scanner_reads_a_file_larger_than_one_read(root: Path) -> None:
     result = scan_with_python(root, ("cold",), "qdrant", ignore_case=True, literals=["qdrant"])
     assert result.counted is not None
     assert result.counted.counts_of("memory/episodic/2026-11-04.md") == {"qdrant": 1}
+
+
+@pytest.mark.parametrize(
+    "hint",
+    [
+        DateHint("", days=frozenset({date(2026, 3, 2)})),
+        DateHint("", weeks=frozenset({date(2026, 11, 23)})),
+        DateHint("", months=frozenset({(2026, 2)})),
+        DateHint("", years=frozenset({2025})),
+        DateHint("", days=frozenset({date(2026, 1, 1)}), months=frozenset({(2025, 12)})),
+    ],
+    ids=["day", "week", "month", "year", "day and month"],
+)
+def test_a_name_is_boosted_exactly_when_it_starts_with_a_prefix_of_the_hint(
+    hint: DateHint,
+) -> None:
+    # The grouped pick skips the boost for groups whose names start with none of them.
+    prefixes = hint.name_prefixes()
+    day = date(2024, 12, 1)
+    while day < date(2027, 2, 1):
+        for name in (f"{day.isoformat()}.md", f"{day.isoformat()}-2.md"):
+            assert (hint.boost(name) > 1.0) == name.startswith(prefixes), name
+        day = date.fromordinal(day.toordinal() + 1)
+    assert not "notes.md".startswith(prefixes)
