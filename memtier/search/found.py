@@ -95,12 +95,18 @@ class FileHits:
         if self._list is not None:
             return dict(Counter(text for _, _, text in self._list))
         raw = self._raw
-        lines = raw.split(b"\n") if raw else []
-        if lines and _FULL_RE.match(lines[0]):
-            lines = _TEXT_RE.findall(raw)  # the texts alone, without a match object each
-        counted = Counter(lines)
-        # ripgrep prints empty matches (a pattern like ``^``); they match no text.
-        return {k.decode("utf-8", "replace"): n for k, n in counted.items() if k}
+        if not raw:
+            return {}
+        # With positions, the texts alone (without a match object each).
+        texts = _TEXT_RE.findall(raw) if _FULL_RE.match(raw) else raw.split(b"\n")
+        # A file holds a few matches: a dict counts them faster than a Counter. ripgrep
+        # prints empty matches (a pattern like ``^``); they match no text.
+        counted: dict[str, int] = {}
+        for text in texts:
+            if text:
+                key = text.decode("utf-8", "replace")
+                counted[key] = counted.get(key, 0) + 1
+        return counted
 
     def match_count(self) -> int:
         if self._counted is not None:

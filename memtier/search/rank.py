@@ -93,7 +93,8 @@ from memtier.search.tokens import (
     length_in_words,
     term_of,
 )
-from memtier.workspace import TIERS, tier_of
+from memtier.workspace import TIERS
+from memtier.workspace import tiers_of as workspace_tiers
 
 _NO_HITS = FileHits()  # a file of a word query: `_precise` finds its matches itself
 
@@ -221,7 +222,7 @@ def rank(
     if counts is not None:
         picked = pick.pick_counted(counts, scoring, cap)
     else:
-        tiers_of = {rel: tier_of(rel) or "cold" for rel in raw.counted}
+        tiers_of = {rel: tier or "cold" for rel, tier in workspace_tiers(raw.counted).items()}
         picked = pick.pick_raw(raw, tiers_of, scoring, cap)
 
     files: list[tuple[str, str, int, list[str], list[Section]]] = []
