@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from memtier.errors import ConfigError
+from memtier.values import Fields
 
 DEFAULT_VOCABULARY: tuple[str, ...] = (
     "tailscale", "tailnet", "docker", "synapse", "matrix", "coturn", "qdrant", "ubuntu",
@@ -41,8 +41,7 @@ DEFAULT_RECALL_TRIGGERS: tuple[str, ...] = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Fields):
     """The settings of one workspace; defaults are PROTOCOL §1's."""
 
     vocabulary: tuple[str, ...] = DEFAULT_VOCABULARY
@@ -69,14 +68,13 @@ class Config:
     # PROTOCOL §14 (v3): sync through git.
     sync_warn_hours: float = 48
     sync_auto: bool = False
-    _vocabulary_set: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_vocabulary_set", frozenset(self.vocabulary))
 
     def in_vocabulary(self, tag: str) -> bool:
         """Case-sensitive membership, as the original script compared (compat)."""
-        return tag in self._vocabulary_set
+        known = self.__dict__.get("_vocabulary_set")  # made on first need, not a field
+        if known is None:
+            known = self.__dict__["_vocabulary_set"] = frozenset(self.vocabulary)
+        return tag in known
 
 
 # Expected type of each key, with a human name for error messages.
@@ -138,7 +136,7 @@ _MAXIMUM: dict[str, float] = {
     "summary_max_chars": 1_000_000,
 }
 
-assert set(_KEY_TYPES) == {f.name for f in fields(Config) if not f.name.startswith("_")}
+assert set(_KEY_TYPES) == set(Config._FIELDS)
 
 
 def _check_value(key: str, raw: object, where: str | Path) -> Any:

@@ -10,8 +10,9 @@ handler says so in one line and exits `EXIT_BUG` (3).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+from memtier.values import Fields
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -19,8 +20,7 @@ EXIT_INPUT = 2
 EXIT_BUG = 3
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(Fields):
     """A parameter at fault, or an operation that fixes it, named in a message.
 
     The core says *what* (``Term("kind")``: the parameter ``kind`` of the core

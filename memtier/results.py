@@ -25,7 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import PurePath
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Self, dataclass_transform
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from memtier.values import Fields
 
 if TYPE_CHECKING:
     from memtier.errors import MemtierError, Term
@@ -109,78 +111,6 @@ class Result(Record):
         server's words for a tool client (PROTOCOL §11 v3), where ``text_lines`` is
         the command line's (a result that names no command has the one text)."""
         return self.text_lines()
-
-
-@dataclass_transform(frozen_default=True)
-class Fields:
-    """A frozen value whose fields are its class's annotations, as a frozen dataclass's
-    are, without the code ``@dataclass`` generates for each class (about a
-    millisecond a class at start-up: the results of the hot commands use this).
-
-    Positional or keyword arguments in field order; a field's default is the value
-    the class body gives it; `copy_with` is ``dataclasses.replace``. Equality,
-    hashing and repr go by the fields.
-    """
-
-    __slots__ = ()
-    _FIELDS: ClassVar[tuple[str, ...]] = ()
-    _DEFAULTS: ClassVar[Mapping[str, Any]] = MappingProxyType({})
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        # Not inspect.get_annotations: `inspect` alone costs a hot command ~10 ms.
-        own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
-        names = [*cls._FIELDS]
-        defaults = dict(cls._DEFAULTS)
-        for name, kind in own.items():
-            if "ClassVar" in str(kind):
-                continue
-            if name not in names:
-                names.append(name)
-            if name in cls.__dict__:
-                defaults[name] = cls.__dict__[name]
-        cls._FIELDS = tuple(names)
-        cls._DEFAULTS = MappingProxyType(defaults)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        names = self._FIELDS
-        if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__}: {len(args)} values for {len(names)} fields")
-        values = dict(zip(names, args, strict=False))
-        for key, value in kwargs.items():
-            if key not in names or key in values:
-                raise TypeError(f"{type(self).__name__}: unexpected or repeated field {key!r}")
-            values[key] = value
-        for name in names:
-            if name not in values:
-                if name not in self._DEFAULTS:
-                    raise TypeError(f"{type(self).__name__}: missing field {name!r}")
-                values[name] = self._DEFAULTS[name]
-        self.__dict__.update(values)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen: cannot delete {name!r}")
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(self.__dict__[name] for name in self._FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{n}={self.__dict__[n]!r}" for n in self._FIELDS)
-        return f"{type(self).__name__}({shown})"
-
-    def copy_with(self, **changes: Any) -> Self:
-        return type(self)(**{**dict(zip(self._FIELDS, self._values(), strict=True)), **changes})
 
 
 def field_names(result: object) -> tuple[str, ...]:

@@ -57,23 +57,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 from memtier.secrets_rules import PRIVATE_KEY, SYNTAX, Rule, secret_group
 from memtier.secrets_tokens import TOKENS
+from memtier.values import Fields, field
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Fields):
     """One secret occurrence: which rule matched and on which line (1-based)."""
 
     rule: str
     line: int
 
 
-@dataclass(frozen=True)
-class Redaction:
+class Redaction(Fields):
     """Result of ``redact``: the cleaned text and replacements per rule."""
 
     text: str
@@ -505,8 +503,7 @@ _CONTROLS = {code: " " for code in (*range(0x00, 0x09), *range(0x0E, 0x1C), 0x7F
 _BULLETS = tuple(mark + blank for mark in "-*+" for blank in " \t")
 
 
-@dataclass(frozen=True)
-class FoldedLine:
+class FoldedLine(Fields):
     """One line of text, its secrets replaced, and how many of each rule fired."""
 
     text: str

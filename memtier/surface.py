@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from memtier.values import Fields, field
 
 if TYPE_CHECKING:
     from memtier.workspace import Workspace
@@ -28,8 +29,7 @@ RG_ENV = "MEMTIER_RG"
 NO_RG = "none"
 
 
-@dataclass(frozen=True)
-class ScannerChoice:
+class ScannerChoice(Fields):
     """The ripgrep binary to search with (None: the built-in scanner), and why not
     the one asked for, when it could not be had."""
 
@@ -37,8 +37,7 @@ class ScannerChoice:
     warnings: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Surface:
+class Surface(Fields):
     """What one face was given, and the environment it runs in."""
 
     root: str | None = None

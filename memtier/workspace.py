@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from memtier.clock import today as _today
 from memtier.config import Config, load_config
 from memtier.errors import InputError, WorkspaceNotFound
+from memtier.values import Fields, field
 
 HOT_FILE = "MEMORY.md"
 MEMORY_DIR = "memory"
@@ -210,8 +210,7 @@ def resolve_root(explicit: str | Path | None, cwd: Path) -> Path:
     return root
 
 
-@dataclass(frozen=True)
-class Workspace:
+class Workspace(Fields):
     """One workspace root, the moment the command runs at, and its configuration."""
 
     root: Path

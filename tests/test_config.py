@@ -8,6 +8,7 @@ import pytest
 
 from memtier.config import DEFAULT_VOCABULARY, Config, load_config, parse_config
 from memtier.errors import ConfigError
+from memtier.results import field_names
 from memtier.workspace import CONFIG_FILE
 from tests.conftest import CliRunner
 
@@ -75,7 +76,6 @@ def test_non_utf8_config_is_an_input_error(root: Path, cli: CliRunner) -> None:
 
 def test_the_template_init_writes_comments_every_key_with_its_default() -> None:
     import re
-    from dataclasses import fields
 
     from memtier.formats.templates import templates_dir
 
@@ -89,4 +89,4 @@ def test_the_template_init_writes_comments_every_key_with_its_default() -> None:
     uncommented = "\n".join(settings) + "\n"
     assert parse_config(uncommented, WHERE) == Config()
     keys = {line.split(" =", 1)[0] for line in settings if not line.startswith("  ")}
-    assert keys == {f.name for f in fields(Config) if not f.name.startswith("_")}
+    assert keys == set(field_names(Config()))

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from memtier.results import NO_REDACTIONS, Fields, Record, Result, field_names, fixed, json_value
+from memtier.results import NO_REDACTIONS, Record, Result, field_names, fixed, json_value
+from memtier.values import Fields
 from tests.conftest import REPO
 
 

@@ -370,14 +370,12 @@ def learn(kind: str, text: list[str], pin: bool = False) -> int:
 
 
 def session_start(max_chars: int | None = None) -> int:
-    from dataclasses import replace
-
     from memtier.commands.session_start import session_start as start
 
     ws = open_workspace()
     if ws.config.sync_auto:  # PROTOCOL §14: sync first, never failing the session
         auto_sync_line(ws)
-    return show(replace(start(ws), max_chars=max_chars))
+    return show(start(ws).copy_with(max_chars=max_chars))
 
 
 def auto_sync_line(ws: Workspace) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from memtier import store
 from memtier.errors import InputError
 from memtier.formats.episodic import ClosureBlock, split_closure
 from memtier.results import Record, fixed
+from memtier.values import Fields
 from memtier.workspace import Workspace
 
 # How many of the newest notes are read looking for a closure block: a note
@@ -47,8 +47,7 @@ def cli_more(path: str, first: int | None, last: int | None) -> str:
     return f"memtier get {path}:{first}-{last}"
 
 
-@dataclass(frozen=True)
-class LastOpen(Record):
+class LastOpen(Record, Fields):
     """The closure block of the newest closed note, and the day it belongs to."""
 
     day: str
@@ -132,8 +131,7 @@ def last_open(ws: Workspace) -> LastOpen | None:
     return review_only
 
 
-@dataclass(frozen=True)
-class ContextPart:
+class ContextPart(Fields):
     """One block of the base context: its heading, the file it shows, its text.
 
     *first_line* is the line number of the text's first line in that file (1 for
@@ -147,8 +145,7 @@ class ContextPart:
     heading: bool = True
 
 
-@dataclass(frozen=True)
-class Cut(Record):
+class Cut(Record, Fields):
     """A part shown only in part (``shown`` of ``total`` lines) or left out (``shown`` 0)."""
 
     path: str
@@ -159,8 +156,7 @@ class Cut(Record):
     JSON_NAMES = fixed(shown="shown_lines", total="total_lines")
 
 
-@dataclass(frozen=True)
-class FittedContext:
+class FittedContext(Fields):
     lines: tuple[str, ...]
     cuts: tuple[Cut, ...]
 

@@ -26,8 +26,9 @@ from memtier.formats.episodic import (
     place_before_closure,
     split_closure,
 )
-from memtier.results import NO_REDACTIONS, Fields, Result
+from memtier.results import NO_REDACTIONS, Result
 from memtier.store import checkpoint
+from memtier.values import Fields
 from memtier.workspace import Workspace
 
 

@@ -9,7 +9,6 @@ calls them (`memtier.commands.facts`, `memtier.commands.fact_edits`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtier import store
@@ -27,6 +26,7 @@ from memtier.formats.fact_text import (
     word_set,
 )
 from memtier.secrets import merge_counts
+from memtier.values import Fields, field
 from memtier.workspace import ARCHIVE_DIR, MEMORY_DIR, Workspace, exists_or_link, tier_of
 
 RETIRED_LOG = f"{MEMORY_DIR}/{ARCHIVE_DIR}/retired.md"
@@ -34,8 +34,7 @@ _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 RETIRED_TITLE = "# Retired facts"
 
 
-@dataclass(frozen=True)
-class CleanFact:
+class CleanFact(Fields):
     text: str
     redacted: dict[str, int] = field(default_factory=dict)
 
@@ -101,8 +100,7 @@ class MatchError(RefusedError):
         self.matches = matches
 
 
-@dataclass(frozen=True)
-class FactFile:
+class FactFile(Fields):
     """A HOT or WARM file a fact command works on."""
 
     path: Path  # real path, confined

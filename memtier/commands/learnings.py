@@ -33,8 +33,9 @@ from memtier.formats.lessons import (
     mark_promoted,
     normalise_lesson,
 )
-from memtier.results import NO_REDACTIONS, Fields, Result, fixed
+from memtier.results import NO_REDACTIONS, Result, fixed
 from memtier.store import checkpoint
+from memtier.values import Fields
 from memtier.workspace import SEMANTIC_DIR, Workspace, exists_or_link, tier_of
 
 LEARN_KINDS: dict[str, str] = {

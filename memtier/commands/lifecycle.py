@@ -43,8 +43,9 @@ from memtier.formats.buffer import (
     parse_buffer,
     task_text,
 )
-from memtier.results import NO_REDACTIONS, Fields, Result
+from memtier.results import NO_REDACTIONS, Result
 from memtier.store import checkpoint
+from memtier.values import Fields
 from memtier.workspace import Workspace, exists_or_link
 
 _OPEN_BOX = re.compile(r"\[ \]\s+")

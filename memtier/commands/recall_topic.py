@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -191,7 +191,7 @@ def recall(
 def _fallback(ws: Workspace, query: str, rest: str, max_chars: int, rg: str | None) -> RecallReport:
     from memtier.search import SearchRequest, search
 
-    quiet = replace(ws, config=replace(ws.config, search_log=False))  # recall is read-only
+    quiet = ws.copy_with(config=ws.config.copy_with(search_log=False))  # recall is read-only
     report = search(quiet, SearchRequest(query=rest, rg=rg))
     head = ["no topic in the index matches; search results:"]
     lines, cut = _bounded([("", head), ("", list(report.text_lines()))], max_chars)

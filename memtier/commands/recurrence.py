@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +26,14 @@ from memtier.formats.lessons import (
 )
 from memtier.results import Record, Result, fixed
 from memtier.store import checkpoint
+from memtier.values import Fields
 from memtier.workspace import SCRATCH_FILES, Workspace
 
 # The two SCRATCH files whose lessons recur (PROTOCOL §8 step 7).
 RECURRENCE_FILES: tuple[str, ...] = ("ERRORS.md", "LEARNINGS.md")
 
 
-@dataclass(frozen=True)
-class Flagged(Record):
+class Flagged(Record, Fields):
     """A lesson that reached the threshold and was flagged on its first line."""
 
     file: str
@@ -139,8 +138,7 @@ def read_scratch(ws: Workspace, path: Path) -> str:
 # candidates (what the recurrence check flagged, plus flags set by hand)
 
 
-@dataclass(frozen=True)
-class Candidate(Record):
+class Candidate(Record, Fields):
     file: str
     line: int
     entry: str
@@ -150,8 +148,7 @@ class Candidate(Record):
     JSON_NAMES = fixed(entry="text")  # "text" is the text in every command's JSON
 
 
-@dataclass(frozen=True)
-class CandidatesResult(Result):
+class CandidatesResult(Result, Fields):
     candidates: tuple[Candidate, ...]
     warnings: tuple[str, ...] = ()
 

@@ -40,8 +40,9 @@ from memtier.formats.episodic import (
     rotation_heading,
     snapshot_ids,
 )
-from memtier.results import Fields, Result, fixed
+from memtier.results import Result, fixed
 from memtier.store import checkpoint
+from memtier.values import Fields
 from memtier.workspace import Workspace, exists_or_link
 
 # Each names the command that recovers as a Term: each face words it (§11 v3).

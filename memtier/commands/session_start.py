@@ -25,7 +25,6 @@ every line of the buffer ends up exactly once in the buffer or in a note:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
@@ -62,14 +61,14 @@ from memtier.formats.episodic import (
 )
 from memtier.results import Result
 from memtier.store import checkpoint
+from memtier.values import Fields
 from memtier.workspace import Workspace, exists_or_link
 
 RECOVERED_MARKER = "[RECOVERED: STALE]"
 CONTEXT_SCRATCH_LINES = 20
 
 
-@dataclass(frozen=True)
-class SessionStartResult(Result):
+class SessionStartResult(Result, Fields):
     """What session-start did, and the base context it prints (PROTOCOL §4 step 7)."""
 
     actions: tuple[str, ...]

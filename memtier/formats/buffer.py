@@ -21,12 +21,12 @@ line is ordinary content.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from memtier.clock import parse_timestamp
 from memtier.config import Config
 from memtier.errors import InputError
+from memtier.values import Fields
 from memtier.workspace import BUFFER_FILE, MEMORY_DIR
 
 BUFFER_TITLE = "# Working Buffer"
@@ -97,8 +97,7 @@ def count_lines(text: str) -> int:
     return text.count("\n")
 
 
-@dataclass(frozen=True)
-class Buffer:
+class Buffer(Fields):
     """A parsed working buffer: the two header timestamps (as written) and the body.
 
     The body is everything after the four header lines and, when not empty,
@@ -263,8 +262,7 @@ def _structural(line: str) -> bool:
     return not line.strip() or line.rstrip() in (ACTIVE_HEADING, NOTES_HEADING)
 
 
-@dataclass(frozen=True)
-class KeptLine:
+class KeptLine(Fields):
     """A live buffer line the snapshot lacks, and whether it was an active task."""
 
     line: str

@@ -21,17 +21,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from memtier.clock import parse_day
+from memtier.values import Fields
 
 CLOSURE_FIELDS: tuple[str, ...] = ("Updated:", "Decisions:", "Signal:", "Open:")
 CLOSURE_LINES = len(CLOSURE_FIELDS)
 
 
-@dataclass(frozen=True)
-class ClosureBlock:
+class ClosureBlock(Fields):
     """The four closure fields, as text after ``<Field>:`` without surrounding spaces."""
 
     updated: str
@@ -294,8 +293,7 @@ def merge_closure(
         return new
     finished = {item.casefold() for item in done}
     kept = [item for item in _items(old.open) if item.casefold() not in finished]
-    return replace(
-        new,
+    return new.copy_with(
         decisions=_merge_field(old.decisions, new.decisions),
         signal=_merge_field(old.signal, new.signal),
         open=_merge_field(ITEM_SEPARATOR.join(kept), new.open),

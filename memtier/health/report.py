@@ -23,7 +23,8 @@ from typing import Any
 
 from memtier.errors import CheckFailed
 from memtier.health.verdict import FAIL, PASS, WARN, Check
-from memtier.results import Fields, Result
+from memtier.results import Result
+from memtier.values import Fields
 from memtier.workspace import Workspace
 
 HEADING = "=== Memory Health Check ({moment}) ==="

@@ -6,16 +6,16 @@ it without importing each other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from memtier.values import Fields
 
 PASS = "pass"
 FAIL = "fail"
 WARN = "warn"
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(Fields):
     """One verdict of PROTOCOL §6: which check, pass/fail/warn, on which file, and why."""
 
     id: str  # e.g. "hot.header", "secrets", "shims.version"

@@ -9,7 +9,7 @@ channels. The conventions every tool follows are at the top of
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -72,7 +72,7 @@ def _search(ws: Workspace, request: Any, max_chars: int) -> ToolOutput:
         return len(json.dumps(found)) + len(json.dumps(listed_warnings))
 
     def sizes(count: int) -> tuple[list[str], list[str], int]:
-        part = replace(report, hits=report.hits[:count])
+        part = report.copy_with(hits=report.hits[:count])
         lines = [*warned, *_search_text(part)]
         found = [f"{hit.path}:{hit.to_json()['line']}" for hit in part.hits]
         return lines, found, sum(len(line) + 1 for line in lines) + listed(found)
@@ -109,7 +109,7 @@ def search_warm(ws: Workspace, request: Any) -> SearchReport:
     the ripgrep the request names (the surface's choice, as on the CLI)."""
     from memtier.search import search
 
-    return search(ws, replace(request, log=False))
+    return search(ws, request.copy_with(log=False))
 
 
 def _get(ws: Workspace, spec: GetSpec, max_chars: int) -> ToolOutput:

@@ -6,7 +6,6 @@ The conventions every tool follows are at the top of `memtier.mcp.toolkit`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -70,7 +69,7 @@ def _session_start(ws: Workspace, max_chars: int) -> ToolOutput:
     from memtier.commands.session_start import session_start
 
     check_budget(max_chars)
-    result = replace(session_start(ws), max_chars=max_chars)
+    result = session_start(ws).copy_with(max_chars=max_chars)
     head = [f"session-start: {shorten(action)}" for action in result.actions]
     head += [f"warning: {shorten(message)}" for message in result.warnings]
     health = result.health_line(fix="call memory_health")

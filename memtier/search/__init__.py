@@ -11,7 +11,6 @@ wait for a writer, and every writer replaces files atomically.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from memtier import errors
@@ -19,6 +18,7 @@ from memtier.errors import InputError
 from memtier.results import Result
 from memtier.search.hits import Hit
 from memtier.search.scanner import find_rg
+from memtier.values import Fields, field
 from memtier.workspace import TIERS, Workspace
 
 __all__ = ["SearchReport", "SearchRequest", "find_rg", "resolve_tiers", "search"]
@@ -27,8 +27,7 @@ __all__ = ["SearchReport", "SearchRequest", "find_rg", "resolve_tiers", "search"
 DEFAULT_TIERS: tuple[str, ...] = tuple(t for t in TIERS if t != "archive")
 
 
-@dataclass(frozen=True)
-class SearchRequest:
+class SearchRequest(Fields):
     """What to search for and where. *rg* is the ripgrep binary (None: Python scanner)."""
 
     query: str
@@ -44,8 +43,7 @@ class SearchRequest:
     log: bool = True
 
 
-@dataclass(frozen=True)
-class SearchReport(Result):
+class SearchReport(Result, Fields):
     query: str
     tiers: tuple[str, ...]
     total_matched: int
@@ -100,8 +98,6 @@ def resolve_tiers(names: Iterable[str], all_tiers: bool) -> tuple[str, ...]:
 
 def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> SearchReport:
     """Scan, rank, and record the search in the search log."""
-    from dataclasses import replace
-
     from memtier.search.dates import DateHint, parse_dates
     from memtier.search.tokens import Term, query_terms, scan_pattern
     from memtier.secrets import redact
@@ -110,7 +106,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
     # a credential in it never is. Memory holds only placeholders, so the redacted
     # query still finds them.
     query_redaction = redact(request.query)
-    request = replace(request, query=query_redaction.text)
+    request = request.copy_with(query=query_redaction.text)
     notices = tuple(
         f"redacted {count} secret(s) in the query: {rule}"
         for rule, count in sorted(query_redaction.counts.items())

@@ -15,11 +15,11 @@ N`` then the excerpt, each line numbered, ``12:`` for a line with a match
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from memtier.render import paint
 from memtier.search.tokens import Term
+from memtier.values import Fields, field
 
 MAX_EXCERPT_LINES = 12
 MAX_LINE_CHARS = 400  # a longer line is cut to a window around its first match
@@ -28,8 +28,7 @@ MAX_LINE_CHARS = 400  # a longer line is cut to a window around its first match
 Scored = tuple[int, int, str, str, float]
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(Fields):
     """One ranked hit: *line* is its best line, *line_start*..*line_end* the lines shown."""
 
     path: str

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -24,6 +23,7 @@ from memtier.clock import format_timestamp
 from memtier.errors import MemtierError
 from memtier.results import Record, Result
 from memtier.store import checkpoint
+from memtier.values import Fields
 from memtier.workspace import Workspace
 
 LOG_NAME = ".searches.jsonl"
@@ -43,8 +43,7 @@ class Logged(NamedTuple):
     redacted: dict[str, int] = {}  # noqa: RUF012 (a NamedTuple default, never mutated)
 
 
-@dataclass(frozen=True)
-class LoggedSearch(Record):
+class LoggedSearch(Record, Fields):
     query: str
     tiers: tuple[str, ...]
     result_count: int
@@ -116,8 +115,7 @@ def record_search(ws: Workspace, query: str, tiers: tuple[str, ...], result_coun
     return Logged(redacted=dict(cleaned.counts))
 
 
-@dataclass(frozen=True)
-class RecentSearches(Result):
+class RecentSearches(Result, Fields):
     searches: tuple[LoggedSearch, ...]
     zero_only: bool = False
     warnings: tuple[str, ...] = ()

@@ -7,10 +7,10 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memtier.errors import CHANGING_MESSAGE, ConcurrentEdit, ConfinementError, InputError
+from memtier.values import Fields
 from memtier.workspace import exists_or_link, inside_root, special_file_kind
 
 _BOM = "\ufeff"
@@ -66,8 +66,7 @@ def confine(root: Path, path: Path) -> Path:
 # reading
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(Fields):
     """A text file as read: newline-normalised text plus how to write it back."""
 
     text: str
@@ -236,7 +235,7 @@ def read_document(path: Path, *, root: Path | None = None) -> Document:
     """Read a UTF-8 text file; bad input becomes an `InputError` naming the file."""
     shown = _display(path, root)
     data, stamp, source = _read_real(path, root, shown)
-    return replace(decode_document(data, shown, path), stamp=stamp, source=source)
+    return decode_document(data, shown, path).copy_with(stamp=stamp, source=source)
 
 
 def decode_document(data: bytes, shown: str, path: Path | None = None) -> Document:

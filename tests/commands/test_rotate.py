@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -141,7 +140,7 @@ def test_two_buffers_with_the_same_lines_both_land(ws: Workspace) -> None:
     buffer_task(ws, "check backups")
     buffer_note(ws, "backups ok")
     first = session_end(ws).rotation
-    later = replace(ws, now=ws.now + timedelta(hours=5))
+    later = ws.copy_with(now=ws.now + timedelta(hours=5))
     buffer_task(later, "check backups")
     buffer_note(later, "backups ok")
     second = session_end(later).rotation
