@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -92,17 +91,6 @@ def tier_of(rel: str) -> str | None:
     if len(parts) >= 3 and parts[0] == MEMORY_DIR and parts[1] == ARCHIVE_DIR:
         return "archive"
     return None
-
-
-def tiers_of(paths: Iterable[str]) -> dict[str, str | None]:
-    """`tier_of` of many paths, the daily notes (nearly all of a broad search's
-    files) told without a call each: 100,000 calls cost ~40 ms."""
-    return {
-        rel: "cold"
-        if rel.startswith(EPISODIC_PREFIX) and rel.endswith(".md") and rel.count("/") == 2
-        else tier_of(rel)
-        for rel in paths
-    }
 
 
 def memory_kind(rel: str) -> str | None:

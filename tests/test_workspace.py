@@ -17,7 +17,6 @@ from memtier.workspace import (
     inside_root,
     resolve_root,
     tier_of,
-    tiers_of,
 )
 from tests.conftest import NOW, CliRunner
 
@@ -166,22 +165,6 @@ def test_resolves_inside_follows_symlinks(root: Path, tmp_path: Path) -> None:
     assert ws.resolves_inside(root / "memory/semantic/in.md")
     assert not ws.resolves_inside(root / "memory/semantic/out.md")
     assert ws.resolves_inside(ws.buffer)
-
-
-def test_many_paths_get_the_tier_each_would_get_alone() -> None:
-    paths = [
-        "memory/episodic/2026-11-30.md",
-        "memory/episodic/2026-11-30.txt",
-        "memory/episodic/old/2026-11-30.md",
-        "memory/episodic.md",
-        "memory/archive/2026/11/2026-11-01.md",
-        "memory/semantic/infra.md",
-        "MEMORY.md",
-        ".learnings/errors.md",
-        "notes/x.md",
-    ]
-    assert tiers_of(paths) == {rel: tier_of(rel) for rel in paths}
-    assert tiers_of(paths)["memory/episodic/old/2026-11-30.md"] is None
 
 
 def test_every_tier_path_is_one_tier_of_its_own() -> None:

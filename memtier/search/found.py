@@ -74,19 +74,22 @@ _NON_EMPTY_RE = re.compile(rb"^\d+:\d+:.", re.MULTILINE)  # a match with text (`
 
 class FileHits:
     """The matches in one file, kept as ripgrep printed them until someone asks
-    (the Python scanner hands over its matches or counts directly)."""
+    (the Python scanner hands over its matches or counts directly), and the file's
+    *tier*, which the scan knew when it kept the file."""
 
-    __slots__ = ("_counted", "_list", "_raw")
+    __slots__ = ("_counted", "_list", "_raw", "tier")
 
     def __init__(
         self,
         raw: bytes = b"",
         found: list[Match] | None = None,
         counted: dict[str, int] | None = None,
+        tier: str | None = None,
     ) -> None:
         self._raw = raw
         self._list = found
         self._counted = counted
+        self.tier = tier
 
     def counts(self) -> dict[str, int]:
         """How many times each matched text occurs (lowercase)."""

@@ -115,11 +115,13 @@ def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
 
 class RawCounts(NamedTuple):
     """What `raw_counts` found: each file's counts by term, each term's document
-    frequency, and each file's number of matches (whatever term they are of)."""
+    frequency, each file's number of matches (whatever term they are of) and its
+    tier (the scan's)."""
 
     counted: dict[str, dict[str, int]]
     df: dict[str, int]
     matches: dict[str, int]
+    tiers: dict[str, str]
 
 
 def raw_counts(
@@ -131,7 +133,9 @@ def raw_counts(
     counted: dict[str, dict[str, int]] = {}
     df: dict[str, int] = {}
     totals: dict[str, int] = {}
+    tiers: dict[str, str] = {}
     for rel, hits in matches.items():
+        tiers[rel] = hits.tier or "cold"
         texts: dict[str, int] = {}
         found = hits.counts()
         # The matches with a text: what `FileHits.match_count` counts, without a
@@ -151,12 +155,12 @@ def raw_counts(
         counted[rel] = texts
         for key in texts:
             df[key] = df.get(key, 0) + 1
-    return RawCounts(counted, df, totals)
+    return RawCounts(counted, df, totals, tiers)
 
 
-def pick_raw(raw: RawCounts, tiers_of: dict[str, str], scoring: Scoring, cap: int) -> Picked:
+def pick_raw(raw: RawCounts, scoring: Scoring, cap: int) -> Picked:
     """`pick_counted` for raw matches: every matching file scored, one loop."""
-    counted, totals = raw.counted, raw.matches
+    counted, totals, tiers_of = raw.counted, raw.matches, raw.tiers
     idf_of = scoring.idf
     dated = scoring.dates if scoring.dates.most() > 1.0 else None
     total = scoring.total_idf or 1.0

@@ -94,7 +94,6 @@ from memtier.search.tokens import (
     term_of,
 )
 from memtier.workspace import TIERS
-from memtier.workspace import tiers_of as workspace_tiers
 
 _NO_HITS = FileHits()  # a file of a word query: `_precise` finds its matches itself
 
@@ -189,7 +188,7 @@ def rank(
     if not regex and terms:
         ctx.precise = re.compile(combined_pattern(terms), re.IGNORECASE)
     counts = scanned.counted
-    raw = pick.RawCounts({}, {}, {})
+    raw = pick.RawCounts({}, {}, {}, {})
     if counts is not None:
         df = counts.document_frequency()
         matched = counts.file_count()
@@ -222,8 +221,7 @@ def rank(
     if counts is not None:
         picked = pick.pick_counted(counts, scoring, cap)
     else:
-        tiers_of = {rel: tier or "cold" for rel, tier in workspace_tiers(raw.counted).items()}
-        picked = pick.pick_raw(raw, tiers_of, scoring, cap)
+        picked = pick.pick_raw(raw, scoring, cap)
 
     files: list[tuple[str, str, int, list[str], list[Section]]] = []
     for rel, tier, found in picked.files:

@@ -191,7 +191,8 @@ def _parse_rg_output(output: bytes, result: ScanResult) -> None:
                     paths.append(path_bytes)
                 continue
             rel = path_bytes.decode("utf-8", "surrogateescape").removeprefix("./")
-            if tier_of(rel) is not None:
+            tier = tier_of(rel)
+            if tier is not None:
                 if result.tagged is not None:
                     body, tagged = split_tagged(body)
                     if tagged:
@@ -200,7 +201,7 @@ def _parse_rg_output(output: bytes, result: ScanResult) -> None:
                         continue
                 # Lowercased once here (ASCII only, byte lengths unchanged): the
                 # matched texts then are the query terms themselves.
-                result.matches[rel] = FileHits(body.lower())
+                result.matches[rel] = FileHits(body.lower(), tier=tier)
             continue
         binary = _BINARY_RE.match(block)
         if binary:
@@ -323,12 +324,12 @@ def scan_with_python(
                 counted.add(rel, tier, counts)
             else:
                 found = {word: n for word, n in zip(literals, counts, strict=True) if n}
-                result.matches[rel] = FileHits(counted=found)
+                result.matches[rel] = FileHits(counted=found, tier=tier)
             continue
         assert regex is not None
         found_raw = [(ln, col, _ascii_lower(t)) for ln, col, t in _matches_in(_decode(data), regex)]
         if found_raw:
-            result.matches[rel] = FileHits(found=found_raw)
+            result.matches[rel] = FileHits(found=found_raw, tier=tier)
     return result
 
 

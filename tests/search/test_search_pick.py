@@ -84,7 +84,7 @@ def test_grouped_pick_equals_scoring_every_file(
         found = found[:terms]
         counts.add(rel, _tier(folder), found)
         raw[rel] = {w: n for w, n in zip(words, found, strict=True) if n}
-        matches[rel] = FileHits(counted=raw[rel])
+        matches[rel] = FileHits(counted=raw[rel], tier=_tier(folder))
         tiers_of[rel] = _tier(folder)
     df = counts.document_frequency()
     assert df == {w: sum(1 for c in raw.values() if w in c) for w in words if df.get(w)}
@@ -103,7 +103,8 @@ def test_grouped_pick_equals_scoring_every_file(
     counted = raw_counts(matches, scoring.terms, False)
     assert counted.counted == raw
     assert counted.matches == {rel: sum(found.values()) for rel, found in raw.items()}
-    assert pick_counted(counts, scoring, cap) == pick_raw(counted, tiers_of, scoring, cap)
+    assert counted.tiers == tiers_of
+    assert pick_counted(counts, scoring, cap) == pick_raw(counted, scoring, cap)
 
 
 def test_parse_counts_each_term_per_file_and_keeps_warnings() -> None:

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memtier.search import SearchRequest, search
-from memtier.search.scanner import find_rg
+from memtier.search.scanner import find_rg, scan
 from memtier.search.sections import inline_tags, split_sections, tag_line_tags
 from memtier.search.tokens import (
     Term,
@@ -130,6 +130,19 @@ def test_ripgrep_and_python_scanners_agree(
     assert with_rg.to_json()["results"], query  # the comparison is not vacuous
     assert with_rg.to_json()["results"] == with_python.to_json()["results"]
     assert with_rg.total_matched == with_python.total_matched
+
+
+@needs_rg
+@pytest.mark.parametrize("rg", [RG, None], ids=["ripgrep", "python"])
+def test_each_file_a_raw_scan_keeps_carries_its_tier(root: Path, rg: str | None) -> None:
+    # The ranking scores a --regex scan's files by the tier the scan gives them.
+    generated_workspace(root)
+    tiers = ("hot", "warm", "buffer", "scratch", "cold", "archive")
+    scanned = scan(root, tiers, r"rest\w+ed", ignore_case=False, rg=rg, literals=[])
+    assert len({hits.tier for hits in scanned.matches.values()}) > 1  # not one tier only
+    assert {rel: hits.tier for rel, hits in scanned.matches.items()} == {
+        rel: tier_of(rel) for rel in scanned.matches
+    }
 
 
 def test_find_rg_prefers_the_binary_beside_python(
