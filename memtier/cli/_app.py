@@ -22,10 +22,10 @@ The convention every command follows (new commands too):
   protocol rule lives here.
 - A hot command (one an agent calls many times a session) keeps its body in
   `memtier.cli.invocation`, and its typer command calls that body and takes its
-  defaults from it (`invocation.default`); add the command to ``fast.SHAPES`` and
-  ``fast.BODY_NAMES``:
-  ``tests/cli/test_fast.py`` checks the table against this app (every option, its
-  arity, every default) and draws argument lists that both parses must agree on.
+  defaults from it (`invocation.default`); add the command to ``fast.SHAPES``
+  under its body's name: ``tests/cli/test_fast.py`` checks the table against this
+  app (every option, its arity, every default) and draws argument lists that both
+  parses must agree on.
 
 Example::
 

@@ -29,26 +29,11 @@ if TYPE_CHECKING:
 # module and needs nothing else; `memtier.cli.invocation` (pathlib, the option
 # pass) is imported by the functions that use it.
 
-# The hot commands' bodies, by name: each is the function of that name in
-# `memtier.cli.invocation` (see `body`).
-BODY_NAMES: tuple[str, ...] = (
-    "buffer_task",
-    "buffer_note",
-    "buffer_done",
-    "buffer_heartbeat",
-    "buffer_show",
-    "episodic_append",
-    "learn",
-    "session_start",
-    "health_check",
-    "search",
-    "merge_driver",
-)
-
 
 def body(name: str) -> Callable[..., int]:
-    """The body *name* of `BODY_NAMES`, looked up when it is called (so a test
-    that replaces it in `memtier.cli.invocation` replaces it here too)."""
+    """The body *name* of `BODY_NAMES`: the function of that name in
+    `memtier.cli.invocation`, looked up when it is called (so a test that replaces
+    it there replaces it here too)."""
     from memtier.cli import invocation
 
     found: Callable[..., int] = getattr(invocation, name)
@@ -94,6 +79,9 @@ SHAPES: dict[tuple[str, ...], tuple[str, tuple[str, ...], dict[str, tuple[str, s
     ),
     ("merge-driver",): ("merge_driver", ("kind", "base", "ours", "theirs", "path"), {}),
 }
+
+# The hot commands' bodies, by name, each once (see `body`).
+BODY_NAMES: tuple[str, ...] = tuple(dict.fromkeys(shape[0] for shape in SHAPES.values()))
 
 
 def parse(read: Argv) -> Call | None:
