@@ -84,8 +84,8 @@ def test_layout_paths_are_spelled_only_in_workspace() -> None:
         "memtier/formats/envelope.py",
         "memtier/search/scanner.py",
         "memtier/search/boilerplate.py",
-        "memtier/commands/transfer_export.py",
-        "memtier/commands/importers/files.py",
+        "memtier/commands/transfer/export.py",
+        "memtier/commands/transfer/importers/files.py",
     )
     spelled = []
     sources = _sources()

@@ -254,9 +254,21 @@ def _packages() -> set[str]:
 # Infrastructure that is a package rather than one module: the store (every write).
 INFRASTRUCTURE_PACKAGES = {"store"}
 
+# The features of commands/ that need several modules each have a folder; each folder's
+# docstring names its PROTOCOL sections, and its modules named ``_x`` are its own.
+FEATURES = {"sync", "facts", "topics", "transfer"}
+
+# A feature's lowest module that the health engine reads through: the topic index as the
+# notes and generation files derive it (health's ``index.*`` checks). It is a layer of its
+# own, below health, and may import only infrastructure and formats.
+FEATURE_READERS = {"memtier.commands.topics.state"}
+
 
 def _layer(module: str) -> str:
-    """``top`` for the infrastructure modules at the top, else the subpackage's name."""
+    """``top`` for the infrastructure modules at the top, ``reader`` for a feature's
+    reader, else the subpackage's name."""
+    if module in FEATURE_READERS:
+        return "reader"
     parts = module.split(".")
     if len(parts) > 1 and parts[1] in INFRASTRUCTURE_PACKAGES:
         return "top"
@@ -270,11 +282,12 @@ LAYERS_BELOW: dict[str, set[str]] = {
     "top": set(),
     "formats": {"top"},
     "demo": set(),  # packaged data only
-    "health": {"top", "formats"},
+    "reader": {"top", "formats"},
+    "health": {"top", "formats", "reader"},
     "search": {"top", "formats"},
-    "commands": {"top", "formats", "demo", "health", "search"},
-    "mcp": {"top", "formats", "health", "search", "commands"},
-    "cli": {"top", "formats", "health", "search", "commands", "mcp"},
+    "commands": {"top", "formats", "demo", "reader", "health", "search"},
+    "mcp": {"top", "formats", "reader", "health", "search", "commands"},
+    "cli": {"top", "formats", "reader", "health", "search", "commands", "mcp"},
 }
 
 
@@ -318,3 +331,53 @@ def test_layers_import_downwards_only() -> None:
     only the CLI (and ``__main__``, which starts it) imports the CLI, so every
     command's core runs without typer."""
     assert _upward(_graph()) == []
+
+
+def _feature(module: str) -> str | None:
+    parts = module.split(".")
+    if len(parts) > 3 and parts[1] == "commands" and parts[2] in FEATURES:
+        return parts[2]
+    return None
+
+
+def test_each_feature_has_its_folder_and_names_its_sections() -> None:
+    """commands/sync/, facts/, topics/ and transfer/ open with a docstring citing the
+    PROTOCOL sections they carry out; no flat module of commands/ is named for one of
+    them (as sync_git.py, fact_files.py or transfer_export.py once were)."""
+    commands = PACKAGE / "commands"
+    for feature in sorted(FEATURES):
+        init = commands / feature / "__init__.py"
+        assert init.is_file(), feature
+        doc = ast.get_docstring(_tree(init)) or ""
+        assert _cited_sections(doc), feature
+    prefixes = ("sync", "fact", "topic", "transfer", "import", "export", "capture")
+    flat = sorted(p.name for p in commands.glob("*.py") if p.stem.startswith(prefixes))
+    assert flat == []
+
+
+def _private_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every arrow into a feature's ``_x`` module from outside that feature."""
+    wrong = []
+    for module, deps in graph.items():
+        for dep in deps:
+            feature = _feature(dep)
+            if feature and dep.split(".")[-1].startswith("_") and _feature(module) != feature:
+                wrong.append(f"{module} -> {dep}")
+    return sorted(wrong)
+
+
+def test_a_private_import_across_features_is_caught() -> None:
+    graph = {
+        "memtier.commands.facts.remember": {"memtier.commands.sync._git"},
+        "memtier.commands.sync.run": {"memtier.commands.sync._git"},
+        "memtier.cli.sync": {"memtier.commands.sync._moves", "memtier.commands.sync.run"},
+    }
+    assert _private_imports(graph) == [
+        "memtier.cli.sync -> memtier.commands.sync._moves",
+        "memtier.commands.facts.remember -> memtier.commands.sync._git",
+    ]
+
+
+def test_a_feature_keeps_its_private_modules() -> None:
+    """No face, engine or other feature imports a feature's ``_x`` modules."""
+    assert _private_imports(_graph()) == []

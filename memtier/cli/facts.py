@@ -53,7 +53,7 @@ def remember_command(
     or a WARM file (use replace), or when MEMORY.md would pass its line limit.
     Without --kind and --to the fact goes to today's note with a #routing-note: line.
     """
-    from memtier.commands.facts import remember
+    from memtier.commands.facts.remember import remember
 
     ws = open_workspace()
     target = _file_option(ws.root, to) if to is not None else None
@@ -78,7 +78,7 @@ def replace_command(
     Zero or several matching lines: exit 1, listing them with their numbers. The
     header lines are out of reach. Refreshes last_verified.
     """
-    from memtier.commands.facts import replace_fact
+    from memtier.commands.facts.remember import replace_fact
 
     ws = open_workspace()
     result = replace_fact(ws, old, new, in_file=_file_option(ws.root, in_file), reason=reason)
@@ -97,7 +97,7 @@ def retire_command(
 
     Nothing is deleted: search --all (or --tier archive) still finds it.
     """
-    from memtier.commands.facts import retire_fact
+    from memtier.commands.facts.remember import retire_fact
 
     ws = open_workspace()
     result = retire_fact(ws, old, in_file=_file_option(ws.root, in_file), reason=reason)
@@ -118,7 +118,7 @@ def verify_command(
     The way out when WARM files pass warm_max_age_days: check each file's facts
     (correct them with replace / retire), then verify it. Never verify blindly.
     """
-    from memtier.commands.facts import verify_files
+    from memtier.commands.facts.remember import verify_files
 
     ws = open_workspace()
     paths = [_file_option(ws.root, f) for f in files or ()]
@@ -146,8 +146,8 @@ def get_command(
 
     When cut, the last line says 'truncated; next: PATH:N-M'. Read-only.
     """
-    from memtier.commands.fact_get import split_range
-    from memtier.commands.facts import get_lines
+    from memtier.commands.facts.get import split_range
+    from memtier.commands.facts.remember import get_lines
     from memtier.commands.lifecycle import parse_date_option
     from memtier.errors import InputError
 

@@ -379,7 +379,7 @@ def session_start(max_chars: int | None = None) -> int:
 
 
 def auto_sync_line(ws: Workspace) -> None:
-    from memtier.commands.sync import auto_sync
+    from memtier.commands.sync.run import auto_sync
     from memtier.render import notice
 
     line = auto_sync(ws, dict(os.environ))
@@ -434,7 +434,7 @@ def search(
 def merge_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
     """The merge driver git calls (PROTOCOL §14): once for every file both hosts
     changed, so it starts without typer like the other hot commands."""
-    from memtier.commands.sync_driver import run_merge_driver
+    from memtier.commands.sync.driver import run_merge_driver
 
     given = os.environ.get("MEMTIER_SYNC_CONFLICTS")
     folder = Path(given) if given else Path.cwd() / "memory" / ".sync" / "conflicts"

@@ -39,7 +39,7 @@ def sync_command(
     """
     if ctx.invoked_subcommand is not None:
         return 0
-    from memtier.commands.sync import run_sync
+    from memtier.commands.sync.run import run_sync
 
     return show(run_sync(open_workspace(), dict(os.environ), push=not no_push, dry_run=dry_run))
 
@@ -54,7 +54,7 @@ def sync_init_command(
     """Set up sync: the memory's own repository at memory/.sync/git, the merge
     drivers, a host id. In a folder that is not yet a workspace, takes the remote's
     memory as it is (a second host's set-up is this one command)."""
-    from memtier.commands.sync_setup import default_prefix, init_sync
+    from memtier.commands.sync.setup import default_prefix, init_sync
     from memtier.workspace import Workspace
 
     moment = resolve_moment()

@@ -41,7 +41,7 @@ def index_default(ctx: typer.Context) -> None:
 
 
 def _show(max_lines: int | None = None) -> int:
-    from memtier.commands.topics import SHOW_MAX_LINES, index_show
+    from memtier.commands.topics.index import SHOW_MAX_LINES, index_show
 
     return show(index_show(open_workspace(), max_lines or SHOW_MAX_LINES))
 
@@ -70,7 +70,7 @@ def index_add_command(
     status: Annotated[str | None, _STATUS] = None,
 ) -> int:
     """Add a topic (default Match: the slug's words) and derive its Dates from the notes."""
-    from memtier.commands.topics import index_add, split_match
+    from memtier.commands.topics.index import index_add, split_match
 
     return show(index_add(open_workspace(), slug, category, split_match(match or ()), status))
 
@@ -82,7 +82,7 @@ def index_set_command(
     status: Annotated[str | None, _STATUS] = None,
 ) -> int:
     """Change a topic's Match terms (all of them) or its Status; entries are never removed."""
-    from memtier.commands.topics import index_set, split_match
+    from memtier.commands.topics.index import index_set, split_match
 
     return show(index_set(open_workspace(), slug, split_match(match or ()), status))
 
@@ -95,7 +95,7 @@ def index_rebuild_command(
     ] = False,
 ) -> int:
     """Re-derive every topic's Dates, Consolidations and Current; Match and Status stay."""
-    from memtier.commands.topics import index_rebuild
+    from memtier.commands.topics.index import index_rebuild
 
     return show(index_rebuild(open_workspace(), check=check))
 
@@ -129,7 +129,7 @@ def consolidate_command(
     still stands. Notes are never changed. A summary is written only against
     the plan id of the sources it was shown (refused when one changed since).
     """
-    from memtier.commands.consolidate import consolidate
+    from memtier.commands.topics.consolidate import consolidate
 
     report = consolidate(
         open_workspace(), slug, due=due, plan_only=plan, summary=summary, plan_id=plan_id
@@ -154,7 +154,7 @@ def recall_command(
     """
     import os
 
-    from memtier.commands.recall_topic import recall
+    from memtier.commands.topics.recall import recall
     from memtier.search import find_rg
 
     override = os.environ.get("MEMTIER_RG")
@@ -176,8 +176,8 @@ def flush_command(
 
     Logs one 'Daily flush: …' line in today's note only when something changed.
     """
-    from memtier.commands.flush import flush
     from memtier.commands.lifecycle import parse_date_option
+    from memtier.commands.topics.flush import flush
 
     ws = open_workspace()
     day = parse_date_option(date, ws) if date is not None else None

@@ -21,7 +21,7 @@ PROGRESS_MIN_ITEMS = 300
 def _stdin_text() -> str:
     """Standard input, bounded like a source file (PROTOCOL §12 v3)."""
     from memtier import store
-    from memtier.commands.importers.reading import MAX_SOURCE_BYTES, too_big
+    from memtier.commands.transfer.importers.reading import MAX_SOURCE_BYTES, too_big
 
     data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
     if len(data) > MAX_SOURCE_BYTES:
@@ -54,7 +54,7 @@ def export_command(
     """Print the whole memory as one JSON document, byte for byte (import it with
     `memtier import memtier FILE`): every tier, the archive, the configuration and the
     index; --tier narrows it."""
-    from memtier.commands.transfer_export import export_memory
+    from memtier.commands.transfer.export import export_memory
 
     ws = open_workspace()
     result = export_memory(ws, tier or (), user_path(ws.root, output) if output else None)
@@ -124,7 +124,7 @@ def import_command(
     claude (a Claude Code memory folder), mcp-memory (the MCP memory server's JSONL).
     A file SOURCE may be - for standard input.
     """
-    from memtier.commands.importers import import_source
+    from memtier.commands.transfer.importers import import_source
 
     ws = open_workspace()
     text = _stdin_text() if source == "-" else None
@@ -159,7 +159,7 @@ def capture_command(
     TEXT is the message; - or no TEXT reads it from standard input. Triggers, topics
     and thresholds are the capture_* keys of memory/memtier.toml.
     """
-    from memtier.commands.transfer_capture import capture
+    from memtier.commands.transfer.capture import capture
 
     ws = open_workspace()
     message = read_stdin_text() if text is None else text

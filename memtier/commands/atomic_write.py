@@ -57,7 +57,7 @@ def atomic_write(ws: Workspace, path: Path, data: bytes) -> WriteResult:
 
 
 def _relative(ws: Workspace, real: Path) -> str:
-    from memtier.commands.fact_files import relative_to_root
+    from memtier.commands.facts.files import relative_to_root
 
     return relative_to_root(ws, real)
 
@@ -68,7 +68,7 @@ def content_problem(ws: Workspace, rel: str, text: str) -> Message | None:
 
     tier = tier_of(rel)
     if tier == "hot":
-        from memtier.commands.fact_files import hot_cap_message
+        from memtier.commands.facts.files import hot_cap_message
         from memtier.health.checks import hot_header_ok
 
         head = (text.split("\n", 4)[:4] + [""] * 4)[:4]

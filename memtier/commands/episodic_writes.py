@@ -167,7 +167,7 @@ def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
     day = day or ws.today
     note = read_note(ws, day)
     if note is None:
-        from memtier.commands.fact_get import find_day_note
+        from memtier.commands.facts.get import find_day_note
 
         shown = ws.relative(ws.episodic_note(day))
         found = find_day_note(ws, day)

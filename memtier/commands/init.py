@@ -88,7 +88,7 @@ def init_demo(root: Path, now: datetime, config: Config | None = None) -> InitRe
     its dates moved so that the newest note is today's."""
     from dataclasses import replace
 
-    from memtier.commands.importers.files import apply_files
+    from memtier.commands.transfer.importers.files import apply_files
     from memtier.demo import DEMO_EXPORT
     from memtier.formats.envelope import newest_note_day, parse_envelope, shift_dates
     from memtier.workspace import is_workspace
@@ -116,8 +116,8 @@ def init_demo(root: Path, now: datetime, config: Config | None = None) -> InitRe
 
 def _demo_topic(ws: Workspace) -> tuple[str, ...]:
     """The demo's topic and its first generation (PROTOCOL §13), written by memtier."""
-    from memtier.commands.consolidate import consolidate
-    from memtier.commands.topics import index_add
+    from memtier.commands.topics.consolidate import consolidate
+    from memtier.commands.topics.index import index_add
     from memtier.demo import DEMO_TOPIC
 
     slug, category, match = DEMO_TOPIC

@@ -97,7 +97,7 @@ class LearnResult(Result, Fields):
 
 def _clean_lesson(text: str) -> tuple[str, dict[str, int]]:
     """Redacted before and after folding (PROTOCOL §3, v2); a leading bullet dropped."""
-    from memtier.commands.fact_files import clean_fact
+    from memtier.commands.facts.files import clean_fact
 
     try:
         clean = clean_fact(text, "learn")
@@ -215,7 +215,7 @@ def _same_lesson(line: str, normalised: str, wanted: str) -> bool:
 def _find_source(ws: Workspace, ref: str) -> LessonLine:
     """The lesson *ref* names: a candidate's number as `candidates` lists it, the
     lesson's text (normalised), or a prefix of exactly one lesson's text."""
-    from memtier.commands.fact_files import MatchError
+    from memtier.commands.facts.files import MatchError
     from memtier.formats.numbers import is_number, parse_int
 
     if is_number(ref):
@@ -298,7 +298,7 @@ def _new_procedural(ws: Workspace, path: Path) -> str:
 def _already_in_target(ws: Workspace, target: Path, lesson: str) -> bool:
     """True when *lesson* stands in *target* already; refused when it, or a
     near-duplicate, stands anywhere else in HOT or WARM (PROTOCOL §1, §10)."""
-    from memtier.commands.fact_files import find_duplicate
+    from memtier.commands.facts.files import find_duplicate
 
     duplicate = find_duplicate(ws, lesson)
     if duplicate is None:
@@ -319,7 +319,7 @@ def promote(
     *as_text* writes the lesson as the person phrased it (advice, not the raw
     error line).
     """
-    from memtier.commands.fact_files import clean_fact, require_warm_header
+    from memtier.commands.facts.files import clean_fact, require_warm_header
     from memtier.formats.fact_text import refresh_last_verified
     from memtier.secrets import redact
 

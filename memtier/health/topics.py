@@ -58,7 +58,7 @@ def _refs(ws: Workspace, rel: str, entries: tuple[object, ...]) -> list[Check]:
 
 
 def _fresh(ws: Workspace, rel: str) -> Check:
-    from memtier.health.index_state import read_index
+    from memtier.commands.topics.state import read_index
 
     if read_index(ws).stale:
         message = f"{rel} — out of date (a rebuild would change it)"

@@ -67,7 +67,7 @@ def memory_remember(
     rt = runtime_of(ctx)
 
     def body(ws: Workspace) -> ToolOutput:
-        from memtier.commands.facts import remember
+        from memtier.commands.facts.remember import remember
 
         to = rt.resolve(ws, file) if file is not None else None
         result = remember(ws, text, kind=kind, to=to, section=section, tags=tuple(tags))
@@ -88,7 +88,7 @@ def memory_replace(
     rt = runtime_of(ctx)
 
     def body(ws: Workspace) -> ToolOutput:
-        from memtier.commands.facts import replace_fact
+        from memtier.commands.facts.remember import replace_fact
 
         result = replace_fact(ws, old, new, in_file=rt.resolve(ws, file), reason=reason)
         return write_output(result, _redacted(result))
@@ -107,7 +107,7 @@ def memory_retire(
     rt = runtime_of(ctx)
 
     def body(ws: Workspace) -> ToolOutput:
-        from memtier.commands.facts import retire_fact
+        from memtier.commands.facts.remember import retire_fact
 
         result = retire_fact(ws, old, in_file=rt.resolve(ws, file), reason=reason)
         return write_output(result, _redacted(result))
@@ -125,7 +125,7 @@ def memory_verify(
     rt = runtime_of(ctx)
 
     def body(ws: Workspace) -> ToolOutput:
-        from memtier.commands.facts import verify_files
+        from memtier.commands.facts.remember import verify_files
 
         paths = tuple(rt.resolve(ws, name) for name in files)
         return write_output(verify_files(ws, paths, stale=stale))

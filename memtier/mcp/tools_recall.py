@@ -113,8 +113,8 @@ def search_warm(ws: Workspace, request: Any) -> SearchReport:
 
 
 def _get(ws: Workspace, spec: GetSpec, max_chars: int) -> ToolOutput:
-    from memtier.commands.fact_get import split_range
-    from memtier.commands.facts import get_lines
+    from memtier.commands.facts.get import split_range
+    from memtier.commands.facts.remember import get_lines
     from memtier.commands.lifecycle import parse_date_option
 
     check_budget(max_chars)

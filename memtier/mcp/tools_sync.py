@@ -28,7 +28,7 @@ def memory_sync(
     rt = runtime_of(ctx)
 
     def body(ws: Workspace) -> ToolOutput:
-        from memtier.commands.sync import run_sync
+        from memtier.commands.sync.run import run_sync
 
         report = run_sync(ws, dict(os.environ), push=push)
         from memtier.mcp.tools_session import compact

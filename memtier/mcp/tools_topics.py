@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def _recall(ws: Workspace, text: str, max_chars: int, rg: str | None) -> ToolOutput:
-    from memtier.commands.recall_topic import recall
+    from memtier.commands.topics.recall import recall
 
     check_budget(max_chars)
     report = recall(ws, text, max_chars, rg)
@@ -46,7 +46,7 @@ def _consolidate(
     confirm: bool,
     max_chars: int,
 ) -> ToolOutput:
-    from memtier.commands.consolidate import consolidate
+    from memtier.commands.topics.consolidate import consolidate
 
     check_budget(max_chars)
     due = topic == "due"

@@ -69,8 +69,8 @@ def test_cli_init_demo_json(cli: CliRunner, tmp_path: Path) -> None:
 
 def test_the_demo_shows_a_topic_with_one_generation(tmp_path: Path) -> None:
     """PROTOCOL §13: the first run of `memtier index` / `recall` has something to show."""
-    from memtier.commands.recall_topic import recall
-    from memtier.commands.topics import index_show
+    from memtier.commands.topics.index import index_show
+    from memtier.commands.topics.recall import recall
 
     folder = tmp_path / "demo"
     result = init_demo(folder, NOW)

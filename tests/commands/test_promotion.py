@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memtier.commands.fact_files import MatchError
+from memtier.commands.facts.files import MatchError
 from memtier.commands.learnings import learn, promote
 from memtier.commands.recurrence import find_candidates
 from memtier.errors import InputError, RefusedError
@@ -69,7 +69,7 @@ def test_promote_as_writes_the_advice(ws: Workspace) -> None:
 
 
 def test_promote_refuses_a_fact_that_already_has_another_home(ws: Workspace) -> None:
-    from memtier.commands.facts import remember
+    from memtier.commands.facts.remember import remember
 
     _two_candidates(ws)
     remember(ws, "pin the pip index url", kind="hot")

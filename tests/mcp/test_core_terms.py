@@ -25,7 +25,7 @@ def _index(root: Path) -> None:
     """One topic, `qdrant`, with one note that mentions it."""
     from datetime import datetime
 
-    from memtier.commands.topics import index_add
+    from memtier.commands.topics.index import index_add
     from memtier.workspace import Workspace
     from tests.conftest import NOW_TEXT
 

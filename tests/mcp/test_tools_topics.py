@@ -23,7 +23,7 @@ ENVELOPE = 600
 
 
 def _workspace(root: Path) -> None:
-    from memtier.commands.topics import index_add
+    from memtier.commands.topics.index import index_add
     from memtier.workspace import Workspace
 
     for day in range(1, 13):

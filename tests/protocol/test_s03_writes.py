@@ -79,7 +79,7 @@ def test_the_same_section_is_found_again_once_redacted(cli: CliRunner, root: Pat
 
 
 def test_a_capture_channel_is_folded_and_redacted(cli: CliRunner, root: Path) -> None:
-    """commands/transfer_capture: the channel is echoed and labels the note (§3 v2, §12)."""
+    """commands/transfer/capture: the channel is echoed and labels the note (§3 v2, §12)."""
     message = "remember this: the decision is to move the gateway tonight"
     result = mt(cli, root, "capture", "--channel", SPLIT, "--json", message)
     assert result.exit_code == 0, result.stderr
@@ -142,7 +142,7 @@ def test_retiring_a_line_does_not_copy_its_credential_into_the_archive(
     command: tuple[str, ...],
     verb: str,
 ) -> None:
-    """commands/fact_files.log_retirement and fact_edits: the archive is not scanned by
+    """commands/facts/files.log_retirement and facts/edits: the archive is not scanned by
     health-check, so a credential copied there would be hidden, not removed (§3, §10)."""
     rel = "memory/semantic/projects.md"
     secret_in_a_file(rel)

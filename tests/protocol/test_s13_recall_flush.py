@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memtier.commands.recall_topic import strip_trigger
+from memtier.commands.topics.recall import strip_trigger
 from memtier.config import DEFAULT_RECALL_TRIGGERS
 from tests.conftest import CliRunner
 from tests.protocol.s13_support import note, run

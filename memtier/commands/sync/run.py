@@ -1,0 +1,316 @@
+"""`memtier sync`: one round of PROTOCOL §14 through git.
+
+The steps, in order: take the sync lock without waiting (busy: refused); refuse
+while a rotation's ``.pending``/``.lock`` stands, a merge driver is missing from
+the repository's config, or the ``secrets`` check fails; fetch *without* the
+workspace lock; then under it commit this host's changes (trailer
+``Memtier-Host: <id>``), fast-forward or merge (never rebase, never force), write
+each conflict the drivers reported as a block of today's note, check for
+markers, and push. A push that is not a fast-forward starts again from the fetch,
+at most `MAX_ROUNDS` times. Before anything moves the branch the old head is kept
+as ``refs/memtier/backup/<time>``.
+
+The merge is computed by ``git merge-tree --write-tree``, which never touches the
+work tree or the index: a crash (kill -9) during it changes nothing. The work tree
+then moves to the merged commit as a fast-forward of a clean tree; a crash in the
+middle of that leaves files of the merged commit under the old head, which the
+next sync commits as local changes and merges again (the drivers are unions, so
+nothing is lost or repeated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from memtier import store
+from memtier.commands.sync._git import (
+    RemoteUnreachable,
+    SyncConflict,
+    commit_all,
+    head_of,
+    merge_remote,
+    refuse_open_rotation,
+    sync_lock,
+)
+from memtier.errors import MemtierError, RefusedError, Term
+from memtier.gitrun import REMOTE_TIMEOUT, Git
+from memtier.results import Result, fixed
+from memtier.store import checkpoint
+from memtier.workspace import Workspace
+
+MAX_ROUNDS = 5
+# The opening and closing markers only: a line of seven `=` is also a markdown heading rule.
+MARKERS = ("<<<<<<< ", ">>>>>>> ")
+
+
+@dataclass(frozen=True)
+class SyncReport(Result):
+    state: str  # "in-sync", "committed-locally", "conflict", "dry-run"
+    merged: tuple[str, ...] = ()  # how each round brought the remote in
+    committed: int = 0
+    rounds: int = 0
+    conflicts: tuple[str, ...] = ()  # the s- ids recorded in today's note
+    message: str = ""
+    notices: tuple[str, ...] = field(default=())
+    failure: MemtierError | None = None
+
+    JSON_NAMES = fixed(message="text")
+    JSON_OMIT = frozenset({"notices", "failure"})
+
+    def json_extra(self) -> Mapping[str, Any]:
+        return {"ok": self.failure is None}
+
+    def text_lines(self) -> list[str]:
+        return [self.message] if self.message else []
+
+
+_BUFFER = "memory/working-buffer.md"
+_ARCHIVE = "memory/archive/"
+
+
+def _refusals(ws: Workspace, git: Git, remote_ref: str) -> None:
+    from memtier.commands.sync.setup import missing_drivers
+
+    refuse_open_rotation(ws)
+    missing = missing_drivers(git)
+    if missing:
+        raise RefusedError(
+            (
+                "merge driver(s) missing from the sync repository's config: "
+                f"{', '.join(missing)} (git would fall back to a text merge; set them again: ",
+                Term("sync_init"),
+                ")",
+            )
+        )
+    found = _credential_in_outgoing(ws, git, remote_ref)
+    if found:
+        raise RefusedError(f"a credential stands in {found}; nothing is shared until it goes")
+
+
+def _credential_in_outgoing(ws: Workspace, git: Git, remote_ref: str) -> str | None:
+    """The first file about to be shared that holds a credential (the ``secrets``
+    check of §6 on what leaves this host: files changed since the remote's head,
+    or every file before the first push). The archive is left alone, as there."""
+    from memtier.health.secrets_scan import SecretsScan
+    from memtier.secrets import detect
+
+    if git.resolve(remote_ref) is None:
+        with SecretsScan(ws) as scan:
+            failed = [c for c in scan.finish() if c.status == "fail" and c.path != _BUFFER]
+        return failed[0].path if failed else None
+    changed = git.run("diff", "--name-only", "-z", remote_ref, "--").out.split("\0")
+    new = git.run("ls-files", "--others", "--exclude-standard", "-z").out.split("\0")
+    for name in sorted({n for n in (*changed, *new) if n and not n.startswith(_ARCHIVE)}):
+        path = ws.root / name
+        if not path.is_file() or path.is_symlink():
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        if detect(text):
+            return name
+    return None
+
+
+def _rebuild_index(ws: Workspace, merged: list[str]) -> bool:
+    """§14: INDEX.md merges as ours, then is rebuilt from the merged notes (§13)."""
+    if not merged or merged[-1] == "up-to-date" or not ws.index_file.is_file():
+        return False
+    from memtier.commands.topics.index import index_rebuild
+
+    try:
+        return index_rebuild(ws).changed
+    except MemtierError:
+        return False  # an index that does not parse is health-check's to report
+
+
+def _clear_stale_locks(ws: Workspace) -> None:
+    # Under the sync lock no git of ours runs here: an index.lock is a crash's residue.
+    stale = ws.sync_git_dir / "index.lock"
+    if stale.exists():
+        stale.unlink()
+
+
+def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
+    """Tracked files changed since *since* that hold a conflict marker (``file:line``)."""
+    if since is None or since == head_of(git):
+        return []  # nothing came in, nothing changed: HEAD is where it was
+    names = git.run("diff", "--name-only", "-z", since, "HEAD").out.split("\0")
+    found: list[str] = []
+    for name in filter(None, names):
+        path = ws.root / name
+        if not path.is_file() or path.is_symlink():
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        for number, line in enumerate(text.split("\n"), start=1):
+            if line.startswith(MARKERS):
+                found.append(f"{name}:{number}")
+    return found
+
+
+def run_sync(
+    ws: Workspace, env: Mapping[str, str], *, push: bool = True, dry_run: bool = False
+) -> SyncReport:
+    """One sync of PROTOCOL §14 (see the module's docstring for the steps)."""
+    from memtier.commands.sync._conflicts import keep_generations, record_conflicts
+    from memtier.commands.sync.setup import REMOTE_NAME, is_set_up, repository
+
+    if not is_set_up(ws):
+        raise RefusedError(
+            ("sync is not set up in this workspace (set it up: ", Term("sync_init"), ")")
+        )
+    git = repository(ws, env)
+    git.version()
+    branch = git.run("symbolic-ref", "--short", "HEAD").out.strip()
+    remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
+    with sync_lock(ws):
+        _clear_stale_locks(ws)
+        _refusals(ws, git, remote_ref)
+        if dry_run:  # fetching moves only the remote-tracking ref, never the memory
+            fetched = git.run(
+                "fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False
+            )
+            return _dry_run(git, remote_ref, reached=fetched.ok)
+        merged: list[str] = []
+        committed = 0
+        conflicts: list[str] = []
+        notices: list[str] = []
+        for rounds in range(1, MAX_ROUNDS + 1):
+            fetched = git.run(
+                "fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False
+            )
+            with store.workspace_lock(ws.lock_file):
+                committed += commit_all(ws, git, f"memtier sync: {ws.host_id or 'host'}")
+                if not fetched.ok:
+                    return _unreachable(committed, rounds, fetched.err)
+                before = head_of(git)
+                if git.resolve(remote_ref) is not None:
+                    merged.append(merge_remote(ws, git, remote_ref))
+                recorded = record_conflicts(ws)
+                conflicts.extend(recorded)
+                kept = keep_generations(ws)  # before the rebuild: the index lists both
+                notices.extend(
+                    f"kept both versions of {name}: the other one as {copy} (§14)"
+                    for name, copy in kept
+                )
+                rebuilt = _rebuild_index(ws, merged)
+                if recorded or kept or rebuilt:
+                    commit_all(ws, git, "memtier sync: conflicts recorded, index rebuilt")
+                left = _markers(ws, git, before)
+            if left:
+                failure = SyncConflict(f"conflict marker in {left[0]}; not pushed")
+                return SyncReport(
+                    "conflict",
+                    tuple(merged),
+                    committed,
+                    rounds,
+                    tuple(conflicts),
+                    failure.message,
+                    tuple(notices),
+                    failure=failure,
+                )
+            _stamp(ws)
+            if not push:
+                return SyncReport(
+                    "committed-locally",
+                    tuple(merged),
+                    committed,
+                    rounds,
+                    tuple(conflicts),
+                    "synced locally (not pushed)",
+                    tuple(notices),
+                )
+            theirs = git.resolve(remote_ref)
+            if theirs and theirs == head_of(git):  # nothing to share: no round trip
+                return _done(merged, committed, rounds, conflicts, notices)
+            checkpoint("sync.before-push")
+            pushed = git.run(
+                "push",
+                "-q",
+                "--porcelain",
+                REMOTE_NAME,
+                f"HEAD:refs/heads/{branch}",
+                timeout=REMOTE_TIMEOUT,
+                check=False,
+            )
+            if pushed.ok:  # git moved the remote-tracking ref too
+                return _done(merged, committed, rounds, conflicts, notices)
+            if "rejected" not in pushed.out + pushed.err and "fetch first" not in pushed.err:
+                return _unreachable(committed, rounds, pushed.err)
+        moving = RefusedError(f"the remote kept moving: {MAX_ROUNDS} rounds, not pushed")
+        return SyncReport(
+            "conflict",
+            tuple(merged),
+            committed,
+            MAX_ROUNDS,
+            tuple(conflicts),
+            moving.message,
+            failure=moving,
+        )
+
+
+def _done(
+    merged: list[str], committed: int, rounds: int, conflicts: list[str], notices: list[str]
+) -> SyncReport:
+    how = ", ".join(dict.fromkeys(m for m in merged if m != "up-to-date")) or "nothing to merge"
+    text = f"in sync ({how}; {committed} local commit(s), {rounds} round(s))"
+    said = tuple(notices)
+    if conflicts:
+        failure = SyncConflict(
+            f"{len(conflicts)} conflict(s) recorded in today's note ({', '.join(conflicts)}); "
+            "settle them, then drop the Open: item"
+        )
+        return SyncReport(
+            "conflict",
+            tuple(merged),
+            committed,
+            rounds,
+            tuple(conflicts),
+            text,
+            said,
+            failure=failure,
+        )
+    return SyncReport("in-sync", tuple(merged), committed, rounds, (), text, said)
+
+
+def _unreachable(committed: int, rounds: int, err: str) -> SyncReport:
+    why = [line for line in err.strip().splitlines() if line.strip()]
+    failure = RemoteUnreachable(
+        f"the remote could not be reached ({why[-1] if why else 'no answer'}); "
+        "the work stays committed locally"
+    )
+    return SyncReport(
+        "committed-locally", (), committed, rounds, (), failure.message, failure=failure
+    )
+
+
+def _stamp(ws: Workspace) -> None:
+    store.write_text(ws.sync_dir / "last-sync", ws.now.isoformat() + "\n", root=ws.root)
+
+
+def _dry_run(git: Git, remote_ref: str, *, reached: bool) -> SyncReport:
+    changed = [line for line in git.run("status", "--porcelain").out.splitlines() if line]
+    behind = ahead = 0
+    if git.resolve(remote_ref) is not None:
+        counts = git.run("rev-list", "--left-right", "--count", f"HEAD...{remote_ref}").out.split()
+        ahead, behind = int(counts[0]), int(counts[1])
+    text = f"would commit {len(changed)} file(s); {ahead} commit(s) to push, {behind} to merge"
+    if not reached:
+        text += " (the remote could not be reached: as of the last fetch)"
+    return SyncReport("dry-run", message=text)
+
+
+def auto_sync(ws: Workspace, env: Mapping[str, str]) -> str | None:
+    """``sync_auto`` (PROTOCOL §14): one line saying how the sync went, or None when
+    it is off. Never raises: a failed sync never fails the session."""
+    from memtier.commands.sync.setup import is_set_up
+
+    if not ws.config.sync_auto or not is_set_up(ws):
+        return None
+    try:
+        report = run_sync(ws, env)
+    except (MemtierError, OSError) as exc:
+        return f"sync: {getattr(exc, 'message', None) or exc}"
+    if report.failure is not None:
+        return f"sync: {report.failure.message}"
+    return f"sync: {report.message}"
