@@ -221,9 +221,11 @@ def _read_config_bytes(root: Path, path: Path, rel: str) -> bytes | None:
     """
     import stat
 
-    real_root = os.path.realpath(root)
-    real = os.path.realpath(path)
-    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+    from memtier.realpaths import kernel_real_path, real_root
+
+    root_real = real_root(root)
+    real = kernel_real_path(path) or os.path.realpath(path)
+    if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
         return None
     try:
         fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

@@ -337,7 +337,11 @@ def redact_folded(text: str) -> Redaction:
     """
     wrapped = redact_wrapped(text) if "\n" in text or "\r" in text else Redaction(text, {})
     first = redact(wrapped.text)
-    parts = (part.strip() for part in first.text.splitlines())
+    lines = first.text.splitlines()
+    if len(lines) <= 1:
+        # Nothing to fold: the second pass would read the same line again.
+        return Redaction(first.text.strip(), merge_counts(wrapped.counts, first.counts))
+    parts = (part.strip() for part in lines)
     second = redact(" ".join(part for part in parts if part))
     return Redaction(second.text, merge_counts(wrapped.counts, first.counts, second.counts))
 

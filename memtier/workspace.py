@@ -17,6 +17,7 @@ from pathlib import Path
 from memtier.clock import today as _today
 from memtier.config import Config, load_config
 from memtier.errors import InputError, WorkspaceNotFound
+from memtier.realpaths import real_root, remember_root
 from memtier.values import Fields, field
 
 HOT_FILE = "MEMORY.md"
@@ -207,7 +208,13 @@ class Workspace(Fields):
 
     @classmethod
     def open(cls, root: Path, now: datetime) -> Workspace:
+        remember_root(root)  # resolved once for every confined read and write (§3)
         return cls(root=root, now=now, config=load_config(root, CONFIG_FILE))
+
+    @property
+    def real_root(self) -> Path:
+        """The root's real path, as resolved when the workspace opened."""
+        return Path(real_root(self.root))
 
     # -- time -------------------------------------------------------------
     @property
@@ -326,7 +333,7 @@ class Workspace(Fields):
 
     def resolves_inside(self, path: Path) -> bool:
         """True when *path*, symlinks followed, stays inside the root (PROTOCOL §3)."""
-        return inside_root(os.path.realpath(self.root), os.path.realpath(path))
+        return inside_root(real_root(self.root), os.path.realpath(path))
 
     def relative(self, path: Path) -> str:
         """*path* relative to the root, with forward slashes, for messages and JSON;

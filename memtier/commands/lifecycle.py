@@ -184,8 +184,17 @@ class BufferResult(Result, Fields):
         yield f"{done}{detail} ({self.path}: {len(self.active_tasks)} active, {self.lines} lines)"
 
 
-def _result(ws: Workspace, action: str, text: str, line: str | None, **extra: Any) -> BufferResult:
-    buffer = parse_buffer(text)
+def _result(
+    ws: Workspace,
+    action: str,
+    text: str,
+    line: str | None,
+    buffer: Buffer | None = None,
+    **extra: Any,
+) -> BufferResult:
+    """The result of a buffer command; *buffer* is *text* parsed, when the caller has it."""
+    if buffer is None:
+        buffer = parse_buffer(text)
     return BufferResult(
         action=action,
         path=ws.relative(ws.buffer),
@@ -219,10 +228,11 @@ def _edit_buffer(
         buffer = parse_buffer(text)
         checkpoint("buffer.read")
         body, line = edit(buffer.body)
-        new = Buffer(buffer.created, format_timestamp(ws.now), body).render()
+        written = Buffer(buffer.created, format_timestamp(ws.now), body)
+        new = written.render()
         store.write_text(ws.buffer, new, root=ws.root, like=doc)
         checkpoint("buffer.written")
-    return _result(ws, action, new, line, **extra)
+    return _result(ws, action, new, line, written, **extra)
 
 
 def buffer_task(ws: Workspace, raw: str) -> BufferResult:

@@ -130,9 +130,6 @@ class Buffer(Fields):
     def last_active_at(self) -> datetime | None:
         return parse_timestamp(self.last_active)
 
-    def created_at(self) -> datetime | None:
-        return parse_timestamp(self.created)
-
     @property
     def has_content(self) -> bool:
         """False when the body holds nothing beyond an empty ``## Active Task:`` (§4 step 5)."""

@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 from memtier.errors import CHANGING_MESSAGE, ConcurrentEdit, ConfinementError, InputError
+from memtier.realpaths import FD_NAMES, O_PATH, kernel_real_target, real_root
 from memtier.values import Fields
 from memtier.workspace import exists_or_link, inside_root, special_file_kind
 
@@ -35,10 +36,22 @@ def confine(root: Path, path: Path) -> Path:
     Symlinks are followed, so a link pointing outside is refused like ``../x``.
     Raises `ConfinementError` (exit 2) otherwise.
     """
-    real_root = Path(os.path.realpath(root))
     if "\0" in str(path):
         raise InputError("a path cannot hold a NUL byte")
+    root_real = Path(real_root(root))
     candidate = path if path.is_absolute() else root / path
+    looked_up = kernel_real_target(candidate)
+    real = Path(looked_up) if looked_up is not None else _walk(candidate, path)
+    if not inside_root(root_real, real):
+        raise ConfinementError(
+            f"{path}: resolves outside the workspace root {root_real}; not read or written",
+            path=path,
+        )
+    return real
+
+
+def _walk(candidate: Path, path: Path) -> Path:
+    """*candidate*'s real path found by a walk (where the kernel cannot name it)."""
     try:
         try:
             # An existing path (every read): one pass, and a loop raises ELOOP.
@@ -54,11 +67,6 @@ def confine(root: Path, path: Path) -> Path:
         if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
             raise InputError(f"{path}: cannot be resolved ({exc.strerror})") from None
         raise InputError(f"{path}: symlink loop") from None
-    if not inside_root(real_root, real):
-        raise ConfinementError(
-            f"{path}: resolves outside the workspace root {real_root}; not read or written",
-            path=path,
-        )
     return real
 
 
@@ -114,8 +122,6 @@ def read_stamped(
 
 
 # Where the kernel names the file an open descriptor refers to (Linux).
-_FD_NAMES = "/proc/self/fd"
-_O_PATH = getattr(os, "O_PATH", 0)
 
 
 def _open_inside(path: Path, root: Path, shown: str) -> tuple[int, str] | None:
@@ -128,26 +134,26 @@ def _open_inside(path: Path, root: Path, shown: str) -> tuple[int, str] | None:
     descriptor: what is checked is what is read, in four system calls where
     `confine` walks every folder of the path in Python.
     """
-    if not _O_PATH or "\0" in str(path):
+    if not O_PATH or "\0" in str(path):
         return None
     candidate = path if path.is_absolute() else root / path
     try:
-        found = os.open(candidate, _O_PATH | os.O_CLOEXEC)
+        found = os.open(candidate, O_PATH | os.O_CLOEXEC)
     except OSError:
         return None
     try:
         try:
-            real = os.readlink(f"{_FD_NAMES}/{found}")
-            real_root = _real_folder(root)
+            real = os.readlink(f"{FD_NAMES}/{found}")
+            root_real = real_root(root)
         except OSError:
             return None
         if not real.startswith("/") or real.endswith(" (deleted)"):
             return None
-        if not inside_root(real_root, real):
+        if not inside_root(root_real, real):
             raise ConfinementError(f"{shown}: {OUTSIDE_MESSAGE}; not read", path=path)
         _refuse_unless_regular(os.fstat(found).st_mode, shown, path)
         try:
-            fd = os.open(f"{_FD_NAMES}/{found}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            fd = os.open(f"{FD_NAMES}/{found}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except PermissionError:
             raise InputError(f"{shown}: permission denied", path=path) from None
         except OSError:
@@ -162,15 +168,6 @@ def _refuse_unless_regular(mode: int, shown: str, path: Path) -> None:
         raise InputError(f"{shown}: is a directory, expected a file", path=path)
     if not stat.S_ISREG(mode):
         raise InputError(f"{shown}: {special_file_kind(mode)}, not a regular file", path=path)
-
-
-def _real_folder(folder: Path) -> str:
-    """The real path of *folder*, as the kernel names it once opened."""
-    found = os.open(folder, _O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        return os.readlink(f"{_FD_NAMES}/{found}")
-    finally:
-        os.close(found)
 
 
 def _open_confined(path: Path, root: Path | None, shown: str) -> tuple[int, str]:

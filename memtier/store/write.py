@@ -11,6 +11,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from memtier.errors import CHANGING_MESSAGE, ConcurrentEdit, InputError, WriteFailed
+from memtier.realpaths import kernel_real_target, real_root
 from memtier.store.read import Document, _display, confine, file_stamp
 from memtier.workspace import exists_or_link
 
@@ -33,7 +34,7 @@ def temp_name(name: str) -> str:
 def _refuse_secret_name(path: Path, root: Path) -> None:
     from memtier.secrets import refuse_secret_in_name
 
-    refuse_secret_in_name(_display(path, Path(os.path.realpath(root))))
+    refuse_secret_in_name(_display(path, Path(real_root(root))))
 
 
 def is_temp_file(path: Path) -> bool:
@@ -76,7 +77,7 @@ def write_bytes(
     A file whose stamp is no longer *expect* (as read) is refused: `ConcurrentEdit`."""
     target = confine(root, path)
     _refuse_secret_name(target, root)
-    shown = _display(target, Path(os.path.realpath(root)))
+    shown = _display(target, Path(real_root(root)))
     if target.is_dir():
         raise InputError(f"{shown}: is a directory, expected a file", path=target)
     folder = target.parent
@@ -143,9 +144,14 @@ def write_text(path: Path, text: str, *, root: Path, like: Document | None = Non
         text += "\n"
     data = (like or Document(text="")).encode(text)
     expect = None
-    if like is not None and like.source is not None and like.source == os.path.realpath(path):
+    if like is not None and like.source is not None and like.source == _real(path):
         expect = like.stamp  # the same file as read: it must not have changed since
     return write_bytes(path, data, root=root, expect=expect)
+
+
+def _real(path: Path) -> str:
+    real = kernel_real_target(path)
+    return real if real is not None else os.path.realpath(path)
 
 
 def create_exclusive(path: Path, text: str, *, root: Path) -> bool:
