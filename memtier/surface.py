@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -98,6 +98,20 @@ class Surface(Fields):
                 None, (f"{RG_ENV}={override} not found; using the built-in scanner",)
             )
         return ScannerChoice(rg)
+
+
+def parse_date_option(value: str | None, ws: Workspace) -> date:
+    """The day a face was given (``--date``, a tool's ``date``), as YYYY-MM-DD; today
+    when none was. Both faces word the error with the parameter's own name."""
+    from memtier.clock import parse_day, require_in_range
+    from memtier.errors import InputError, Term
+
+    if value is None:
+        return ws.today
+    day = parse_day(value.strip())
+    if day is None:
+        raise InputError((Term("date"), f": not a calendar date: {value!r} (expected YYYY-MM-DD)"))
+    return require_in_range(day)
 
 
 def error_line(message: str) -> str:

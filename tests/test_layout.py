@@ -216,6 +216,15 @@ def test_contract_tests_are_sorted_by_section_not_by_version() -> None:
     assert stray == []
 
 
+def test_test_modules_are_named_for_what_they_test() -> None:
+    """Not for the version, wave or review round that added them (``test_search_v3``,
+    ``test_hostile_round3`` once were): the name says what is tested."""
+    dated = re.compile(r"_(v\d+|round\d+|wave\d+|issue\d+)(_|\.py$)")
+    tests = REPO / "tests"
+    named = [p.relative_to(tests).as_posix() for p in sorted(tests.rglob("test_*.py"))]
+    assert [name for name in named if dated.search(name)] == []
+
+
 def test_every_repository_path_the_docs_name_exists() -> None:
     missing = []
     for doc in DOCS:

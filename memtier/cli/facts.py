@@ -148,8 +148,8 @@ def get_command(
     """
     from memtier.commands.facts.get import split_range
     from memtier.commands.facts.remember import get_lines
-    from memtier.commands.lifecycle import parse_date_option
     from memtier.errors import InputError
+    from memtier.surface import parse_date_option
 
     ws = open_workspace()
     path, start, end = split_range(spec or "")

@@ -357,7 +357,7 @@ def buffer_show() -> int:
 
 def episodic_append(text: str, date: str | None = None) -> int:
     from memtier.commands.episodic_writes import episodic_append as append
-    from memtier.commands.lifecycle import parse_date_option
+    from memtier.surface import parse_date_option
 
     ws = open_workspace()
     return show(append(ws, text, parse_date_option(date, ws)))

@@ -166,7 +166,7 @@ def episodic_close_command(
     person wrote after the block is moved before it.
     """
     from memtier.commands.episodic_writes import episodic_close
-    from memtier.commands.lifecycle import parse_date_option
+    from memtier.surface import parse_date_option
 
     ws = open_workspace()
     day = parse_date_option(date, ws)
@@ -180,7 +180,7 @@ def episodic_show_command(
 ) -> int:
     """Print a day's note (default today), also one archival moved to memory/archive/."""
     from memtier.commands.episodic_writes import episodic_show
-    from memtier.commands.lifecycle import parse_date_option
+    from memtier.surface import parse_date_option
 
     ws = open_workspace()
     return show(episodic_show(ws, parse_date_option(date, ws)))

@@ -176,8 +176,8 @@ def flush_command(
 
     Logs one 'Daily flush: …' line in today's note only when something changed.
     """
-    from memtier.commands.lifecycle import parse_date_option
     from memtier.commands.topics.flush import flush
+    from memtier.surface import parse_date_option
 
     ws = open_workspace()
     day = parse_date_option(date, ws) if date is not None else None

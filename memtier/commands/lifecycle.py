@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from datetime import date
 from typing import Any, NamedTuple
 
 from memtier import store
-from memtier.clock import format_timestamp, parse_day, require_in_range
+from memtier.clock import format_timestamp
 from memtier.errors import InputError, RefusedError, Term
 from memtier.formats.buffer import (
     DONE_PREFIX,
@@ -72,15 +71,6 @@ def clean_text(raw: str, what: str | Term, *, bullet: bool = False) -> CleanText
     if not text:
         raise InputError((what, ": the text is empty"))
     return CleanText(text, dict(folded.redacted))
-
-
-def parse_date_option(value: str | None, ws: Workspace) -> date:
-    if value is None:
-        return ws.today
-    day = parse_day(value.strip())
-    if day is None:
-        raise InputError((Term("date"), f": not a calendar date: {value!r} (expected YYYY-MM-DD)"))
-    return require_in_range(day)
 
 
 # ---------------------------------------------------------------------------

@@ -115,7 +115,7 @@ def search_warm(ws: Workspace, request: Any) -> SearchReport:
 def _get(ws: Workspace, spec: GetSpec, max_chars: int) -> ToolOutput:
     from memtier.commands.facts.get import split_range
     from memtier.commands.facts.remember import get_lines
-    from memtier.commands.lifecycle import parse_date_option
+    from memtier.surface import parse_date_option
 
     check_budget(max_chars)
     day = parse_date_option(spec.day, ws) if spec.day is not None else None

@@ -109,12 +109,13 @@ def memory_note(
     def body(ws: Workspace) -> ToolOutput:
         from memtier.commands import episodic_writes, lifecycle
         from memtier.errors import InputError
+        from memtier.surface import parse_date_option
 
         if to == "buffer":
             if date is not None:
                 raise InputError("date applies only with to='today'")
             return _buffer_output(lifecycle.buffer_note(ws, text))
-        day = lifecycle.parse_date_option(date, ws)
+        day = parse_date_option(date, ws)
         result = episodic_writes.episodic_append(ws, text, day)
         return write_output(result, result.redacted)
 
@@ -154,9 +155,10 @@ def memory_close_day(
     rt = runtime_of(ctx)
 
     def body(ws: Workspace) -> ToolOutput:
-        from memtier.commands import episodic_writes, lifecycle
+        from memtier.commands import episodic_writes
+        from memtier.surface import parse_date_option
 
-        day = lifecycle.parse_date_option(date, ws)
+        day = parse_date_option(date, ws)
         result = episodic_writes.episodic_close(ws, decisions, signal, open, day, replace=replace)
         return write_output(result, result.redacted)
 

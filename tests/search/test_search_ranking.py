@@ -1,6 +1,6 @@
-"""Ranking v2 (issue: rank the note that answers): evidence per file, true-word
-document frequency, dates, word forms, question frames, compounds, accents,
-typos and the canonical home. Every test runs with both scanners."""
+"""Ranking the note that answers (PROTOCOL §9): evidence per file, true-word document
+frequency, dates, word forms, question frames, compounds, accents, typos and the
+canonical home. Every test runs with both scanners."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Search v3 (issue 24, PROTOCOL §9 v3): the line that answers, no boilerplate, German
-dates. Every test runs with both scanners."""
+"""The line that answers (PROTOCOL §9): neighbouring lines as one hit, no boilerplate,
+dates read in English and German. Every test runs with both scanners."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The hostile tester's third round (PROTOCOL §3, §10, §12 v3).
+"""Hostile exports, reads and numbers (PROTOCOL §3, §10, §12).
 
 A memory file, a FIFO, a device or a folder as ``export --output``; an export
 killed after its temporary file was written; ``get`` on a file that is not
