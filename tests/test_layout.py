@@ -390,3 +390,25 @@ def test_a_private_import_across_features_is_caught() -> None:
 def test_a_feature_keeps_its_private_modules() -> None:
     """No face, engine or other feature imports a feature's ``_x`` modules."""
     assert _private_imports(_graph()) == []
+
+
+def _value_classes(base: str) -> list[str]:
+    """Every class of the package that subclasses *base* (by the name written)."""
+    found = []
+    for name, path in _modules().items():
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.ClassDef):
+                bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases}
+                if base in bases:
+                    found.append(f"{name}.{node.name}")
+    return sorted(found)
+
+
+def test_value_types_follow_the_one_rule() -> None:
+    """docs/DECISIONS.md, "Value types": ``Fields`` for values; ``NamedTuple`` only for
+    the search engine's records, built per line or per term where a tuple's speed and
+    unpacking serve; ``@dataclass`` never on a hot command's path (tests/test_values.py
+    checks that in a real process)."""
+    tuples = _value_classes("NamedTuple")
+    assert tuples
+    assert [c for c in tuples if not c.startswith("memtier.search.")] == []

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from memtier import store
 from memtier.commands.recurrence import find_candidates, flag_recurring, read_scratch, scratch_paths
@@ -50,7 +50,7 @@ _HEADINGS: dict[str, str] = {
 }
 
 
-class LessonLine(NamedTuple):
+class LessonLine(Fields):
     """One lesson line of a SCRATCH file."""
 
     path: Path

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from memtier import store
 from memtier.clock import format_timestamp
@@ -54,7 +54,9 @@ _OPEN_BOX = re.compile(r"\[ \]\s+")
 # text arguments
 
 
-class CleanText(NamedTuple):
+class CleanText(Fields):
+    """A text argument folded to one line, and what redaction replaced in it."""
+
     text: str
     redacted: Mapping[str, int] = NO_REDACTIONS
 
