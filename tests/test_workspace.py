@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from pyfakefs.fake_filesystem import FakeFilesystem
 
 from memtier.clock import format_timestamp, parse_day, parse_now, parse_timestamp, resolve_now
 from memtier.errors import InputError, WorkspaceNotFound
@@ -32,30 +33,66 @@ def test_walks_up_to_the_nearest_workspace(root: Path) -> None:
     assert find_root(root) == root
 
 
-def test_needs_both_memory_md_and_memory_folder(tmp_path: Path) -> None:
-    (tmp_path / "MEMORY.md").write_text("# Agent Memory\n")
+# Root discovery is path logic alone: it runs on pyfakefs's file system (STYLE: pyfakefs
+# for path logic and layouts; real folders for locks, crashes and processes).
+
+
+def test_needs_both_memory_md_and_memory_folder(fs: FakeFilesystem) -> None:
+    home = Path("/home/agent/notes")
+    fs.create_file(home / "MEMORY.md", contents="# Agent Memory\n")
     with pytest.raises(WorkspaceNotFound):
-        find_root(tmp_path)
-    (tmp_path / "memory").mkdir()
-    assert find_root(tmp_path) == tmp_path
+        find_root(home)
+    fs.create_dir(home / "memory")
+    assert find_root(home) == home
+    assert find_root(home / "memory") == home
 
 
-def test_memory_md_as_folder_is_not_a_workspace(tmp_path: Path) -> None:
-    (tmp_path / "MEMORY.md").mkdir()
-    (tmp_path / "memory").mkdir()
+def test_the_nearest_workspace_wins_over_an_outer_one(fs: FakeFilesystem) -> None:
+    outer, inner = Path("/srv/outer"), Path("/srv/outer/projects/inner")
+    for root in (outer, inner):
+        fs.create_file(root / "MEMORY.md")
+        fs.create_dir(root / "memory" / "episodic")
+    assert find_root(inner / "memory" / "episodic") == inner
+    assert find_root(outer / "projects") == outer
+
+
+def test_memory_md_as_folder_is_not_a_workspace(fs: FakeFilesystem) -> None:
+    fs.create_dir("/w/MEMORY.md")
+    fs.create_dir("/w/memory")
     with pytest.raises(WorkspaceNotFound):
-        find_root(tmp_path)
+        find_root(Path("/w"))
 
 
-def test_explicit_root_must_be_a_workspace(tmp_path: Path, root: Path) -> None:
-    assert resolve_root(str(root), tmp_path) == root
+def test_explicit_root_must_be_a_workspace(fs: FakeFilesystem) -> None:
+    fs.create_dir("/w/memory")
+    fs.create_dir("/elsewhere")
+    fs.create_file("/file", contents="x")
+    cwd = Path("/elsewhere")
+    assert resolve_root("/w", cwd) == Path("/w")  # MEMORY.md may be gone (§4 step 1)
+    assert resolve_root("../w", cwd) == Path("/elsewhere/../w")
     with pytest.raises(WorkspaceNotFound):
-        resolve_root(str(tmp_path), tmp_path)
+        resolve_root("/elsewhere", cwd)
     with pytest.raises(InputError, match="missing does not exist"):
-        resolve_root(str(tmp_path / "missing"), tmp_path)
-    (tmp_path / "file").write_text("x")
+        resolve_root("/missing", cwd)
     with pytest.raises(InputError, match="not a directory"):
-        resolve_root(str(tmp_path / "file"), tmp_path)
+        resolve_root("/file", cwd)
+
+
+def test_every_tier_path_of_the_layout_is_placed_by_the_workspace(fs: FakeFilesystem) -> None:
+    """Each path the tier table names sorts back into its own tier (PROTOCOL §1)."""
+    fs.create_dir("/w/memory")
+    ws = Workspace.open(Path("/w"), NOW)
+    assert ws.hot == Path("/w/MEMORY.md")
+    assert ws.episodic_note(date(2026, 3, 2)) == Path("/w/memory/episodic/2026-03-02.md")
+    assert ws.real_root == Path("/w")
+    for path, tier in [
+        (ws.hot, "hot"),
+        (ws.semantic_dir / "x.md", "warm"),
+        (ws.episodic_note(date(2026, 3, 2)), "cold"),
+        (ws.buffer, "buffer"),
+        (ws.root / ".learnings" / "ERRORS.md", "scratch"),
+    ]:
+        assert tier_of(ws.relative(path)) == tier
 
 
 def test_exact_error_text_when_no_root(tmp_path: Path, cli: CliRunner) -> None:
