@@ -26,6 +26,7 @@ from memtier.formats.index import (
     render_index,
     with_derived,
 )
+from memtier.health.reading import Reading
 from memtier.health.topic_notes import (
     WORD_EDGE,
     DayNote,
@@ -138,10 +139,10 @@ class IndexState:
         return self.text is not None and self.text != self.rendered()
 
 
-def read_index(ws: Workspace) -> IndexState:
+def read_index(ws: Workspace, reading: Reading | None = None) -> IndexState:
     """INDEX.md (absent: no entries) and the notes its Dates come from, listed: a
-    note is read when a topic needs it."""
+    note is read when a topic needs it (through *reading*, health-check's, when given)."""
     path = ws.index_file
     document = store.read_document(path, root=ws.root) if os.path.lexists(path) else None
     text = document.text if document is not None else None
-    return IndexState(ws, text, parse_index(text or ""), NoteFiles(ws), document)
+    return IndexState(ws, text, parse_index(text or ""), NoteFiles(ws, reading), document)

@@ -30,6 +30,7 @@ from memtier import store
 from memtier.clock import parse_day
 from memtier.errors import InputError
 from memtier.formats.index import IndexEntry
+from memtier.health.reading import Reading
 from memtier.workspace import Workspace
 
 _DAY_NAME = re.compile(r"^(\d{4}-\d\d-\d\d)(?:\.[0-9]+)?\.md$")
@@ -102,11 +103,17 @@ def _note_folders(ws: Workspace) -> list[Path]:
     return folders
 
 
-def _listed(ws: Workspace, folder: Path) -> _Folder | None:
+def _scandir(folder: Path) -> list[os.DirEntry[str]] | None:
     try:
         with os.scandir(folder) as found:
-            entries = list(found)
+            return list(found)
     except OSError:
+        return None
+
+
+def _listed(ws: Workspace, folder: Path, reading: Reading | None) -> _Folder | None:
+    entries = _scandir(folder) if reading is None else reading.listing(folder)
+    if entries is None:
         return None
     named = _DAY_NAME.match
     names: list[str] = []
@@ -134,10 +141,12 @@ class NoteFiles:
     listed (one ``scandir`` a folder; nothing read, resolved or sorted per note);
     each is read at most once, when a topic needs it."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, reading: Reading | None = None) -> None:
+        """*reading*: the listings and bytes a caller shares (health-check's)."""
         self.ws = ws
         self.rg = ripgrep()
-        listed = (_listed(ws, folder) for folder in _note_folders(ws))
+        self.reading = reading
+        listed = (_listed(ws, folder, reading) for folder in _note_folders(ws))
         self.folders = {f.path: f for f in listed if f is not None}
         self._read: dict[str, DayNote | None] = {}
         self._matching: dict[tuple[str, tuple[str, ...]], list[DayNote]] = {}
@@ -160,7 +169,7 @@ class NoteFiles:
             if file.plain:
                 # A plain file in a folder inside the root is inside too: read
                 # without resolving it again (PROTOCOL §3 is kept by the folder check).
-                data = store.read_regular_bytes(path)
+                data = self._plain_bytes(path)
                 text = store.decode_document(data, file.rel, path).text
             else:
                 text = store.read_text(path, root=self.ws.root)
@@ -169,6 +178,14 @@ class NoteFiles:
         lines = tuple(text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"))
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         return DayNote(file.day, file.rel, lines, digest)
+
+    def _plain_bytes(self, path: Path) -> bytes:
+        if self.reading is None:
+            return store.read_regular_bytes(path)
+        data = self.reading.data(path)
+        if isinstance(data, OSError):
+            raise InputError(f"{path.name}: {data.strerror or data}")
+        return data
 
     def of_days(self, days: Iterable[str]) -> list[DayNote]:
         """Every readable note of *days*, in order of day and path."""
