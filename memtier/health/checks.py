@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from memtier import store
 from memtier.clock import parse_day
@@ -17,6 +19,9 @@ from memtier.errors import InputError
 from memtier.formats.tags import is_tag_line, parse_tag_line
 from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import WARM_DIRS, Workspace, is_workspace
+
+if TYPE_CHECKING:
+    from memtier.health.reading import Reading
 
 HOT_TITLE = "# Agent Memory"
 _HOT_DATE_LINE = {3: "last_verified: ", 4: "last_updated: "}
@@ -291,8 +296,9 @@ def scratch_checks(ws: Workspace) -> list[Check]:
 # -- leftovers (PROTOCOL §6 residue.tmp) ---------------------------------------------
 
 
-def temp_files(root: Path) -> list[Path]:
-    """Temporary files of interrupted writes anywhere under *root* (symlinks not followed)."""
+def temp_files(root: Path, reading: Reading | None = None) -> list[Path]:
+    """Temporary files of interrupted writes anywhere under *root* (symlinks not
+    followed); *reading*: the listings health-check's other checks share."""
     found: list[str] = []
     pending = [str(root)]
     suffix = store.TEMP_SUFFIX
@@ -301,7 +307,7 @@ def temp_files(root: Path) -> list[Path]:
     while pending:
         folder = pending.pop()
         try:
-            with os.scandir(folder) as entries:
+            with _listed(folder, reading) as entries:
                 for entry in entries:
                     name = entry.name
                     # The name test first: it is cheap, and this loop sees every file.
@@ -322,8 +328,15 @@ def temp_files(root: Path) -> list[Path]:
     return [Path(p) for p in sorted(found) if store.is_temp_file(Path(p))]
 
 
-def residue_checks(ws: Workspace) -> list[Check]:
-    found = temp_files(ws.root)
+def _listed(folder: str, reading: Reading | None) -> Any:
+    """*folder*'s entries as a context manager, from *reading* when given."""
+    if reading is None:
+        return os.scandir(folder)
+    return nullcontext(reading.listing(folder))
+
+
+def residue_checks(ws: Workspace, reading: Reading | None = None) -> list[Check]:
+    found = temp_files(ws.root, reading)
     why = ("an interrupted write left it; the target file was not changed by it",)
     checks = [
         Check(

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memtier import store
+from memtier.health.reading import Reading
 from memtier.health.verdict import FAIL, Check
 from memtier.workspace import WARM_DIRS, Workspace, special_file_kind
 
@@ -76,7 +77,9 @@ def _special(ws: Workspace, path: Path) -> Check | None:
     return Check(CHECK_SPECIAL, FAIL, rel, f"{rel} — {special_file_kind(mode)}, not a regular file")
 
 
-def _folder_checks(ws: Workspace, real_root: str, folder: Path) -> Iterator[Check]:
+def _folder_checks(
+    ws: Workspace, real_root: str, folder: Path, reading: Reading
+) -> Iterator[Check]:
     """The checks of every ``.md`` entry of *folder*, in name order.
 
     The folder itself is resolved once: an entry that is not a symlink lives in
@@ -87,14 +90,7 @@ def _folder_checks(ws: Workspace, real_root: str, folder: Path) -> Iterator[Chec
     """
     if not _inside(real_root, folder):
         return
-    try:
-        with os.scandir(folder) as found:
-            entries = sorted(
-                (entry for entry in found if entry.name.endswith(".md")),
-                key=lambda entry: entry.name,
-            )
-    except OSError:
-        return
+    entries = [entry for entry in reading.listing(folder) if entry.name.endswith(".md")]
     for entry in entries:
         try:
             plain = not entry.is_symlink()
@@ -111,7 +107,9 @@ def _folder_checks(ws: Workspace, real_root: str, folder: Path) -> Iterator[Chec
             yield check
 
 
-def confinement_checks(ws: Workspace) -> list[Check]:
+def confinement_checks(ws: Workspace, reading: Reading | None = None) -> list[Check]:
+    """*reading*: the listings the other checks share (each folder listed once)."""
+    reading = reading or Reading()
     real_root = _real_root(ws)
     checks: list[Check] = []
     for path, is_folder in _fixed_entries(ws):
@@ -119,5 +117,5 @@ def confinement_checks(ws: Workspace) -> list[Check]:
         if check is not None:
             checks.append(check)
     for folder in _note_folders(ws):
-        checks.extend(_folder_checks(ws, real_root, folder))
+        checks.extend(_folder_checks(ws, real_root, folder, reading))
     return checks

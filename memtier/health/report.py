@@ -123,19 +123,23 @@ class HealthReport(Result, Fields):
 
 def run_health_check(ws: Workspace) -> HealthReport:
     """Run every check of PROTOCOL §6 on *ws*; reads only, never writes."""
+    from memtier.health.reading import Reading
     from memtier.health.secrets_scan import SecretsScan
 
+    # Every folder is listed once and every file read once, whichever checks need
+    # it (PROTOCOL §6 v4): the checks share one Reading.
+    reading = Reading()
     # rg (when the COLD tier is large) searches the notes while Python imports
     # and runs the other checks; the report keeps the section order regardless.
-    with SecretsScan(ws) as scan:
+    with SecretsScan(ws, reading) as scan:
         from memtier.health import checks as hc
         from memtier.health.confinement import confinement_checks
         from memtier.health.sync import note_checks
 
-        unique, synced = note_checks(ws)  # PROTOCOL §14: one reading of every note
+        unique, synced = note_checks(ws, reading)  # PROTOCOL §14: one reading of every note
 
         before = [
-            *confinement_checks(ws),
+            *confinement_checks(ws, reading),
             *hc.hot_checks(ws),
             *hc.warm_checks(ws),
             *hc.buffer_checks(ws),
@@ -145,6 +149,11 @@ def run_health_check(ws: Workspace) -> HealthReport:
         ]
         from memtier.health.topics import index_checks
 
-        after = [*hc.residue_checks(ws), *hc.shim_checks(ws), *index_checks(ws), *synced]
+        after = [
+            *hc.residue_checks(ws, reading),
+            *hc.shim_checks(ws),
+            *index_checks(ws, reading),
+            *synced,
+        ]
         secrets = scan.finish()
     return HealthReport(checks=(*before, *secrets, *after), checked_at=ws.now)

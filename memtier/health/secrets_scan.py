@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memtier.health.reading import Reading
 from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
 
@@ -89,16 +90,16 @@ def _decode(data: bytes) -> tuple[str, str | None]:
     return text, None
 
 
-def _scan(ws: Workspace, paths: Iterable[Path]) -> list[Check]:
+def _scan(ws: Workspace, paths: Iterable[Path], reading: Reading | None = None) -> list[Check]:
     from memtier.secrets import detect
 
+    reading = reading or Reading()
     checks: list[Check] = []
     for path in paths:
         rel = ws.relative(path)
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            message = f"{rel} — not scanned for credentials: {exc.strerror or exc}"
+        data = reading.data(path)  # shared with the other checks: each file read once
+        if isinstance(data, OSError):
+            message = f"{rel} — not scanned for credentials: {data.strerror or data}"
             checks.append(Check("secrets", WARN, rel, message))
             continue
         text, oddity = _decode(data)
@@ -129,9 +130,12 @@ class SecretsScan:
     stops an rg that is still running (when another check raised).
     """
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, reading: Reading | None = None) -> None:
         self.ws = ws
-        self.names = _note_names(ws.episodic_dir)
+        self.reading = reading or Reading()
+        listing = self.reading.listing(ws.episodic_dir)
+        self.entries = {entry.name: entry for entry in listing if entry.name.endswith(".md")}
+        self.names = list(self.entries)
         self.process: subprocess.Popen[bytes] | None = None
         rg = _ripgrep() if len(self.names) >= RG_MIN_NOTES else None
         if rg is not None:
@@ -171,21 +175,27 @@ class SecretsScan:
             return None  # an error (e.g. an unreadable note): Python looks at every file
         return {os.path.basename(os.fsdecode(item)) for item in out.split(b"\0") if item}
 
+    def _is_file(self, name: str) -> bool:
+        try:
+            return self.entries[name].is_file()  # a link is followed, as by Path.is_file
+        except OSError:
+            return False
+
     def finish(self) -> list[Check]:
         """One failure per credential found (never the credential), else one pass."""
         folder = self.ws.episodic_dir
         small = _small_tiers(self.ws)
         # The small tiers first: this also compiles the rules while rg still runs.
-        checks = _scan(self.ws, small)
+        checks = _scan(self.ws, small, self.reading)
         found = self._rg_candidates()
         if found is None:
-            notes = [p for p in (folder / name for name in sorted(self.names)) if p.is_file()]
+            notes = [folder / name for name in sorted(self.names) if self._is_file(name)]
             candidates = notes
             scanned = len(small) + len(notes)
         else:
             candidates = [folder / name for name in sorted(found.intersection(self.names))]
             scanned = len(small) + len(self.names)
-        checks.extend(_scan(self.ws, candidates))
+        checks.extend(_scan(self.ws, candidates, self.reading))
         if not any(c.status == FAIL for c in checks):
             message = f"no credentials found ({scanned} files scanned)"
             checks.append(Check("secrets", PASS, None, message))

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 import re
-from contextlib import suppress
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from memtier.health.reading import Reading
 from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
 
@@ -35,14 +35,24 @@ _CONFLICT_ITEM = "settle sync conflict "
 _CLOSURE_UPDATED = re.compile(r"Updated: \d{4}-\d\d-\d\d[ \t]*$")
 
 
-def _read(path: Path) -> bytes | None:
+def _read(path: Path, reading: Reading | None = None) -> bytes | None:
+    """A plain file's bytes (not a link's, not a folder's), else None."""
     try:
-        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
+        if not path.is_file() or path.is_symlink():
+            return None
     except OSError:
         return None
+    return (reading or Reading()).bytes_or_none(path)
 
 
-def _unique(ws: Workspace, path: Path, data: bytes) -> Check | None:
+def _plain(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _unique(ws: Workspace, path: str, data: bytes) -> Check | None:
     if data.count(b"Updated:") < 2:  # the common case, cheap
         return None
     lines = data.decode("utf-8", "replace").rstrip("\n").split("\n")
@@ -52,54 +62,64 @@ def _unique(ws: Workspace, path: Path, data: bytes) -> Check | None:
     stray = [n for n, line in enumerate(lines[:-4], start=1) if _CLOSURE_UPDATED.match(line)]
     if not stray:
         return None
-    message = f"{path.name} — Updated: line outside the final closure block (line {stray[0]})"
+    message = f"{os.path.basename(path)} — Updated: line outside the final closure block "
+    message += f"(line {stray[0]})"
     hint = "fix: move its items into the last block with memtier episodic close"
     return Check(
-        "episodic.closure.unique", FAIL, ws.relative(path), message, tuple(map(str, stray)), hint
+        "episodic.closure.unique",
+        FAIL,
+        ws.relative(Path(path)),
+        message,
+        tuple(map(str, stray)),
+        hint,
     )
 
 
-def _marker(ws: Workspace, path: Path, data: bytes) -> Check | None:
+def _marker(ws: Workspace, path: str, data: bytes) -> Check | None:
     if b"<<<<<<< " not in data and b">>>>>>> " not in data:
         return None
     match = _MARKER.search(data)
     if match is None:
         return None
     line = data[: match.start()].count(b"\n") + 1
-    rel = ws.relative(path)
+    rel = ws.relative(Path(path))
     hint = "fix: keep the right lines, delete the markers, then memtier sync"
     return Check("sync.markers", FAIL, rel, f"{rel}:{line} — conflict marker", (), hint)
 
 
-def note_checks(ws: Workspace) -> tuple[list[Check], list[Check]]:
+def note_checks(ws: Workspace, reading: Reading | None = None) -> tuple[list[Check], list[Check]]:
     """``episodic.closure.unique`` and ``sync.markers`` in one reading of each file:
     (the closure checks, the sync checks — only ``sync.markers`` when sync is not
     set up).
 
     The memory files are the live tiers and the topic index; the archive is left
     out, as by the ``secrets`` check (a sync checks every file it changed itself).
+    A note is read only when it is a plain file (not a link), from the listing of
+    its folder; its bytes are shared with the other checks through *reading*.
     """
+    reading = reading or Reading()
     synced = (ws.sync_git_dir / "HEAD").is_file()
-    notes: list[Path] = []
-    with suppress(OSError):
-        names = sorted(os.listdir(ws.episodic_dir))
-        notes = [ws.episodic_dir / n for n in names if n.endswith(".md")]
     unique: list[Check] = []
     markers: list[Check] = []
     standing: list[str] = []
     others = [ws.hot, *ws.warm_files(), *ws.scratch_files, ws.index_file]
-    for path in (*others, *notes):
-        data = _read(path)
+    for other in others:
+        data = _read(other, reading)
+        if data is not None and (found := _marker(ws, str(other), data)) is not None:
+            markers.append(found)
+    for entry in reading.listing(ws.episodic_dir):
+        if not entry.name.endswith(".md") or not _plain(entry):
+            continue
+        path = entry.path
+        data = reading.bytes_or_none(path)
         if data is None:
             continue
         if (found := _marker(ws, path, data)) is not None:
             markers.append(found)
-        if path.parent != ws.episodic_dir:
-            continue
         if (found := _unique(ws, path, data)) is not None:
             unique.append(found)
         if synced:
-            standing.extend(_open_conflicts(path, data))
+            standing.extend(_open_conflicts(entry.name, data))
     unique = unique or [Check("episodic.closure.unique", PASS, None, "one closure block per note")]
     markers = markers or [Check("sync.markers", PASS, None, "no conflict marker in memory files")]
     if not synced:
@@ -157,14 +177,14 @@ def _state(ws: Workspace) -> list[Check]:
     return [Check("sync.state", PASS, None, "no merge in progress")]
 
 
-def _open_conflicts(path: Path, data: bytes) -> list[str]:
+def _open_conflicts(name: str, data: bytes) -> list[str]:
     """The conflict ids still listed in the ``Open:`` line that ends the note."""
     if _CONFLICT_ITEM.encode() not in data:
         return []
     last = data.decode("utf-8", "replace").rstrip("\n").rsplit("\n", 1)[-1]
     if not last.startswith("Open:"):
         return []
-    return [f"{path.name}: {sid}" for sid in re.findall(_CONFLICT_ITEM + r"(s-[0-9a-f]{8})", last)]
+    return [f"{name}: {sid}" for sid in re.findall(_CONFLICT_ITEM + r"(s-[0-9a-f]{8})", last)]
 
 
 def _conflicts(standing: list[str]) -> list[Check]:

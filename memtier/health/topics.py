@@ -14,13 +14,14 @@ from __future__ import annotations
 import os
 
 from memtier.health.checks import load
+from memtier.health.reading import Reading
 from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
 
 _REBUILD = "fix: memtier index rebuild"
 
 
-def index_checks(ws: Workspace) -> list[Check]:
+def index_checks(ws: Workspace, reading: Reading | None = None) -> list[Check]:
     checks: list[Check] = []
     rel = ws.relative(ws.index_file)
     if os.path.lexists(ws.index_file):
@@ -40,7 +41,7 @@ def index_checks(ws: Workspace) -> list[Check]:
             checks.append(Check("index.format", PASS, rel, f"{rel} — {count} topic(s)"))
         checks += _refs(ws, rel, parsed.entries)
         if not parsed.problems:
-            checks.append(_fresh(ws, rel))
+            checks.append(_fresh(ws, rel, reading))
     checks += consolidation_checks(ws)
     return checks
 
@@ -57,10 +58,10 @@ def _refs(ws: Workspace, rel: str, entries: tuple[object, ...]) -> list[Check]:
     return missing or [Check("index.refs", PASS, rel, "every generation the index names exists")]
 
 
-def _fresh(ws: Workspace, rel: str) -> Check:
+def _fresh(ws: Workspace, rel: str, reading: Reading | None) -> Check:
     from memtier.commands.topics.state import read_index
 
-    if read_index(ws).stale:
+    if read_index(ws, reading).stale:
         message = f"{rel} — out of date (a rebuild would change it)"
         return Check("index.fresh", WARN, rel, message, hint=_REBUILD)
     return Check("index.fresh", PASS, rel, f"{rel} — up to date")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtier import store
 from memtier.errors import InputError, RefusedError, Term
@@ -33,6 +33,9 @@ from memtier.formats.index import IndexEntry
 from memtier.results import NO_REDACTIONS, Result
 from memtier.store import checkpoint
 from memtier.workspace import Workspace
+
+if TYPE_CHECKING:
+    from memtier.health.topic_notes import NoteFiles
 
 EVIDENCE_PER_DAY = 20
 # The parameters and the check the messages name; each face words them (§11 v3).
@@ -78,8 +81,9 @@ def _previous(ws: Workspace, entry: IndexEntry) -> tuple[GenerationFile | None, 
         ) from None
 
 
-def plan_generation(ws: Workspace, entry: IndexEntry, notes: list[Any]) -> Plan:
-    """The generation consolidating *entry*'s new days now, and its plan id."""
+def plan_generation(ws: Workspace, entry: IndexEntry, notes: NoteFiles) -> Plan:
+    """The generation consolidating *entry*'s new days now, and its plan id. Only
+    the notes of those days are read."""
     from memtier.commands.topics.index import TopicMatcher, generations_on_disk, new_days
     from memtier.secrets import redact
 
@@ -87,7 +91,7 @@ def plan_generation(ws: Workspace, entry: IndexEntry, notes: list[Any]) -> Plan:
     days = set(new_days(ws, entry))
     if not days:
         raise RefusedError(f"topic '{entry.slug}': no new day to consolidate (today is excluded)")
-    covered = [n for n in notes if n.day in days]
+    covered = notes.of_days(days)
     matcher = TopicMatcher(entry)
     decisions: list[Cited] = []
     evidence: list[Cited] = []
@@ -297,10 +301,10 @@ def consolidate(
         state = read_index(ws)
         refuse_unparsed(state)
         if slug is not None:
-            entry = next((e for e in state.rebuilt if e.slug == slug), None)
-            if entry is None:
+            found = state.parsed.find(slug)
+            if found is None:
                 raise InputError((f"no topic '{slug}' in the index (", Term("index_add"), ")"))
-            entries = [entry]
+            entries = [state.derived(found)]
         else:
             entries = [e for e in state.rebuilt if is_due(ws, e)]
         plans = [plan_generation(ws, e, state.notes) for e in entries]
@@ -319,6 +323,6 @@ def consolidate(
             return ConsolidateReport(tuple(plans), False, counts)
         for plan in plans:
             write_generation(ws, plan)
-        del state.rebuilt  # the generations just written change Consolidations and Current
+        state.generations_written()
         write_index(ws, state, state.rendered())
     return ConsolidateReport(tuple(plans), True, counts)

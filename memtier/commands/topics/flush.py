@@ -92,7 +92,7 @@ def flush(ws: Workspace, day: date | None = None, consolidate_due: bool = False)
                             plan = plan_generation(ws, entry, state.notes)
                             write_generation(ws, plan)
                             written.append(plan.path)
-                    del state.rebuilt
+                    state.generations_written()
                     write_index(ws, state, state.rendered())
                     changes.append(f"{len(written)} generation(s) written")
                     due = []

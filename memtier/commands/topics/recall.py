@@ -141,10 +141,13 @@ def recall(
     if not rest:
         raise InputError("recall: nothing to recall once the trigger phrase is taken off")
     state = read_index(ws)
-    entries = state.rebuilt if not state.parsed.problems else state.parsed.entries
-    entry, how = find_topic(rest, entries)
+    # Found by what a person wrote (slug, Match, Status); then only its own days
+    # are derived and read.
+    entry, how = find_topic(rest, state.parsed.entries)
     if entry is None:
         return _fallback(ws, query, rest, max_chars, rg)
+    if not state.parsed.problems:
+        entry = state.derived(entry)
     parts: list[tuple[str, list[str]]] = []
     if entry.current:
         body = store.read_text(ws.root / entry.current, root=ws.root)
@@ -153,7 +156,7 @@ def recall(
     matcher = TopicMatcher(entry)
     newer: list[str] = []
     days: list[str] = []
-    for note in sorted(state.notes, key=lambda n: (n.day, n.path), reverse=True):
+    for note in sorted(state.notes.matching(entry), key=lambda n: (n.day, n.path), reverse=True):
         if note.day <= after:
             continue
         found = [

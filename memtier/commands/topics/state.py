@@ -11,16 +11,11 @@ Consolidations and Current are the generation files on disk.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
-from pathlib import Path
 
 from memtier import store
-from memtier.clock import parse_day
 from memtier.errors import InputError
 from memtier.formats.consolidated import NAME_RE, GenerationError, parse_generation
 from memtier.formats.index import (
@@ -31,89 +26,33 @@ from memtier.formats.index import (
     render_index,
     with_derived,
 )
+from memtier.health.reading import Reading
+from memtier.health.topic_notes import (
+    WORD_EDGE,
+    DayNote,
+    NoteFiles,
+    TopicMatcher,
+)
 from memtier.workspace import Workspace
 
-_DAY_NAME = re.compile(r"^(\d{4}-\d\d-\d\d)(?:\.[0-9]+)?\.md$")
-# A whole word (PROTOCOL §13): with a letter of an alphabet written with spaces
-# (Latin, Greek, Cyrillic), a digit or "_" beside it, a term is part of a longer
-# word. Scripts without spaces (CJK) border a term directly ("用qdrant迁移" names
-# qdrant). A small class: the large
-# negated Unicode one cost 15 ms a topic to compile, on every health-check.
-WORD_EDGE = r"[0-9A-Za-z_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]"
+__all__ = [
+    "WORD_EDGE",
+    "DayNote",
+    "IndexState",
+    "NoteFiles",
+    "TopicMatcher",
+    "derive",
+    "generations_on_disk",
+    "is_due",
+    "last_covered",
+    "new_days",
+    "read_index",
+    "topic_days",
+]
 
 
-@dataclass(frozen=True)
-class DayNote:
-    """One daily note, live or archived, as read."""
-
-    day: str
-    path: str  # root-relative
-    lines: tuple[str, ...]
-    sha256: str
-
-
-def _note_folders(ws: Workspace) -> list[Path]:
-    folders = [ws.episodic_dir]
-    if ws.archive_dir.is_dir():
-        folders += sorted(p for p in ws.archive_dir.glob("[0-9]*/[0-9]*") if p.is_dir())
-    return folders
-
-
-def _read_note(ws: Workspace, folder_inside: bool, entry: os.DirEntry[str]) -> str | None:
-    """A note's text. In a folder that stays inside the root, a plain file (not a
-    link) is inside too: it is read without resolving its path again (recall reads
-    every note; PROTOCOL §3's confinement is what the folder check keeps)."""
-    path = Path(entry.path)
-    try:
-        if folder_inside and entry.is_file(follow_symlinks=False):
-            data = store.read_regular_bytes(path)
-            return store.decode_document(data, ws.relative(path), path).text
-        return store.read_text(path, root=ws.root)
-    except InputError:
-        return None  # health-check names an unreadable note; it holds no topic
-
-
-def day_notes(ws: Workspace) -> list[DayNote]:
-    """Every dated note under ``memory/episodic/`` and ``memory/archive/YYYY/MM/``."""
-    notes: list[DayNote] = []
-    for folder in _note_folders(ws):
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            continue
-        inside = ws.resolves_inside(folder)
-        for entry in entries:
-            match = _DAY_NAME.match(entry.name)
-            if match is None or parse_day(match.group(1)) is None:
-                continue
-            text = _read_note(ws, inside, entry)
-            if text is None:
-                continue
-            lines = tuple(text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"))
-            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-            notes.append(DayNote(match.group(1), ws.relative(Path(entry.path)), lines, digest))
-    return sorted(notes, key=lambda n: (n.day, n.path))
-
-
-class TopicMatcher:
-    """Which lines belong to a topic: a Match term as a whole word, or ``#topic:<slug>``."""
-
-    def __init__(self, entry: IndexEntry) -> None:
-        terms = "|".join(re.escape(t) for t in sorted(entry.terms, key=len, reverse=True))
-        self.term_re = re.compile(rf"(?<!{WORD_EDGE})(?:{terms})(?!{WORD_EDGE})", re.IGNORECASE)
-        self.tag_re = re.compile(rf"#topic:{re.escape(entry.slug)}(?![\w-])", re.IGNORECASE)
-
-    def matches(self, text: str) -> bool:
-        return bool(self.term_re.search(text) or self.tag_re.search(text))
-
-    def tagged(self, note: DayNote) -> bool:
-        return any(self.tag_re.search(line) for line in note.lines)
-
-
-def topic_days(entry: IndexEntry, notes: Iterable[DayNote]) -> tuple[str, ...]:
-    matcher = TopicMatcher(entry)
-    days = {n.day for n in notes if any(matcher.matches(line) for line in n.lines)}
-    return tuple(sorted(days))
+def topic_days(entry: IndexEntry, notes: NoteFiles) -> tuple[str, ...]:
+    return tuple(sorted({n.day for n in notes.matching(entry)}))
 
 
 def generations_on_disk(ws: Workspace) -> dict[str, list[Generation]]:
@@ -157,9 +96,7 @@ def is_due(ws: Workspace, entry: IndexEntry) -> bool:
     return len(new_days(ws, entry)) >= ws.config.consolidation_threshold
 
 
-def derive(
-    entry: IndexEntry, notes: list[DayNote], gens: dict[str, list[Generation]]
-) -> IndexEntry:
+def derive(entry: IndexEntry, notes: NoteFiles, gens: dict[str, list[Generation]]) -> IndexEntry:
     mine = tuple(gens.get(entry.slug, ()))
     derived = replace(
         entry,
@@ -177,13 +114,22 @@ class IndexState:
     ws: Workspace
     text: str | None
     parsed: ParsedIndex
-    notes: list[DayNote] = field(default_factory=list)
+    notes: NoteFiles
     document: store.Document | None = None  # as read: a write refuses an edit since (§3)
 
     @cached_property
     def rebuilt(self) -> tuple[IndexEntry, ...]:
         gens = generations_on_disk(self.ws)
+        self.notes.matching_all(self.parsed.entries)  # every topic's ripgrep pass at once
         return tuple(derive(e, self.notes, gens) for e in self.parsed.entries)
+
+    def derived(self, entry: IndexEntry) -> IndexEntry:
+        """One entry re-derived, at the cost of its own days (recall, consolidate SLUG)."""
+        return derive(entry, self.notes, generations_on_disk(self.ws))
+
+    def generations_written(self) -> None:
+        """Derive again: new generation files change Consolidations and Current."""
+        self.__dict__.pop("rebuilt", None)
 
     def rendered(self, entries: tuple[IndexEntry, ...] | None = None) -> str:
         return render_index(self.rebuilt if entries is None else entries)
@@ -193,9 +139,10 @@ class IndexState:
         return self.text is not None and self.text != self.rendered()
 
 
-def read_index(ws: Workspace) -> IndexState:
-    """INDEX.md (absent: no entries) and the notes its Dates come from."""
+def read_index(ws: Workspace, reading: Reading | None = None) -> IndexState:
+    """INDEX.md (absent: no entries) and the notes its Dates come from, listed: a
+    note is read when a topic needs it (through *reading*, health-check's, when given)."""
     path = ws.index_file
     document = store.read_document(path, root=ws.root) if os.path.lexists(path) else None
     text = document.text if document is not None else None
-    return IndexState(ws, text, parse_index(text or ""), day_notes(ws), document)
+    return IndexState(ws, text, parse_index(text or ""), NoteFiles(ws, reading), document)

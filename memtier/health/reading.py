@@ -1,0 +1,76 @@
+"""What one health check reads, each once (PROTOCOL §6 v4: at 10,000 notes a
+health check reads each file once).
+
+The checks that look at many files (confinement, conflict markers and closure
+blocks, secrets, the topic index, leftover files) share one `Reading`: a folder
+is listed by one ``scandir``, a file's bytes are read by one ``open``, and every
+check that needs them takes them from here. Paths are plain strings: a COLD tier
+of 10,000 notes spent seconds building ``Path`` objects for them.
+
+Reads only. The bytes are the file's as they are (a link is followed, as
+``Path.read_bytes`` does); whether a check may read a link is the check's
+decision, made from the listing's entry.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+# Read without blocking: a FIFO in a note's place must not stop the check.
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_CHUNK = 1 << 16
+
+
+class Reading:
+    """Folder listings and file bytes, each taken from the disk once."""
+
+    def __init__(self) -> None:
+        self._listings: dict[str, list[os.DirEntry[str]]] = {}
+        self._bytes: dict[str, bytes | OSError] = {}
+
+    def listing(self, folder: Path | str) -> list[os.DirEntry[str]]:
+        """The entries of *folder*, in name order; empty when it cannot be listed."""
+        key = os.fspath(folder)
+        if key not in self._listings:
+            try:
+                with os.scandir(key) as found:
+                    entries = sorted(found, key=lambda entry: entry.name)
+            except OSError:
+                entries = []
+            self._listings[key] = entries
+        return self._listings[key]
+
+    def data(self, path: Path | str) -> bytes | OSError:
+        """The bytes of the file at *path*, or the error reading it."""
+        key = os.fspath(path)
+        found = self._bytes.get(key)
+        if found is None:
+            found = self._bytes[key] = _read(key)
+        return found
+
+    def bytes_or_none(self, path: Path | str) -> bytes | None:
+        found = self.data(path)
+        return None if isinstance(found, OSError) else found
+
+
+def _read(path: str) -> bytes | OSError:
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError as exc:
+        return exc
+    try:
+        chunks = [os.read(fd, _CHUNK)]
+        # A note is smaller than a chunk: one read is the common case. Anything
+        # else is asked what it is first (/dev/zero would never end).
+        if len(chunks[0]) in (0, _CHUNK) and not stat.S_ISREG(os.fstat(fd).st_mode):
+            return OSError(0, "not a regular file", path)
+        if len(chunks[0]) == _CHUNK:
+            while chunk := os.read(fd, _CHUNK):
+                chunks.append(chunk)
+        return b"".join(chunks) if len(chunks) > 1 else chunks[0]
+    except OSError as exc:
+        return exc  # a folder: EISDIR, as Path.read_bytes says
+    finally:
+        os.close(fd)

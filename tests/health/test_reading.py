@@ -1,0 +1,71 @@
+"""health-check reads each file once (PROTOCOL §6 v4): one listing of the COLD folder,
+one read of each note, shared by every check that needs its bytes."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterator
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memtier.commands.topics.index import index_add
+from memtier.health import reading as health_reading
+from memtier.health import secrets_scan
+from memtier.health.report import FAIL, run_health_check
+from memtier.workspace import Workspace
+
+NOTES = 250  # above secrets_scan.RG_MIN_NOTES: ripgrep names the candidates, if installed
+
+
+def _notes(ws: Workspace) -> list[Path]:
+    made = []
+    for n in range(NOTES):
+        day = date(2026, 1, 1) + timedelta(days=n)
+        path = ws.episodic_dir / f"{day.isoformat()}.md"
+        body = f"# {day}\n- restarted the proxy\n"
+        if n == 7:
+            body += "<<<<<<< ours\n- a conflict left behind\n"
+        if n == 11:
+            body += "- key AKIAIOSFODNN7EXAMPLE in a note\n"
+        body += f"\nUpdated: {day}\nDecisions: none\nSignal: none\nOpen: none\n"
+        path.write_text(body, encoding="utf-8")
+        made.append(path)
+    return made
+
+
+@pytest.mark.parametrize("rg", [True, False], ids=["ripgrep", "python"])
+def test_every_note_is_listed_once_and_read_once(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, rg: bool
+) -> None:
+    notes = _notes(ws)
+    index_add(ws, "proxy", "projects")  # a topic in every note: index.fresh reads them all
+    if not rg:
+        monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: None)
+    reads: Counter[str] = Counter()
+    listings: Counter[str] = Counter()
+    read = health_reading._read
+    scandir = os.scandir
+
+    def counted_read(path: str) -> bytes | OSError:
+        reads[os.path.realpath(path)] += 1
+        return read(path)
+
+    def counted_scandir(path: Any = ".") -> Iterator[os.DirEntry[str]]:
+        if not isinstance(path, int):  # (a descriptor: shutil's, not ours)
+            listings[os.path.realpath(path)] += 1
+        return scandir(path)
+
+    monkeypatch.setattr(health_reading, "_read", counted_read)
+    monkeypatch.setattr(os, "scandir", counted_scandir)
+    report = run_health_check(ws)
+    failed = {(c.id, c.path) for c in report.checks if c.status == FAIL}
+    assert ("sync.markers", "memory/episodic/2026-01-08.md") in failed
+    assert ("secrets", "memory/episodic/2026-01-12.md") in failed
+    assert any(c.id == "index.fresh" for c in report.checks)
+    assert listings[os.path.realpath(ws.episodic_dir)] == 1
+    assert {reads[os.path.realpath(p)] for p in notes} == {1}
+    assert max(reads.values()) == 1  # no other file twice either
