@@ -311,11 +311,11 @@ def _write_fact(
 def _remember_in_note(ws: Workspace, text: str, kind: str | None) -> RememberResult:
     """An event, or a fact without a home: today's note (PROTOCOL §1, §10)."""
     from memtier.commands.rotation import read_note, write_note
-    from memtier.formats.episodic import ClosureBlock, place_before_closure
+    from memtier.formats.episodic import item_paragraph, new_note, place_before_closure
 
     clean = clean_fact(text, "remember", fact=True)
     routed = kind is None
-    addition = f"- {clean.text}\n" + (ROUTING_NOTE + "\n" if routed else "")
+    addition = f"- {clean.text}\n" + (item_paragraph(ROUTING_NOTE) + "\n" if routed else "")
     day: date = ws.today
     with store.workspace_lock(ws.lock_file):
         if routed:
@@ -327,8 +327,7 @@ def _remember_in_note(ws: Workspace, text: str, kind: str | None) -> RememberRes
         checkpoint("facts.read")
         if note is None:
             # PROTOCOL §2 (v2): a note memtier creates has its title and a closure block.
-            closure = ClosureBlock(day.isoformat(), "none", "none", "none")
-            new_text = f"# {day.isoformat()}\n\n{addition}{closure.render()}"
+            new_text = new_note(day, addition)
         else:
             new_text, _how = place_before_closure(note.text, addition)
         write_note(ws, day, new_text, note)
