@@ -52,6 +52,7 @@ _OPTIONS = {
     "path": "PATH",
     "as_text": "--as",
     "reason": "--reason",
+    "force": "--force",
     # the topic commands (PROTOCOL §13)
     "topic": "SLUG",
     "due": "--due",

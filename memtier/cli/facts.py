@@ -46,18 +46,24 @@ def remember_command(
             show_default=False,
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Keep it even though a near-duplicate stands."),
+    ] = False,
 ) -> int:
     """Add a fact to its one home, as one line '- TEXT'; refreshes last_verified.
 
-    Refused (exit 1) when the fact, or a near-duplicate, already stands in MEMORY.md
-    or a WARM file (use replace), or when MEMORY.md would pass its line limit.
+    Refused (exit 1) when the fact, or a near-duplicate (most of its words, or all
+    of them, in one line), already stands in MEMORY.md or a WARM file (use replace,
+    or --force to keep both), or when MEMORY.md would pass its line limit.
     Without --kind and --to the fact goes to today's note with a #routing-note: line.
     """
     from memtier.commands.facts.remember import remember
 
     ws = open_workspace()
     target = _file_option(ws.root, to) if to is not None else None
-    result = remember(ws, text, kind=kind, to=target, section=section, tags=tuple(tag or ()))
+    tags = tuple(tag or ())
+    result = remember(ws, text, kind=kind, to=target, section=section, tags=tags, force=force)
     return show(result)
 
 

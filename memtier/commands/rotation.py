@@ -30,6 +30,8 @@ from memtier.formats.buffer import (
     parse_buffer,
 )
 from memtier.formats.episodic import (
+    BLOCK_LEVEL,
+    ROTATED,
     ClosureBlock,
     close_note,
     has_rotation_id,
@@ -83,7 +85,7 @@ def write_note(ws: Workspace, day: date, text: str, like: store.Document | None)
 
 
 def fresh_closure(
-    ws: Workspace, open_tasks: Iterable[str], decisions: str = "working buffer rotated"
+    ws: Workspace, open_tasks: Iterable[str], decisions: str = ROTATED
 ) -> ClosureBlock:
     """PROTOCOL §5 step 4: the block a rotation writes under a note without one."""
     tasks = "; ".join(open_tasks)
@@ -173,7 +175,7 @@ class RotateResult(Result, Fields):
 # The marker's last word when the fresh buffer carries the active tasks (§5 step
 # 5 v3), so that a session-start finishing a crashed rotation carries them too.
 KEEP_TASKS = "keep-tasks"
-ROTATION_LEVEL = 3  # `### 14:05 working buffer (r-…)`, formats.episodic.rotation_heading
+ROTATION_LEVEL = BLOCK_LEVEL  # `### 14:05 working buffer (r-…)`, formats.episodic.rotation_heading
 
 
 def rotate_buffer(ws: Workspace) -> RotateResult:

@@ -54,8 +54,12 @@ from memtier.formats.buffer import (
     with_lines,
 )
 from memtier.formats.episodic import (
+    BLOCK_LEVEL,
+    RECOVERED,
+    block_heading,
     legacy_body_found,
     line_ids,
+    nested_body,
     next_rotation_id,
     snapshot_ids,
 )
@@ -509,10 +513,12 @@ def _append_recovered(run: _Run, buffer: Buffer, rid: str) -> None:
     if not body_has_content(buffer.body):
         return  # §4 step 5: an empty `## Active Task:` alone is not appended
     day, why = recovery_day(ws, buffer)
-    block = f"{RECOVERED_MARKER} {buffer.last_active}{why} ({rid})\n{buffer.body}"
+    # §2 (v4): headed like a rotation block, its own headings one level below.
+    what = f"{RECOVERED_MARKER} {buffer.last_active}{why}"
+    block = block_heading(ws.now, what, rid) + nested_body(buffer.body, BLOCK_LEVEL)
     # A note without a closure block gets one, as a rotation gives it (§5 step 4),
     # so that session-start leaves a workspace that passes health-check.
-    closure = fresh_closure(ws, buffer.active_tasks, "stale working buffer recovered")
+    closure = fresh_closure(ws, buffer.active_tasks, RECOVERED)
     if add_block(ws, rid, block, closure, day, done_tasks(buffer.body)) == "already-present":
         return
     checkpoint("session_start.recovered-appended")

@@ -1,7 +1,9 @@
 """Generation files ``memory/consolidated/<slug>-gen<N>-<date>.md`` (PROTOCOL §13, v3).
 
 Pure text in, text out. A generation is extractive: every line it keeps is
-followed by `` — <path>:<line>``, the note line it came from. The header's
+followed by `` — [<D>.md:<line>](<relative path>)``, a markdown link to the note
+line it came from (PROTOCOL §2, §13 v4; generations written before cite the
+root-relative path as plain text, ``— <path>:<line>``, and still verify). The header's
 ``Digest: sha256:<hex>`` covers every byte after its own line; the lines above
 it are checked against the file's name and body (`generation_problems`), so a
 changed byte anywhere is found. A generation is never rewritten: a correction
@@ -11,6 +13,7 @@ is the next generation.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from dataclasses import dataclass
 
@@ -22,7 +25,15 @@ NAME_RE = re.compile(
     r"^(?P<slug>[a-z0-9-]+)-gen(?P<n>[1-9][0-9]*)-(?P<day>\d{4}-\d\d-\d\d)"
     r"(?:\.(?P<copy>[1-9][0-9]*))?\.md$"
 )
+# The folder every generation stands in: its links are relative to it.
+FOLDER = "memory/consolidated"
 _CITED_RE = re.compile(r"^- (?P<text>.*) — (?P<path>\S+\.md):(?P<line>[1-9][0-9]*)$")
+# PROTOCOL §2 (v4): the citation is a relative link whose text is `D.md:L`.
+_LINKED_RE = re.compile(
+    r"^- (?P<text>.*) — \[(?P<name>[^\]\s/]+\.md):(?P<line>[1-9][0-9]*)\]"
+    r"\((?P<href>[^()\s]+\.md)\)$"
+)
+_BULLET_RE = re.compile(r"^\s*[-*+]\s+")
 _DIGEST_PREFIX = "Digest: sha256:"
 _DAY_IN_PATH = re.compile(r"(\d{4}-\d\d-\d\d)[^/]*\.md$")
 CARRIED_KINDS = ("decision", "open")
@@ -39,7 +50,12 @@ class Cited:
 
     def render(self) -> str:
         prefix = f"{self.kind}: " if self.kind else ""
-        return f"- {prefix}{self.text} — {self.path}:{self.line}"
+        return f"- {prefix}{self.text} — {self.link()}"
+
+    def link(self) -> str:
+        """``[2026-03-02.md:5](../episodic/2026-03-02.md)``: a link a preview follows."""
+        name = posixpath.basename(self.path)
+        return f"[{name}:{self.line}]({posixpath.relpath(self.path, FOLDER)})"
 
     @property
     def day(self) -> str:
@@ -67,6 +83,12 @@ class GenerationFile:
     @property
     def summary_by(self) -> str:
         return "agent" if self.summary is not None else NONE
+
+
+def evidence_text(line: str) -> str:
+    """A note line as Evidence keeps it: its own list marker dropped, since the
+    Evidence line is a list item already (no ``- - move qdrant``, §2 v4)."""
+    return _BULLET_RE.sub("", line, count=1)
 
 
 def generation_name(slug: str, number: int, created: str) -> str:
@@ -111,17 +133,31 @@ class GenerationError(ValueError):
     pass
 
 
-def _cited(line: str, carried: bool) -> Cited:
+def _cited_path(line: str) -> tuple[str, str, int] | None:
+    """(text, root-relative note path, line number) of a cited line, either form."""
+    linked = _LINKED_RE.match(line)
+    if linked is not None:
+        path = posixpath.normpath(posixpath.join(FOLDER, linked.group("href")))
+        if posixpath.basename(path) != linked.group("name") or not path.startswith("memory/"):
+            return None
+        return linked.group("text"), path, int(linked.group("line"))
     found = _CITED_RE.match(line)
     if found is None:
+        return None
+    return found.group("text"), found.group("path"), int(found.group("line"))
+
+
+def _cited(line: str, carried: bool) -> Cited:
+    found = _cited_path(line)
+    if found is None:
         raise GenerationError(f"line without a citation: {line[:50]!r}")
-    text, kind = found.group("text"), ""
+    (text, path, number), kind = found, ""
     if carried:
         kind, sep, rest = text.partition(": ")
         if kind not in CARRIED_KINDS or not sep:
             raise GenerationError(f"carried line is neither decision nor open: {line[:50]!r}")
         text = rest
-    return Cited(text, found.group("path"), int(found.group("line")), kind)
+    return Cited(text, path, number, kind)
 
 
 def _field(line: str, name: str) -> str:

@@ -136,21 +136,76 @@ def _ensure_newline(text: str) -> str:
     return text if not text or text.endswith("\n") else text + "\n"
 
 
+# ---------------------------------------------------------------------------
+# a note renders as it reads (PROTOCOL §2 v4)
+
+_LIST_ITEM_RE = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def _is_list_item(line: str) -> bool:
+    return _LIST_ITEM_RE.match(line) is not None
+
+
+def joined(head: str, addition: str) -> str:
+    """*head* then *addition*, a blank line between them where a CommonMark reader
+    would otherwise read them as one (PROTOCOL §2 v4).
+
+    Two text lines side by side are one paragraph, and a line after a list item
+    is part of that item; so the two parts are kept apart by one blank line
+    unless one of them is empty, already ends or starts with a blank line, or
+    both meet as items of one list (which stays a tight list).
+    """
+    head = _ensure_newline(head)
+    addition = _ensure_newline(addition)
+    if not head.strip() or not addition.strip():
+        return head + addition
+    last = _content_lines(head)[-1]
+    first = addition.split("\n", 1)[0]
+    if not last.strip() or not first.strip():
+        return head + addition
+    if _is_list_item(last) and _is_list_item(first) and not first.startswith(" "):
+        return head + addition
+    return head + "\n" + addition
+
+
+def joined_all(parts: Iterable[str]) -> str:
+    """The *parts* joined by `joined`, each kept apart from its neighbours."""
+    text = ""
+    for part in parts:
+        text = joined(text, part)
+    return text
+
+
+def item_paragraph(line: str) -> str:
+    """*line* as a paragraph of the list item above it (a blank line, then indented):
+    a ``#routing-note:`` stays with the bullet it explains, never runs into the
+    item's text, and the item never swallows the lines after it (§2 v4)."""
+    return "\n  " + line
+
+
+def closed_with(head: str, block: str) -> str:
+    """*head*, one blank line, then the closure *block*: in any CommonMark preview the
+    block is never part of a list item or of the paragraph above it (§2 v4)."""
+    head = _ensure_newline(head)
+    if head.strip() and _content_lines(head)[-1].strip():
+        head += "\n"
+    return head + block
+
+
 def insert_before_closure(note: str, addition: str) -> str:
     """*addition* before a valid final closure block (kept byte for byte), else at the end."""
-    addition = _ensure_newline(addition)
     closed = _raw_closure(note)
     if closed is None:
-        return _ensure_newline(note) + addition
+        return joined(note, addition)
     head, block = closed
-    return head + addition + block
+    return closed_with(joined(head, addition), block)
 
 
 def replace_closure(note: str, block: ClosureBlock) -> str:
     """*block* in place of a valid final closure block, or appended after the text."""
     closed = _raw_closure(note)
     head = closed[0] if closed is not None else _ensure_newline(note)
-    return head + block.render()
+    return closed_with(head, block.render())
 
 
 def contains_lines(note: str, chunk: str) -> bool:
@@ -206,9 +261,9 @@ def place_before_closure(note: str, addition: str) -> tuple[str, str]:
             return inserted, "inserted"
     found = locate_closure(note)
     if found is None:
-        return _ensure_newline(note) + addition, "appended"
+        return joined(note, addition), "appended"
     before, block, after = found
-    return before + after + addition + block, "rebuilt"
+    return closed_with(joined_all((before, after, addition)), block), "rebuilt"
 
 
 # ---------------------------------------------------------------------------
@@ -216,6 +271,11 @@ def place_before_closure(note: str, addition: str) -> tuple[str, str]:
 
 NONE = "none"
 ITEM_SEPARATOR = "; "
+# What memtier writes in `Decisions:` when it closes a note no one has closed:
+# placeholders like `none`, which give way to real decisions (PROTOCOL §2 v4).
+ROTATED = "working buffer rotated"
+RECOVERED = "stale working buffer recovered"
+PLACEHOLDER_DECISIONS = frozenset({ROTATED, RECOVERED})
 
 
 def note_title(day: date) -> str:
@@ -236,9 +296,8 @@ def new_note(
     Without *block* the note is closed by ``none`` fields dated *updated* (the
     day of the write, which differs from *day* for ``--date``).
     """
-    body = _ensure_newline(addition)
     closure = block or open_closure(updated or day)
-    return note_title(day) + "\n" + body + closure.render()
+    return closed_with(note_title(day) + "\n" + _ensure_newline(addition), closure.render())
 
 
 def _items(text: str) -> list[str]:
@@ -279,6 +338,15 @@ def _merge_field(old: str, new: str) -> str:
     return ITEM_SEPARATOR.join(merged) if merged else NONE
 
 
+def _without_placeholders(decisions: str) -> str:
+    """*decisions* without memtier's placeholders once a real decision stands (§2 v4)."""
+    items = _items(decisions)
+    real = [item for item in items if item.casefold() not in PLACEHOLDER_DECISIONS]
+    if not real or len(real) == len(items):
+        return decisions
+    return ITEM_SEPARATOR.join(real)
+
+
 def merge_closure(
     old: ClosureBlock | None, new: ClosureBlock, done: Iterable[str] = ()
 ) -> ClosureBlock:
@@ -294,7 +362,7 @@ def merge_closure(
     finished = {item.casefold() for item in done}
     kept = [item for item in _items(old.open) if item.casefold() not in finished]
     return new.copy_with(
-        decisions=_merge_field(old.decisions, new.decisions),
+        decisions=_without_placeholders(_merge_field(old.decisions, new.decisions)),
         signal=_merge_field(old.signal, new.signal),
         open=_merge_field(ITEM_SEPARATOR.join(kept), new.open),
     )
@@ -337,10 +405,10 @@ def close_note(
             before, raw, after = found
             # Blank lines that trailed the old block end nothing any more.
             rest = after.rstrip("\n") + "\n" if after.strip() else ""
-            head, placement = before + rest, "rebuilt"
+            head, placement = joined(before, rest), "rebuilt"
             old = _parse_block(_content_lines(raw))
     final = block if replace or old is None else merge_closure(old, block, done)
-    return head + addition + final.render(), placement
+    return closed_with(joined(head, addition), final.render()), placement
 
 
 # ---------------------------------------------------------------------------
@@ -384,9 +452,18 @@ def next_rotation_id(snapshot: str, known: set[str], host: str = "") -> str:
     return rotation_id(snapshot, len(snapshot_ids(snapshot, known, host)) + 1, host)
 
 
+BLOCK_LEVEL = 3  # every block memtier writes into a note: `###`, its parts `####` (§2 v4)
+
+
+def block_heading(now: datetime, what: str, rid: str) -> str:
+    """``### HH:MM <what> (<id>)``: the one heading of every block memtier writes into a
+    note (rotation, stale recovery, sync conflict; PROTOCOL §2 v4)."""
+    return f"{'#' * BLOCK_LEVEL} {now.strftime('%H:%M')} {what} ({rid})\n"
+
+
 def rotation_heading(now: datetime, rid: str) -> str:
     """``### 14:05 working buffer (r-3f9a1c2e)``: when a block was written, by which snapshot."""
-    return f"### {now.strftime('%H:%M')} {ROTATION_HEADING} ({rid})\n"
+    return block_heading(now, ROTATION_HEADING, rid)
 
 
 _HEADING_RE = re.compile(r"^(#{1,6})(?=\s)")

@@ -174,7 +174,7 @@ def test_episodic_append_before_closure_block(ws: Workspace) -> None:
     note = ws.episodic_note()
     note.write_text("# day\n" + BLOCK)
     episodic_append(ws, "Open: imitation\nUpdated: x")
-    assert note.read_text() == "# day\nOpen: imitation Updated: x\n" + BLOCK
+    assert note.read_text() == "# day\n\nOpen: imitation Updated: x\n\n" + BLOCK
 
 
 def test_episodic_append_to_a_new_note_and_another_day(ws: Workspace) -> None:
@@ -182,12 +182,12 @@ def test_episodic_append_to_a_new_note_and_another_day(ws: Workspace) -> None:
     # closure block, so the day passes health-check after its first append.
     result = episodic_append(ws, "event", ws.yesterday)
     assert ws.episodic_note(ws.yesterday).read_text() == (
-        "# 2026-11-29\n\nevent\nUpdated: 2026-11-30\nDecisions: none\nSignal: none\nOpen: none\n"
+        "# 2026-11-29\n\nevent\n\nUpdated: 2026-11-30\nDecisions: none\nSignal: none\nOpen: none\n"
     )
     assert result.path == "memory/episodic/2026-11-29.md"
     assert result.closed
     episodic_append(ws, "later")
-    assert ws.episodic_note().read_text().startswith("# 2026-11-30\n\nlater\nUpdated: ")
+    assert ws.episodic_note().read_text().startswith("# 2026-11-30\n\nlater\n\nUpdated: ")
 
 
 def test_episodic_close_merges_and_replaces(ws: Workspace) -> None:
@@ -197,14 +197,14 @@ def test_episodic_close_merges_and_replaces(ws: Workspace) -> None:
     text = ws.episodic_note().read_text()
     assert closure_problem(text) is None
     head, block = split_closure(text)
-    assert head == "# 2026-11-30\n\nevent\n"
+    assert head == "# 2026-11-30\n\nevent\n\n"
     # PROTOCOL §4 v3: `episodic close` merges like every writer...
     assert block is not None and (block.decisions, block.open) == ("d1; d2", "o2")
     assert block.updated == "2026-11-30"
     # ...and --replace writes the block exactly as given.
     episodic_close(ws, "d3", "s3", "none", replace=True)
     head, block = split_closure(ws.episodic_note().read_text())
-    assert head == "# 2026-11-30\n\nevent\n"
+    assert head == "# 2026-11-30\n\nevent\n\n"
     assert block is not None and (block.decisions, block.signal, block.open) == ("d3", "s3", "none")
     with pytest.raises(InputError):
         episodic_close(ws, "d", " ", "o")
@@ -260,7 +260,7 @@ def test_cli_episodic(cli: CliRunner, root: Path) -> None:
     assert closed.exit_code == 0
     shown = json.loads(cli("episodic", "show", "--json", *base).stdout)
     assert shown["closed"] is True
-    assert shown["text"].startswith("# 2026-11-30\n\nevent one\nUpdated: 2026-11-30\n")
+    assert shown["text"].startswith("# 2026-11-30\n\nevent one\n\nUpdated: 2026-11-30\n")
     assert cli("episodic", "show", "--date", "2026-02-30", *base).exit_code == 2
     missing = cli("episodic", "show", "--date", "2026-01-01", *base)
     assert missing.exit_code == 2
@@ -299,4 +299,9 @@ def test_no_text_breaks_a_closed_note(ws: Workspace, text: str) -> None:
     after = split_closure(note.read_text())
     assert after[1] == before[1]
     assert after[0].startswith(before[0])
-    assert after[0].count("\n") == before[0].count("\n") + 1
+
+    # One line more, and the blank lines that keep it apart (PROTOCOL §2 v4).
+    def written(head: str) -> int:
+        return sum(1 for line in head.split("\n") if line)
+
+    assert written(after[0]) == written(before[0]) + 1

@@ -33,8 +33,15 @@ def buffer_text(last_active: str, body: str) -> str:
 
 
 def marker(text: str) -> str:
-    """The `[RECOVERED: STALE]` line for buffer *text* (PROTOCOL §4 v2: with its id)."""
-    return f"{RECOVERED_MARKER} {parse_buffer(text).last_active} ({rotation_id(text)})"
+    """The `[RECOVERED: STALE]` heading for buffer *text* (PROTOCOL §4 v2: with its id;
+    §2 v4: headed `### HH:MM` like every block memtier writes into a note)."""
+    last = parse_buffer(text).last_active
+    return f"### 10:00 {RECOVERED_MARKER} {last} ({rotation_id(text)})"
+
+
+def nested(body: str) -> str:
+    """A recovered body as the note holds it: its headings under the block's (§2 v4)."""
+    return nested_body(body, 3)
 
 
 TITLE = "# 2026-11-30\n\n"
@@ -109,7 +116,7 @@ def test_pending_failed_recovery(ws: Workspace, pending: str, reason: str | None
     assert _is_fresh(ws)
     assert any(reason in w for w in result.warnings)
     # The buffer being replaced still held lines: they are kept in today's note.
-    kept = f"{marker(buffer_text(RECENT, ACTIVE))}\n{ACTIVE}"
+    kept = f"{marker(buffer_text(RECENT, ACTIVE))}\n{nested(ACTIVE)}"
     assert kept in ws.episodic_note().read_text()
 
 
@@ -125,9 +132,11 @@ def test_pending_valid_and_stale_is_appended(ws: Workspace) -> None:
     ws.buffer_pending.write_text(buffer_text(STALE, ACTIVE))
     session_start(ws)
     note = ws.episodic_note().read_text()
-    merged = "Updated: 2026-11-30\nDecisions: a; stale working buffer recovered\nSignal: b\n"
+    # PROTOCOL §2 (v4): the recovery's placeholder gives way to the decision there.
+    merged = "Updated: 2026-11-30\nDecisions: a\nSignal: b\n"
     merged += "Open: migrate qdrant\n"
-    assert note == f"# day\n{marker(buffer_text(STALE, ACTIVE))}\n{ACTIVE}{merged}"
+    recovered = f"{marker(buffer_text(STALE, ACTIVE))}\n{nested(ACTIVE)}"
+    assert note == f"# day\n\n{recovered}\n{merged}"
     assert _is_fresh(ws) and not ws.buffer_pending.exists()
 
 
@@ -135,7 +144,7 @@ def test_pending_valid_without_tasks_is_appended(ws: Workspace) -> None:
     ws.buffer_pending.write_text(buffer_text(RECENT, NO_TASKS))
     session_start(ws)
     note = ws.episodic_note().read_text()
-    assert note.startswith(f"{TITLE}{marker(buffer_text(RECENT, NO_TASKS))}\n{NO_TASKS}")
+    assert note.startswith(f"{TITLE}{marker(buffer_text(RECENT, NO_TASKS))}\n{nested(NO_TASKS)}")
     assert closure_problem(note) is None
     assert _is_fresh(ws)
 
@@ -159,7 +168,7 @@ def test_pending_oversized_by_tasks_is_rotated(ws: Workspace, tasks: int, rotate
     if rotated:
         head, block = split_closure(ws.episodic_note().read_text())
         heading = rotation_heading(NOW, rotation_id(buffer_text(RECENT, body)))
-        assert head == TITLE + heading + nested_body(body, 3)
+        assert head == TITLE + heading + nested_body(body, 3) + "\n"
         assert block is not None and block.open == "task 0; task 1; task 2; task 3"
     assert not ws.buffer_pending.exists() and not ws.buffer_lock.exists()
 
@@ -207,7 +216,7 @@ def test_stale_buffer_with_content_is_appended(ws: Workspace) -> None:
     ws.buffer.write_text(buffer_text(STALE, ACTIVE))
     result = session_start(ws)
     note = ws.episodic_note().read_text()
-    assert note.startswith(f"{TITLE}{marker(buffer_text(STALE, ACTIVE))}\n{ACTIVE}")
+    assert note.startswith(f"{TITLE}{marker(buffer_text(STALE, ACTIVE))}\n{nested(ACTIVE)}")
     assert closure_problem(note) is None
     assert _is_fresh(ws)
     assert any("stale buffer" in a for a in result.actions)

@@ -198,7 +198,8 @@ def test_first_episodic_append_keeps_the_day_healthy(ws: Workspace) -> None:
     assert run_health_check(ws).ok
     episodic_close(ws, "d", "s", "o")  # merged (§4 v3): the moved task stays open
     text = ws.episodic_note().read_text()
-    assert text.endswith("Decisions: working buffer rotated; d\nSignal: s\nOpen: t; o\n")
+    # PROTOCOL §2 (v4): the rotation's placeholder gave way to the day's decision.
+    assert text.endswith("Decisions: d\nSignal: s\nOpen: t; o\n")
     episodic_close(ws, "d", "s", "o", replace=True)
     assert ws.episodic_note().read_text().endswith("Decisions: d\nSignal: s\nOpen: o\n")
 

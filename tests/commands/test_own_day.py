@@ -42,7 +42,10 @@ def test_a_night_crash_is_recovered_into_its_own_day(root: Path) -> None:
     notes = _notes(root)
     assert list(notes) == ["2026-11-30.md"]  # nothing went to 1 December
     note = notes["2026-11-30.md"]
-    assert note.startswith("# 2026-11-30\n\n[RECOVERED: STALE] 2026-11-30T21:05:00+01:00 (r-")
+    # PROTOCOL §2 (v4): headed like every block memtier writes (`### HH:MM …`).
+    assert note.startswith(
+        "# 2026-11-30\n\n### 08:30 [RECOVERED: STALE] 2026-11-30T21:05:00+01:00 (r-"
+    )
     assert f"({rotation_id(snapshot)})" in note
     assert "- grafana 11 needs the new datasource plugin\n" in note
     _head, block = split_closure(note)
@@ -64,7 +67,8 @@ def test_the_days_closed_note_is_merged(root: Path) -> None:
     assert text.index("- morning work") < text.index("[RECOVERED: STALE]")
     _head, block = split_closure(text)
     assert block is not None
-    assert block.decisions == "moved qdrant; stale working buffer recovered"
+    # PROTOCOL §2 (v4): the recovery's placeholder gives way to a real decision.
+    assert block.decisions == "moved qdrant"
     assert block.open == "watch tonight's backup; upgrade grafana"
 
 

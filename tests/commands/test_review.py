@@ -42,7 +42,9 @@ def test_session_gate_defers_and_notes_it(ws: Workspace) -> None:
     assert result.status == "deferred-session" and result.exit_code == 0
     # The deferral line carries its time, so two deferrals are two lines.
     line = "10:00 " + SESSION_GATE
-    assert today_note(ws).read_text() == CLOSED.replace("Updated:", line + "\nUpdated:", 1)
+    # PROTOCOL §2 (v4): a blank line on each side keeps it its own paragraph.
+    expected = CLOSED.replace("\nUpdated:", "\n\n" + line + "\n\nUpdated:", 1)
+    assert today_note(ws).read_text() == expected
     assert old.exists()  # nothing else happened
 
 
@@ -95,7 +97,7 @@ def test_size_gate_defers_when_the_buffer_is_oversized(idle: Workspace) -> None:
     result = weekly_review(idle)
     assert result.status == "deferred-size"
     assert list(result.text_lines()) == [SIZE_GATE]
-    assert SIZE_GATE + "\nUpdated:" in today_note(idle).read_text()
+    assert SIZE_GATE + "\n\nUpdated:" in today_note(idle).read_text()
 
 
 def test_failing_health_check_changes_nothing(
@@ -162,7 +164,7 @@ def test_closure_block_is_merged_in_place_not_duplicated(idle: Workspace) -> Non
     text = today_note(idle).read_text()
     # PROTOCOL §8 step 8 (v2): the agent's items stay, the review's join them.
     assert text == (
-        "# 2026-11-30\n- morning work\nUpdated: 2026-11-30\n"
+        "# 2026-11-30\n- morning work\n\nUpdated: 2026-11-30\n"
         "Decisions: a; weekly review performed: archived 1 episodic note\n"
         "Signal: b; health check passed; no lesson reached the recurrence threshold\n"
         "Open: c\n"

@@ -56,7 +56,7 @@ def test_rotate_into_no_note(ws: Workspace) -> None:
     result = rotate_buffer(ws)
     note = ws.episodic_note().read_text()
     # PROTOCOL §2 (v2): a note memtier creates starts with its date.
-    assert note == "# 2026-11-30\n\n" + body + (
+    assert note == "# 2026-11-30\n\n" + body + "\n" + (
         "Updated: 2026-11-30\nDecisions: working buffer rotated\nSignal: none\n"
         "Open: migrate qdrant; rebuild gateway\n"
     )
@@ -72,7 +72,7 @@ def test_rotate_into_note_without_closure_block(ws: Workspace) -> None:
     rotate_buffer(ws)
     note = ws.episodic_note().read_text()
     head, block = split_closure(note)
-    assert head == "# morning\n- event\n" + body
+    assert head == "# morning\n- event\n\n" + body + "\n"
     assert block is not None and block.decisions == "working buffer rotated"
 
 
@@ -83,8 +83,9 @@ def test_rotate_into_closed_note_merges_the_block(ws: Workspace) -> None:
     )
     body = _fill(ws)
     assert rotate_buffer(ws).placement == "inserted"
-    assert ws.episodic_note().read_text() == "# morning\n" + body + (
-        "Updated: 2026-11-30\nDecisions: earlier; working buffer rotated\n"
+    # PROTOCOL §2 (v4): blank lines around the block; the placeholder gives way.
+    assert ws.episodic_note().read_text() == "# morning\n\n" + body + "\n" + (
+        "Updated: 2026-11-30\nDecisions: earlier\n"
         "Signal: earlier signal\n"
         "Open: renew DNS token before Friday; migrate qdrant; rebuild gateway\n"
     )
@@ -97,8 +98,8 @@ def test_rotate_repairs_a_block_that_text_follows(ws: Workspace) -> None:
     body = _fill(ws)
     assert rotate_buffer(ws).placement == "rebuilt"
     note = ws.episodic_note().read_text()
-    assert note == "# morning\nlate line\n" + body + (
-        "Updated: 2026-11-30\nDecisions: earlier; working buffer rotated\n"
+    assert note == "# morning\n\nlate line\n\n" + body + "\n" + (
+        "Updated: 2026-11-30\nDecisions: earlier\n"
         "Signal: earlier signal\nOpen: migrate qdrant; rebuild gateway\n"
     )
     assert note.count("Updated:") == 1

@@ -43,6 +43,53 @@ def test_render_parse_round_trip_and_header() -> None:
     assert generation_problems(GEN2.name, text) == []
 
 
+def test_citations_are_relative_links_and_old_generations_still_verify() -> None:
+    """PROTOCOL §2 (v4): a citation is a link whose text is `D.md:L`; a generation
+    written before (plain `— <path>:<line>`) is never rewritten and still verifies."""
+    import hashlib
+
+    text = render_generation(GEN2)
+    assert "- host the blog on vercel — [2026-04-01.md:9](../episodic/2026-04-01.md)\n" in text
+    assert "— [2026-04-05.md:4](../archive/2026/04/2026-04-05.md)\n" in text
+    body = text.split("\n", 6)[6]
+    old_body = body.replace(
+        "[2026-04-01.md:9](../episodic/2026-04-01.md)", "memory/episodic/2026-04-01.md:9"
+    ).replace("[2026-04-01.md:3](../episodic/2026-04-01.md)", "memory/episodic/2026-04-01.md:3")
+    old_body = old_body.replace(
+        "[2026-04-05.md:11](../episodic/2026-04-05.md)", "memory/episodic/2026-04-05.md:11"
+    ).replace(
+        "[2026-04-05.md:4](../archive/2026/04/2026-04-05.md)",
+        "memory/archive/2026/04/2026-04-05.md:4",
+    )
+    old_body = old_body.replace(
+        "[2026-03-22.md:7](../episodic/2026-03-22.md)", "memory/episodic/2026-03-22.md:7"
+    )
+    assert "](" not in old_body
+    head = "\n".join(text.split("\n")[:5])
+    old = f"{head}\nDigest: sha256:{hashlib.sha256(old_body.encode()).hexdigest()}\n{old_body}"
+    assert generation_problems(GEN2.name, old) == []
+    assert parse_generation(old) == GEN2
+    # A link that leaves the memory, or whose text names another file, is no citation.
+    import pytest
+
+    from memtier.formats.consolidated import GenerationError
+
+    outside = text.replace("(../episodic/2026-04-01.md)", "(../../../etc/2026-04-01.md)")
+    other = text.replace("[2026-04-01.md:9]", "[2026-04-02.md:9]")
+    for bad in (outside, other):
+        with pytest.raises(GenerationError):
+            parse_generation(bad)
+
+
+def test_evidence_keeps_no_bullet_of_its_own() -> None:
+    from memtier.formats.consolidated import evidence_text
+
+    assert evidence_text("- move qdrant") == "move qdrant"
+    assert evidence_text("  * sub item") == "sub item"
+    assert evidence_text("plain line") == "plain line"
+    assert evidence_text("-not a bullet") == "-not a bullet"
+
+
 def test_every_changed_byte_is_found() -> None:
     """PROTOCOL §13 immutability: the Digest covers the body, the name and body the header.
 

@@ -60,15 +60,32 @@ def test_split_closure() -> None:
 def test_insert_before_closure_keeps_block_verbatim_and_last() -> None:
     odd = "Updated:2026-11-30\nDecisions:  a \nSignal: b\nOpen: c\n"
     note = "# day\n" + odd
-    assert insert_before_closure(note, "- new") == "# day\n- new\n" + odd
-    assert insert_before_closure("text", "- new\n") == "text\n- new\n"
+    # PROTOCOL §2 (v4): a blank line before what is inserted and before the block.
+    assert insert_before_closure(note, "- new") == "# day\n\n- new\n\n" + odd
+    assert insert_before_closure("text", "- new\n") == "text\n\n- new\n"
     assert insert_before_closure("", "- new") == "- new\n"
+    # A blank line already there is kept, never doubled.
+    assert insert_before_closure("- a\n\n" + odd, "- b") == "- a\n\n- b\n\n" + odd
+
+
+def test_joined_keeps_paragraphs_and_list_items_apart() -> None:
+    """PROTOCOL §2 (v4): two parts never read as one paragraph or one list item."""
+    from memtier.formats.episodic import joined
+
+    assert joined("text\n", "more\n") == "text\n\nmore\n"
+    assert joined("- item\n", "more\n") == "- item\n\nmore\n"
+    assert joined("- item\n", "- next\n") == "- item\n- next\n"  # one tight list
+    assert joined("- item\n", "  - sub\n") == "- item\n\n  - sub\n"
+    assert joined("text\n\n", "more\n") == "text\n\nmore\n"
+    assert joined("", "more\n") == "more\n"
+    assert joined("text", "") == "text\n"
 
 
 def test_replace_closure() -> None:
     block = ClosureBlock("2026-12-01", "d", "s", "o")
-    assert replace_closure("# day\n" + BLOCK, block) == "# day\n" + block.render()
-    assert replace_closure("# day", block) == "# day\n" + block.render()
+    assert replace_closure("# day\n" + BLOCK, block) == "# day\n\n" + block.render()
+    assert replace_closure("# day\n\n" + BLOCK, block) == "# day\n\n" + block.render()
+    assert replace_closure("# day", block) == "# day\n\n" + block.render()
     assert block.lines() == ["Updated: 2026-12-01", "Decisions: d", "Signal: s", "Open: o"]
 
 
@@ -78,9 +95,10 @@ def test_merge_keeps_every_old_item_and_lets_none_give_way() -> None:
         "2026-11-30", "working buffer rotated", "none", "fix cron; renew DNS token before Friday"
     )
     merged = merge_closure(old, new)
+    # PROTOCOL §2 (v4): the rotation's placeholder gives way to a real decision.
     assert merged == ClosureBlock(
         "2026-11-30",
-        "moved qdrant; working buffer rotated",
+        "moved qdrant",
         "apt is slow",
         "renew DNS token before Friday; fix cron",
     )
@@ -99,7 +117,7 @@ def test_merge_into_note_and_new_note() -> None:
     note = new_note(day, "- event")
     assert (
         note
-        == "# 2026-11-30\n\n- event\n"
+        == "# 2026-11-30\n\n- event\n\n"
         + "Updated: 2026-11-30\nDecisions: none\nSignal: none\nOpen: none\n"
     )
     assert closure_problem(note) is None
@@ -152,16 +170,23 @@ def test_insert_keeps_block_last_and_loses_nothing(
 ) -> None:
     note = _text(before) + block.render()
     result = insert_before_closure(note, _text(addition))
-    assert result == _text(before) + _text(addition) + block.render()
     head, found = split_closure(result)
     assert found == block
-    assert head == _text(before + addition)
+    assert result.endswith(block.render())
+    # Only blank lines are added (PROTOCOL §2 v4), none before a blank-free head.
+    assert [line for line in head.split("\n") if line] == [
+        line for line in _text(before + addition).split("\n") if line
+    ]
+    if head.strip():
+        assert head.endswith("\n\n")
 
 
 @given(_lines, _blocks, _blocks)
 def test_replace_round_trip(before: list[str], old: ClosureBlock, new: ClosureBlock) -> None:
     note = _text(before) + old.render()
-    assert split_closure(replace_closure(note, new)) == (_text(before), new)
+    head, block = split_closure(replace_closure(note, new))
+    assert block == new
+    assert head.rstrip("\n") == _text(before).rstrip("\n")
     assert split_closure(replace_closure(_text(before) + "x\n", new))[1] == new
 
 
@@ -178,11 +203,13 @@ def test_insert_never_crashes_and_keeps_every_line(note: str, addition: str) -> 
 def test_place_before_closure_three_paths() -> None:
     from memtier.formats.episodic import place_before_closure
 
-    assert place_before_closure("# day\n" + BLOCK, "- x") == ("# day\n- x\n" + BLOCK, "inserted")
-    assert place_before_closure("# day", "- x") == ("# day\n- x\n", "appended")
+    inserted = ("# day\n\n- x\n\n" + BLOCK, "inserted")
+    assert place_before_closure("# day\n" + BLOCK, "- x") == inserted
+    assert place_before_closure("# day", "- x") == ("# day\n\n- x\n", "appended")
     trailing = "# day\n" + BLOCK + "late line\n"
-    assert place_before_closure(trailing, "- x\n") == ("# day\nlate line\n- x\n" + BLOCK, "rebuilt")
-    assert place_before_closure(BLOCK + "\n", "- x\n") == ("\n- x\n" + BLOCK, "rebuilt")
+    rebuilt = ("# day\n\nlate line\n\n- x\n\n" + BLOCK, "rebuilt")
+    assert place_before_closure(trailing, "- x\n") == rebuilt
+    assert place_before_closure(BLOCK + "\n", "- x\n") == ("\n- x\n\n" + BLOCK, "rebuilt")
 
 
 @given(_lines, _blocks, _lines, _lines)
@@ -194,7 +221,12 @@ def test_place_before_closure_keeps_every_line(
     note = _text(before) + block.render() + _text(after)
     result, _how = place_before_closure(note, _text(addition))
     assert closure_problem(result) is None
-    assert sorted(result.split("\n")) == sorted((note + _text(addition)).split("\n"))
+
+    # Every line kept, none repeated; only blank lines added (PROTOCOL §2 v4).
+    def written(text: str) -> list[str]:
+        return sorted(line for line in text.split("\n") if line)
+
+    assert written(result) == written(note + _text(addition))
 
 
 # -- PROTOCOL v3: one end-of-day order, merged; a displaced block repaired -------
@@ -225,12 +257,12 @@ def test_close_note_repairs_a_displaced_block_and_replace_writes_as_given() -> N
     text, how = close_note(ps, block)
     assert how == "rebuilt"
     assert text == (
-        "# d\n- work\n\nPS: by hand\nUpdated: 2026-11-30\nDecisions: a; c\nSignal: b\n"
+        "# d\n- work\n\nPS: by hand\n\nUpdated: 2026-11-30\nDecisions: a; c\nSignal: b\n"
         "Open: upgrade grafana\n"
     )
     replaced, how = close_note(ps, block, replace=True)
-    assert how == "rebuilt" and replaced.endswith("PS: by hand\n" + block.render())
-    assert close_note("# d\n", block) == ("# d\n" + block.render(), "appended")
+    assert how == "rebuilt" and replaced.endswith("PS: by hand\n\n" + block.render())
+    assert close_note("# d\n", block) == ("# d\n\n" + block.render(), "appended")
 
 
 def test_nested_body_moves_headings_below_the_block_heading() -> None:

@@ -652,9 +652,10 @@ def test_text_after_the_closure_block_is_named_with_its_line_and_fix(root: Path)
 
     episodic_close(Workspace.open(root, NOW), "none", "none", "none", YESTERDAY)
     repaired = (root / f"memory/episodic/{YESTERDAY}.md").read_text()
+    # §2 (v4): kept apart by blank lines; the rotation's placeholder gives way.
     assert repaired == (
-        f"# {YESTERDAY}\n- work\nPS: grafana waits for the backup\nUpdated: {TODAY}\n"
-        f"{decisions}\nSignal: s\nOpen: o\n"
+        f"# {YESTERDAY}\n- work\n\nPS: grafana waits for the backup\n\nUpdated: {TODAY}\n"
+        "Decisions: moved qdrant to host b\nSignal: s\nOpen: o\n"
     )
     assert check(root).ok
 

@@ -172,8 +172,9 @@ def test_step_4_stale_or_taskless_pending_goes_to_today(
     (root / (BUF + ".pending")).write_text(pending)
     session_start(cli, root)
     lines = (root / "memory" / "episodic" / f"{TODAY}.md").read_text().splitlines()
-    # PROTOCOL §4 step 4 (v2): the marker carries the snapshot's id.
-    assert f"[RECOVERED: STALE] {last} ({rotation_id(pending)})" in lines
+    # PROTOCOL §4 step 4 (v2): the marker carries the snapshot's id; §2 (v4) it heads
+    # the block as `### HH:MM`, like every block memtier writes into a note.
+    assert f"### 10:00 [RECOVERED: STALE] {last} ({rotation_id(pending)})" in lines
     assert "notes kept" in lines
     assert [line.split(":")[0] for line in lines[-4:]] == ["Updated", "Decisions", "Signal", "Open"]
     assert (root / BUF).read_text() == buffer_text(NOW_TEXT, created=NOW_TEXT)
@@ -200,10 +201,11 @@ def test_step_5_stale_buffer_goes_to_today_with_the_closure_block_last(
     rid = rotation_id((root / BUF).read_text())
     session_start(cli, root)
     # PROTOCOL §4 step 5 and §2 (v2): the marker names the snapshot; the block is merged.
+    # §2 (v4): blank lines around the block, its parts at ####, the placeholder gone.
     assert note.read_text() == (
-        f"# day\n[RECOVERED: STALE] 2026-11-30T07:59:59+01:00 ({rid})\n"
-        "## Active Task:\n- abandoned\n"
-        "Updated: 2026-11-30\nDecisions: a; stale working buffer recovered\nSignal: b\n"
+        f"# day\n\n### 10:00 [RECOVERED: STALE] 2026-11-30T07:59:59+01:00 ({rid})\n"
+        "#### Active Task:\n- abandoned\n\n"
+        "Updated: 2026-11-30\nDecisions: a\nSignal: b\n"
         "Open: c; abandoned\n"
     )
 
@@ -213,8 +215,8 @@ def test_stale_recovery_into_a_new_note_opens_it_with_its_date(root: Path, cli: 
     rid = rotation_id((root / BUF).read_text())
     mt(cli, root, "session-start")
     assert note_path(root).read_text() == (
-        f"# {TODAY}\n\n[RECOVERED: STALE] 2026-11-30T07:00:00+01:00 ({rid})\n"
-        "## Active Task:\n- old\n\n## Notes\n- n\n"
+        f"# {TODAY}\n\n### 10:00 [RECOVERED: STALE] 2026-11-30T07:00:00+01:00 ({rid})\n"
+        "#### Active Task:\n- old\n\n#### Notes\n- n\n\n"
         + closure("stale working buffer recovered", "none", "old")
     )
 
@@ -422,7 +424,7 @@ def test_session_end_rotates_into_a_fresh_closure_block(root: Path, cli: CliRunn
     assert result.exit_code == 0
     note = (root / "memory" / "episodic" / f"{TODAY}.md").read_text()
     assert note.endswith(
-        "- migrate qdrant\n- check mirror\nUpdated: 2026-11-30\n"
+        "- migrate qdrant\n- check mirror\n\nUpdated: 2026-11-30\n"
         "Decisions: working buffer rotated\nSignal: none\nOpen: migrate qdrant; check mirror\n"
     )
     fresh = "2026-11-30T11:00:00+01:00"
@@ -443,9 +445,12 @@ def test_episodic_commands(root: Path, cli: CliRunner) -> None:
     mt(cli, root, *again, "--date", "2026-11-20")
     lines = note.read_text().splitlines()
     # PROTOCOL §4 v3: merged with the block already there.
-    assert lines[-6:] == [
+    # §2 (v4): each appended line its own paragraph, a blank line before the block.
+    assert lines[-8:] == [
         "first",
+        "",
         "second",
+        "",
         "Updated: 2026-11-30",
         "Decisions: D1; D2",
         "Signal: S1; S2",
@@ -457,7 +462,7 @@ def test_episodic_commands(root: Path, cli: CliRunner) -> None:
     assert shown.exit_code == 0 and "Decisions: D2" in shown.stdout
     mt(cli, root, "episodic", "append", "today's line")
     assert (root / "memory" / "episodic" / f"{TODAY}.md").read_text() == (
-        f"# {TODAY}\n\ntoday's line\n"
+        f"# {TODAY}\n\ntoday's line\n\n"
         "Updated: 2026-11-30\nDecisions: none\nSignal: none\nOpen: none\n"
     )
     assert "today's line" in mt(cli, root, "episodic", "show").stdout
@@ -472,7 +477,7 @@ def test_episodic_close_on_a_missing_day_creates_a_titled_note(root: Path, cli: 
 def test_episodic_append_to_an_unclosed_note_appends_at_the_end(root: Path, cli: CliRunner) -> None:
     note_path(root).write_text("# mine\nfirst\n")
     mt(cli, root, "episodic", "append", "second")
-    assert note_path(root).read_text() == "# mine\nfirst\nsecond\n"
+    assert note_path(root).read_text() == "# mine\nfirst\n\nsecond\n"
 
 
 @pytest.mark.parametrize(

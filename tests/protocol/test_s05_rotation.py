@@ -56,10 +56,11 @@ def test_rotation_inserts_before_an_existing_closure_block(root: Path, cli: CliR
     mt(cli, root, "buffer", "task", "t1")
     rid = rotation_id((root / BUF).read_text())
     assert mt(cli, root, "rotate").exit_code == 0
-    merged = "Updated: 2026-11-30\nDecisions: kept; working buffer rotated\nSignal: kept\n"
+    # §2 (v4): blank lines around the block; the placeholder gives way to `kept`.
+    merged = "Updated: 2026-11-30\nDecisions: kept\nSignal: kept\n"
     merged += "Open: kept; t1\n"
     assert note.read_text() == (
-        f"# day\nearlier\n### 10:00 working buffer ({rid})\n#### Active Task:\n- t1\n" + merged
+        f"# day\nearlier\n\n### 10:00 working buffer ({rid})\n#### Active Task:\n- t1\n\n" + merged
     )
     # PROTOCOL §4 step 4 (v2): a later buffer with the same line is another rotation
     # (the task stayed in the buffer: a mid-session rotation keeps it, §5 step 5 v3).
@@ -86,7 +87,7 @@ def test_rotation_open_is_the_union_in_order(root: Path, cli: CliRunner) -> None
     mt(cli, root, "buffer", "task", "t1")
     mt(cli, root, "buffer", "task", "t2")
     mt(cli, root, "rotate")
-    expected = closure("a; working buffer rotated", "b", "t2; older; t1")
+    expected = closure("a", "b", "t2; older; t1")  # §2 (v4): the placeholder gives way
     assert note_path(root).read_text().endswith(expected)
 
 
@@ -98,8 +99,8 @@ def test_rotation_leaves_an_unmergeable_tail_and_closes_after_it(
     rid = rotation_id((root / BUF).read_text())
     mt(cli, root, "rotate")
     assert note_path(root).read_text() == (
-        f"# day\nfree text\nUpdated: x\n### 10:00 working buffer ({rid})\n#### Active Task:\n- a\n"
-        + closure("working buffer rotated", "none", "a")
+        f"# day\nfree text\nUpdated: x\n\n### 10:00 working buffer ({rid})\n#### Active Task:\n"
+        "- a\n\n" + closure("working buffer rotated", "none", "a")
     )
 
 
@@ -108,11 +109,11 @@ def test_rotation_leaves_an_unmergeable_tail_and_closes_after_it(
     [
         (
             "# day\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\nlate line\n",
-            "# day\nlate line\n",
+            "# day\n\nlate line\n\n",
             True,
         ),
-        ("# day\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\n\n", "# day\n", True),
-        ("# day\nno block, no final newline", "# day\nno block, no final newline\n", False),
+        ("# day\nUpdated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c\n\n", "# day\n\n", True),
+        ("# day\nno block, no final newline", "# day\nno block, no final newline\n\n", False),
     ],
     ids=["text-after-block", "blank-after-block", "no-block"],
 )
@@ -127,11 +128,11 @@ def test_rotation_into_a_note_without_a_final_block(
     rid = rotation_id((root / BUF).read_text())
     assert mt(cli, root, "rotate").exit_code == 0
     block = (
-        "Updated: 2026-11-30\nDecisions: a; working buffer rotated\nSignal: b\nOpen: c; t1\n"
+        "Updated: 2026-11-30\nDecisions: a\nSignal: b\nOpen: c; t1\n"
         if old
         else "Updated: 2026-11-30\nDecisions: working buffer rotated\nSignal: none\nOpen: t1\n"
     )
     assert path.read_text() == (
-        head + f"### 10:00 working buffer ({rid})\n#### Active Task:\n- t1\n" + block
+        head + f"### 10:00 working buffer ({rid})\n#### Active Task:\n- t1\n\n" + block
     )
     assert health(cli, root)[0] == 0

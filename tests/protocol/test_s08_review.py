@@ -51,8 +51,9 @@ def test_session_gate_line_is_exact_and_before_the_closure_block(
     lines = note_path(root).read_text().splitlines()
     # The protocol's line, after the time it was written (issue 10: each deferral
     # line carries its time, so two deferrals on one day are told apart).
-    assert lines[:3] == ["# day", "x", f"11:00 {SESSION_GATE}"]
-    assert lines[3:] == closure("a", "b", "c").splitlines()
+    # §2 (v4): a paragraph of its own, a blank line before the block.
+    assert lines[:5] == ["# day", "x", "", f"11:00 {SESSION_GATE}", ""]
+    assert lines[5:] == closure("a", "b", "c").splitlines()
 
 
 @pytest.mark.parametrize(
@@ -147,10 +148,11 @@ def test_review_archives_flags_once_and_closes_today(root: Path, cli: CliRunner)
     )
     assert errors.read_text().count("[PROMOTE-CANDIDATE]") == 1
     lines = note.read_text().splitlines()
-    assert lines[0:1] == ["# day"] and len(lines) == 5  # the final block replaced in place
-    assert lines[1] == "Updated: 2026-11-30"
-    assert lines[2].startswith("Decisions: ") and lines[3].startswith("Signal: ")
-    assert lines[4].startswith("Open: ")
+    # The final block replaced in place, a blank line before it (§2 v4).
+    assert lines[0:2] == ["# day", ""] and len(lines) == 6
+    assert lines[2] == "Updated: 2026-11-30"
+    assert lines[3].startswith("Decisions: ") and lines[4].startswith("Signal: ")
+    assert lines[5].startswith("Open: ")
     assert (root / "memory" / "archive" / "2026" / "09" / "2026-09-01.md").exists()
     rerun = mt(cli, root, "weekly-review", now=later)
     assert rerun.stdout == "No meaningful changes\n"
@@ -188,11 +190,11 @@ def test_review_merges_the_agents_block_item_by_item(root: Path, cli: CliRunner)
     note_path(root, "2026-09-01").write_text("old\n")
     assert mt(cli, root, "weekly-review", now=LATER).exit_code == 0
     lines = note_path(root).read_text().splitlines()
-    assert lines[:2] == ["# day", "x"] and len(lines) == 6
-    assert lines[2] == f"Updated: {TODAY}"
-    assert lines[3].startswith("Decisions: agent d; weekly review performed")
-    assert lines[4].startswith("Signal: agent s; ")
-    assert lines[5] == "Open: task o"
+    assert lines[:3] == ["# day", "x", ""] and len(lines) == 7
+    assert lines[3] == f"Updated: {TODAY}"
+    assert lines[4].startswith("Decisions: agent d; weekly review performed")
+    assert lines[5].startswith("Signal: agent s; ")
+    assert lines[6] == "Open: task o"
 
 
 # -- no meaningful changes -------------------------------------------------------------

@@ -227,6 +227,36 @@ def test_below_jaccard_0_85_is_a_new_fact(cli: CliRunner, root: Path) -> None:
     assert accepted.exit_code == 0, accepted.stderr
 
 
+def test_a_restated_fact_is_a_near_duplicate_naming_the_line(cli: CliRunner, root: Path) -> None:
+    """PROTOCOL §10 (v4): every normalised word of the new fact stands in one line."""
+    infra = root / "memory/semantic/infrastructure.md"
+    long = "nas01: Synology DS920+, 192.168.1.10, 4x8TB SHR-2, DSM 7.2"
+    assert remember(cli, root, long, "--kind", "infrastructure").exit_code == 0
+    number = infra.read_text().splitlines().index(f"- {long}") + 1
+    before = infra.read_bytes()
+    refused = remember(cli, root, "nas01: Synology DS920+, 192.168.1.10", "--kind", "hot")
+    assert refused.exit_code == 1, refused.stderr
+    assert f"memory/semantic/infrastructure.md:{number}" in refused.stderr
+    assert "near-duplicate" in refused.stderr and "--force" in refused.stderr
+    assert infra.read_bytes() == before
+    # Punctuation and case do not make it new; nor does another home.
+    again = remember(cli, root, "NAS01 synology ds920+ 192.168.1.10", "--kind", "infrastructure")
+    assert again.exit_code == 1
+    # --force keeps it, once.
+    kept = remember(cli, root, "nas01: Synology DS920+, 192.168.1.10", "--kind", "hot", "--force")
+    assert kept.exit_code == 0, kept.stderr
+    assert "- nas01: Synology DS920+, 192.168.1.10" in (root / "MEMORY.md").read_text()
+    twice = remember(cli, root, "nas01: Synology DS920+, 192.168.1.10", "--kind", "hot", "--force")
+    assert twice.exit_code == 1  # the same fact is never forced in twice
+
+
+def test_a_fact_with_a_word_of_its_own_is_new(cli: CliRunner, root: Path) -> None:
+    long = "nas01: Synology DS920+, 192.168.1.10, 4x8TB SHR-2, DSM 7.2"
+    assert remember(cli, root, long, "--kind", "infrastructure").exit_code == 0
+    added = remember(cli, root, "nas01 backs up to b2 nightly", "--kind", "infrastructure")
+    assert added.exit_code == 0, added.stderr
+
+
 def test_normalised_duplicate_across_hot_and_warm_is_refused(cli: CliRunner, root: Path) -> None:
     assert remember(cli, root, "Gateway runs on 10.0.0.1", "--kind", "hot").exit_code == 0
     refused = remember(cli, root, "gateway   RUNS on 10.0.0.1!", "--kind", "infrastructure")

@@ -31,13 +31,17 @@ def test_a_generation_is_extractive_and_cited(cli: CliRunner, root: Path) -> Non
     assert "Covers: 2026-03-20, 2026-04-02, 2026-04-05\n" in text
     assert "Previous: none\nSummary-by: none\n" in text
     # Decisions: the matching closure items, the archived note cited by its archived path.
-    assert "- blog uses next.js — memory/archive/2026/03/2026-03-20.md:5\n" in text
-    assert "- host the blog on vercel — memory/episodic/2026-04-02.md:6\n" in text
+    # §2 (v4): each cites its line as a link relative to memory/consolidated/.
+    assert "- blog uses next.js — [2026-03-20.md:5](../archive/2026/03/2026-03-20.md)\n" in text
+    assert "- host the blog on vercel — [2026-04-02.md:6](../episodic/2026-04-02.md)\n" in text
     assert "bought milk" not in text.split("## Evidence")[0]
     # Open: only the newest covered day's matching items (the others were left off).
     open_part = text.split("## Open\n")[1].split("\n\n")[0]
-    assert open_part == "- blog: write the about page — memory/episodic/2026-04-05.md:7"
-    assert "- - blog domain bought — memory/episodic/2026-04-05.md:3\n" in text
+    assert (
+        open_part == "- blog: write the about page — [2026-04-05.md:7](../episodic/2026-04-05.md)"
+    )
+    # The note's own bullet is not doubled (§2 v4: no `- - blog domain bought`).
+    assert "\n- blog domain bought — [2026-04-05.md:3](../episodic/2026-04-05.md)\n" in text
     assert "nas01 fan noise" not in text and "still changing" not in text
 
 
@@ -70,7 +74,10 @@ def test_the_chain_across_generations_carries_what_still_stands(cli: CliRunner, 
     assert f"Previous: {GEN1}\n" in gen2
     assert "Covers: 2026-04-15, 2026-04-16, 2026-04-18\n" in gen2
     carried = gen2.split("## Carried forward\n")[1]
-    assert "- decision: blog uses next.js — memory/archive/2026/03/2026-03-20.md:5" in carried
+    assert (
+        "- decision: blog uses next.js — [2026-03-20.md:5](../archive/2026/03/2026-03-20.md)"
+        in carried
+    )
     assert "- decision: host the blog on vercel" in carried
     # "write the about page" was left off 04-18's Open: closed, not carried.
     assert "about page" not in carried and "- blog: add rss" in gen2.split("## Open")[1]

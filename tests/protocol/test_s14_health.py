@@ -30,11 +30,11 @@ def _plain(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
 
 
-def test_a_union_merge_by_hand_fails_closure_unique_though_closure_passes(
-    tmp_path: Path,
-) -> None:
+def test_a_union_merge_by_hand_is_named_by_health(tmp_path: Path) -> None:
     """Two plain clones with ``merge=union`` rotate into the same day and merge: git
-    says it succeeded, the last four lines are a valid block, the note is damaged."""
+    says it succeeded, the note is damaged, and health names it. (Since the blank
+    line before each closure block, git's union keeps one block with two ``Open:``
+    lines; the case of a second block above a valid last one is the next test's.)"""
     one = new_workspace(tmp_path / "one")
     _plain(one, "init", "-q", "-b", "main")
     _plain(one, "config", "user.email", "a@example.org")
@@ -53,10 +53,22 @@ def test_a_union_merge_by_hand_fails_closure_unique_though_closure_passes(
         _plain(ws, "commit", "-qm", f"day on {n}")
     _plain(one, "pull", "-q", "--no-rebase", str(two), "main")  # "succeeds"
     checks = _checks(one)
+    failed = [c for name in ("episodic.closure", "episodic.closure.unique") for c in checks[name]]
+    failed = [c for c in failed if c["status"] == "fail"]
+    assert [c["path"] for c in failed] == ["memory/episodic/2026-12-01.md"]
+
+
+def test_a_second_block_above_a_valid_last_one_fails_closure_unique(root: Path) -> None:
+    """The last four lines are a valid block, so the compat check passes; the block
+    above it is what `episodic.closure.unique` is for."""
+    note = root / "memory/episodic/2026-11-30.md"
+    block = "Updated: 2026-11-30\nDecisions: d\nSignal: s\nOpen: {}\n"
+    note.write_text("# 2026-11-30\n\n" + block.format("one") + "\n" + block.format("two"))
+    checks = _checks(root)
     assert [c["status"] for c in checks["episodic.closure"]] == ["pass"]
     (unique,) = checks["episodic.closure.unique"]
     assert unique["status"] == "fail"
-    assert unique["path"] == "memory/episodic/2026-12-01.md"
+    assert unique["path"] == "memory/episodic/2026-11-30.md"
 
 
 def test_a_note_with_one_block_passes_closure_unique(root: Path) -> None:

@@ -205,19 +205,29 @@ def fact_homes(ws: Workspace) -> list[tuple[Path, int]]:
 
 
 def find_duplicate(
-    ws: Workspace, text: str, *, skip: tuple[Path, int] | None = None
+    ws: Workspace,
+    text: str,
+    *,
+    skip: tuple[Path, int] | None = None,
+    near: bool = True,
+    forceable: bool = False,
 ) -> DuplicateFactError | None:
     """The refusal for *text* if it, or a near-duplicate, stands in HOT or WARM (§10).
 
-    *skip* is (real path, line number) of a line to leave out: the one `replace`
-    is about to change.
+    A near-duplicate shares most of its words with a line (Jaccard index ≥ 0.85),
+    or (v4) restates part of one: every word of *text* is in that line. *skip* is
+    (real path, line number) of a line to leave out: the one `replace` is about to
+    change. *near* false (``--force``) refuses only the same fact; *forceable*:
+    the refusal of a near-duplicate names ``--force`` (the caller takes it).
     """
     wanted = normalise_fact(text)
     if not wanted:
         return None
     words = word_set(wanted)
-    floor = NEAR_DUPLICATE_THRESHOLD * len(words)
-    best: tuple[float, str, int, str] | None = None
+    floor = min(NEAR_DUPLICATE_THRESHOLD * len(words), len(words))
+    # (restates part of it, score, file, line number, line): a restatement first,
+    # then the highest overlap (PROTOCOL §10 v4).
+    best: tuple[bool, float, str, int, str] | None = None
     for path, header in fact_homes(ws):
         try:
             body = store.read_text(path, root=ws.root)
@@ -232,27 +242,46 @@ def find_duplicate(
             if line.startswith("#") or is_fence(line):
                 continue  # headings and fences are not facts (see fact_lines)
             number = index + 1
+            restates = False
             if other == wanted:
                 score = 1.0
-            elif other.count(" ") + 1 < floor:
-                continue  # fewer words than 0.85 of ours: the Jaccard index cannot reach it
+            elif not near or other.count(" ") + 1 < floor:
+                continue  # fewer words than ours and than 0.85 of them: neither rule can hold
             else:
-                score = jaccard(words, word_set(other))
-            if score >= NEAR_DUPLICATE_THRESHOLD and (best is None or score > best[0]):
-                best = (score, relative_to_root(ws, real), number, line.strip())
+                theirs = word_set(other)
+                score = jaccard(words, theirs)
+                restates = words <= theirs
+            if score < NEAR_DUPLICATE_THRESHOLD and not restates:
+                continue
+            found = (score == 1.0 or restates, score, relative_to_root(ws, real), number)
+            if best is None or found[:2] > best[:2]:
+                best = (*found, line.strip())
                 if score == 1.0:
                     break
-        if best is not None and best[0] == 1.0:
+        if best is not None and best[1] == 1.0:
             break
     if best is None:
         return None
-    score, rel, number, line = best
-    what = "this fact already stands" if score == 1.0 else "a near-duplicate stands"
-    how = f" (word overlap {score:.2f})" if score < 1.0 else ""
+    restates, score, rel, number, line = best
+    return _duplicate_error(rel, number, line, score, restates, forceable)
+
+
+def _duplicate_error(
+    rel: str, number: int, line: str, score: float, restates: bool, forceable: bool
+) -> DuplicateFactError:
+    force: tuple[str | Term, ...] = ()
+    if score == 1.0:
+        what, how = "this fact already stands", ""
+    else:
+        what = "a near-duplicate stands"
+        how = " (every word of it is in that line)" if restates else f" (word overlap {score:.2f})"
+        if forceable:
+            force = ("; to keep both, ", Term("force"))
     return DuplicateFactError(
         (
             f"{what} in {rel}:{number}{how}: {line}; a fact has one home: to change it, ",
             Term("replace", arg=rel),
+            *force,
         ),
         file=rel,
         line=number,

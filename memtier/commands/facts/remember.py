@@ -171,8 +171,9 @@ def remember(
     to: str | Path | None = None,
     section: str | None = None,
     tags: Sequence[str] = (),
+    force: bool = False,
 ) -> RememberResult:
-    """Add a fact to its one home (PROTOCOL §10)."""
+    """Add a fact to its one home (PROTOCOL §10); *force* keeps a near-duplicate (v4)."""
     if kind is not None and to is not None:
         raise InputError(("give ", Term("kind"), " or ", Term("to"), ", not both"))
     wanted_tags = _check_tags(ws, tags)
@@ -200,14 +201,14 @@ def remember(
                     " apply to HOT and WARM files, not a day's note",
                 )
             )
-        return _remember_in_note(ws, text, name)
+        return _remember_in_note(ws, text, name, force)
     block = bool(name and name.startswith(HOWTO_PREFIX) and "\n" in text.strip())
     clean = clean_fact(text, "remember", block=block, fact=True)
     if section_redacted:
         clean = CleanFact(clean.text, merge_counts(clean.redacted, section_redacted))
     target = resolve_fact_file(ws, home, option=Term("to") if kind is None else Term("kind"))
     with store.workspace_lock(ws.lock_file):
-        return _write_fact(ws, target, clean, name, section, wanted_tags, block)
+        return _write_fact(ws, target, clean, name, section, wanted_tags, block, force)
 
 
 def _new_file_text(ws: Workspace, target: FactFile, tags: list[str]) -> str:
@@ -240,6 +241,7 @@ def _write_fact(
     section: str | None,
     tags: list[str],
     block: bool,
+    force: bool = False,
 ) -> RememberResult:
     from memtier.commands.facts.files import DuplicateFactError as Duplicate
 
@@ -269,7 +271,7 @@ def _write_fact(
                 score=1.0,
             )
     else:
-        duplicate = find_duplicate(ws, clean.text)
+        duplicate = find_duplicate(ws, clean.text, near=not force, forceable=True)
         if duplicate is not None:
             raise duplicate
     if tags and not created and len(lines) > 1 and is_tag_line(lines[1]):
@@ -308,27 +310,28 @@ def _write_fact(
     )
 
 
-def _remember_in_note(ws: Workspace, text: str, kind: str | None) -> RememberResult:
+def _remember_in_note(
+    ws: Workspace, text: str, kind: str | None, force: bool = False
+) -> RememberResult:
     """An event, or a fact without a home: today's note (PROTOCOL §1, §10)."""
     from memtier.commands.rotation import read_note, write_note
-    from memtier.formats.episodic import ClosureBlock, place_before_closure
+    from memtier.formats.episodic import item_paragraph, new_note, place_before_closure
 
     clean = clean_fact(text, "remember", fact=True)
     routed = kind is None
-    addition = f"- {clean.text}\n" + (ROUTING_NOTE + "\n" if routed else "")
+    addition = f"- {clean.text}\n" + (item_paragraph(ROUTING_NOTE) + "\n" if routed else "")
     day: date = ws.today
     with store.workspace_lock(ws.lock_file):
         if routed:
             # An unfiled fact is still a fact: it must not repeat one with a home.
-            duplicate = find_duplicate(ws, clean.text)
+            duplicate = find_duplicate(ws, clean.text, near=not force, forceable=True)
             if duplicate is not None:
                 raise duplicate
         note = read_note(ws, day)
         checkpoint("facts.read")
         if note is None:
             # PROTOCOL §2 (v2): a note memtier creates has its title and a closure block.
-            closure = ClosureBlock(day.isoformat(), "none", "none", "none")
-            new_text = f"# {day.isoformat()}\n\n{addition}{closure.render()}"
+            new_text = new_note(day, addition)
         else:
             new_text, _how = place_before_closure(note.text, addition)
         write_note(ws, day, new_text, note)

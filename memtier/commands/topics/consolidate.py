@@ -24,6 +24,7 @@ from memtier.formats.consolidated import (
     Cited,
     GenerationError,
     GenerationFile,
+    evidence_text,
     generation_name,
     parse_generation,
     render_generation,
@@ -103,7 +104,7 @@ def plan_generation(ws: Workspace, entry: IndexEntry, notes: NoteFiles) -> Plan:
         for index, line in enumerate(note.lines):
             if matcher.matches(line) and per_day.get(note.day, 0) < EVIDENCE_PER_DAY:
                 per_day[note.day] = per_day.get(note.day, 0) + 1
-                evidence.append(Cited(redact(line).text, note.path, index + 1))
+                evidence.append(Cited(evidence_text(redact(line).text), note.path, index + 1))
         if at is None:
             continue
         closures.append((note, at))

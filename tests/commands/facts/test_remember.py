@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from memtier.commands.facts.remember import (
+    ROUTING_NOTE,
     DuplicateFactError,
     MatchError,
     get_lines,
@@ -108,7 +109,8 @@ def test_no_kind_no_to_goes_to_todays_note_with_a_routing_note(ws: Workspace) ->
     assert result.routing_note
     assert note[0] == "# 2026-11-30"
     at = note.index("- the printer jams on duplex")
-    assert note[at + 1].startswith("#routing-note: ")
+    # PROTOCOL §2 (v4): a paragraph of that list item, never run into its text.
+    assert note[at + 1 : at + 3] == ["", "  " + ROUTING_NOTE]
     from memtier.formats.episodic import closure_problem
 
     assert closure_problem("\n".join(note)) is None

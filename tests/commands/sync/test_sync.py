@@ -88,7 +88,9 @@ def test_one_fact_replaced_differently_is_a_conflict_block_never_a_marker(tmp_pa
     assert done.returncode == 1, done.stderr
     assert "conflict" in done.stderr
     note = (b / "memory/episodic/2026-12-01.md").read_text()
-    block = re.search(r"### \d\d:\d\d sync conflict \((s-[0-9a-f]{8})\)\n((?:.+\n)+?)Updated", note)
+    block = re.search(
+        r"### \d\d:\d\d sync conflict \((s-[0-9a-f]{8})\)\n((?:.+\n)+?)\n?Updated", note
+    )
     assert block is not None, note
     assert "ours (kept): - nas01 address is 10.0.0.7" in block.group(2)
     assert "theirs: - nas01 address is 10.0.0.5" in block.group(2)

@@ -58,7 +58,7 @@ def test_a_note_without_a_valid_closure_gives_evidence_but_no_decision(ws: Works
     gen = consolidate(ws, "nas", plan_only=True).plans[0].generation
     assert (gen.decisions, gen.open) == ((), ())
     assert [c.text for c in gen.evidence] == [
-        "- nas01 a",
+        "nas01 a",  # its bullet dropped: the Evidence line is an item already (§2 v4)
         "Decisions: nas01 gets zfs",
         "Open: nas01 test",
     ]

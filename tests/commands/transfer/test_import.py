@@ -180,7 +180,8 @@ def test_unroutable_item_goes_to_today_with_a_routing_note(ws: Workspace, root: 
     _import(ws, "mcp-memory")
     note = (root / "memory/episodic/2026-11-30.md").read_text().split("\n")
     at = note.index("- Sam: is the user's flatmate and shares the NAS")
-    assert note[at + 1].startswith("#routing-note: ")
+    assert note[at + 1] == ""  # PROTOCOL §2 (v4): a paragraph of the item
+    assert note[at + 2].startswith("  #routing-note: ")
 
 
 def test_openclaw_daily_note_block_keeps_its_lines(ws: Workspace, root: Path) -> None:
@@ -198,7 +199,7 @@ def test_openclaw_import_adds_to_an_existing_closed_note(ws: Workspace, root: Pa
     )
     _import(ws, "openclaw")
     text = day.read_text()
-    assert text.startswith("# 2026-11-20\n\nmy own line\n## Morning\n")
+    assert text.startswith("# 2026-11-20\n\nmy own line\n\n## Morning\n")
     assert text.endswith("Updated: 2026-11-20\nDecisions: a\nSignal: b\nOpen: c\n")
 
 

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING
 
 from memtier import store
 from memtier.commands.transfer.importers.report import DUPLICATE, Outcome, imported, skipped
-from memtier.formats.episodic import ClosureBlock, contains_lines, place_before_closure
+from memtier.formats.episodic import (
+    contains_lines,
+    item_paragraph,
+    joined_all,
+    new_note,
+    place_before_closure,
+)
 from memtier.formats.routing import UNROUTED
 from memtier.workspace import Workspace
 
@@ -75,14 +81,14 @@ class DayNotes:
                 outcomes.append(self._add(entry, entry.clean, home, seen, lines, added))
         if not added:
             return outcomes
-        addition = "".join(added)
+        # PROTOCOL §2 (v4): an imported body never runs into the lines around it.
+        addition = joined_all(added)
         if self.dry_run:
             self.pending[day] = self.pending.get(day, "") + addition
             return outcomes
         if doc is None:
             # PROTOCOL §2 (v2): a note memtier creates starts with `# D` and is closed.
-            closure = ClosureBlock(self.ws.today.isoformat(), "none", "none", "none")
-            text = f"# {day.isoformat()}\n\n{addition}{closure.render()}"
+            text = new_note(day, addition, updated=self.ws.today)
         else:
             text, _how = place_before_closure(doc.text, addition)
         write_note(self.ws, day, text, doc)
@@ -102,7 +108,7 @@ class DayNotes:
             return skipped(entry.ref, DUPLICATE, home, entry.label)
         new = [line]
         if entry.how.kind == UNROUTED:
-            new.append(f"#routing-note: {entry.how.why}")
+            new.append(item_paragraph(f"#routing-note: {entry.how.why}"))
         lines.update(n.strip() for n in new)
         added.append("".join(n + "\n" for n in new))
         return imported(entry.ref, home, entry.label)

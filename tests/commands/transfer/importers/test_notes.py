@@ -24,7 +24,7 @@ def test_a_new_note_starts_with_its_date_and_is_closed(ws: Workspace) -> None:
     text = ws.episodic_note(DAY).read_text()
     # The bullet is not doubled; the closure block is dated today (PROTOCOL §2 v2).
     assert text == (
-        "# 2026-11-20\n\n- met Ann\n"
+        "# 2026-11-20\n\n- met Ann\n\n"
         "Updated: 2026-11-30\nDecisions: none\nSignal: none\nOpen: none\n"
     )
 
@@ -43,7 +43,7 @@ def test_a_line_already_there_or_archived_is_a_duplicate(ws: Workspace) -> None:
 def test_an_unrouted_line_carries_its_routing_note(ws: Workspace) -> None:
     DayNotes(ws, {}).apply(DAY, [_entry("flatmate stuff", kind="unrouted")])
     text = ws.episodic_note(DAY).read_text()
-    assert "- flatmate stuff\n#routing-note: no type, tag or date\n" in text
+    assert "- flatmate stuff\n\n  #routing-note: no type, tag or date\n\n" in text
 
 
 def test_a_dry_run_remembers_what_it_would_add_and_writes_nothing(ws: Workspace) -> None:
