@@ -145,6 +145,10 @@ def recall_command(
     max_chars: Annotated[
         int, typer.Option("--max-chars", help="Print at most N characters.")
     ] = 8000,
+    everything: Annotated[
+        bool,
+        typer.Option("--all", help="Accepted, changes nothing: recall always reads the archive."),
+    ] = False,
 ) -> int:
     """Recall a topic's story from the index: its Current generation, newer note lines, WARM facts.
 
@@ -155,6 +159,8 @@ def recall_command(
     import os
 
     from memtier.commands.topics.recall import recall
+
+    del everything  # PROTOCOL §13 v4: archived notes are always read
     from memtier.search import find_rg
 
     override = os.environ.get("MEMTIER_RG")

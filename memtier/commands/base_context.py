@@ -4,8 +4,10 @@ An agent's context window is the scarce resource: a base context of 50k
 characters pushes out the task it is for. `fit_context` lays the parts out in
 the order of their use to a returning agent (MEMORY.md, the working buffer, the
 last session's ``Open:`` items, today's note, then the rest) and, when the
-budget runs out, cuts a part at a line boundary with a line saying which lines
-were shown and how to read the rest, and names the parts left out entirely.
+budget runs out, gives up the least needed first (each part's ``rank``):
+MEMORY.md is cut last. The part the budget ends in is cut at a line boundary
+with a line saying which lines were shown and how to read the rest; the parts
+ranked after it are named, each file once.
 The CLI and the tool server share it; only the "how to read the rest" wording
 differs (`MoreHint`).
 
@@ -33,8 +35,8 @@ from memtier.workspace import Workspace
 # without one (a day still open) is skipped, but the search stays bounded.
 OPEN_LOOKBACK_NOTES = 30
 
-# Characters a cut part leaves for the cut line and the short parts after it.
-CUT_RESERVE = 400
+# Characters a cut part keeps for the line saying where it was cut.
+CUT_LINE = 200
 
 # (path, first line not shown, last line; None: from the start) -> the words that
 # fetch those lines.
@@ -143,6 +145,7 @@ class ContextPart(Fields):
     text: str
     first_line: int | None = 1
     heading: bool = True
+    rank: int = 0  # the lower, the later it is cut (ties: in the order shown)
 
 
 class Cut(Record, Fields):
@@ -198,30 +201,32 @@ def fit_context(
         return FittedContext(tuple(head_lines + body + tail_lines), ())
     # Room for the line naming parts left out, should there be any.
     left = max_chars - _size(head_lines) - _size(tail_lines) - 200
-    out: list[str] = []
-    cuts: list[Cut] = []
-    for part in parts:
+    parts = list(parts)
+    kept: dict[int, list[str]] = {}
+    cut_at: dict[int, Cut] = {}
+    for index in sorted(range(len(parts)), key=lambda i: parts[i].rank):
+        part = parts[index]
         lines = _body(part.text)
         whole = _render(part, lines)
         if _size(whole) <= left:
-            out += whole
+            kept[index] = whole
             left -= _size(whole)
             continue
-        # A cut part leaves some room, so a short part after it (the Open: line) still shows.
-        shown = _lines_that_fit(part, lines, left - CUT_RESERVE)
+        shown = _lines_that_fit(part, lines, left - CUT_LINE) if left > CUT_LINE else 0
         total = len(lines)
-        cut = Cut(part.path, shown, total, _more(part, shown, total, hint))
-        cuts.append(cut)
+        cut = cut_at[index] = Cut(part.path, shown, total, _more(part, shown, total, hint))
         if shown:
-            kept = _render(part, lines[:shown])
-            kept.append(f"[cut: {shown} of {total} lines shown; the rest: {cut.more}]")
-            out += kept
-            left -= _size(kept)
-    left_out = [c for c in cuts if c.shown == 0]
+            more = f"[cut: {shown} of {total} lines shown; the rest: {cut.more}]"
+            kept[index] = [*_render(part, lines[:shown]), more]
+        left = 0  # what ranks after the part the budget ended in is left out whole
+    out = [line for index in range(len(parts)) for line in kept.get(index, ())]
+    cuts = tuple(cut_at[index] for index in sorted(cut_at))
+    # A file two parts show (the Open: line and its day's note) is named once.
+    left_out = dict.fromkeys(c.path for c in cuts if c.shown == 0)
     if left_out:
-        names = ", ".join(c.path for c in left_out)
+        names = ", ".join(left_out)
         out += ["", f"[not shown, over the {max_chars}-character budget: {names}]"]
-    return FittedContext(tuple(head_lines + out + tail_lines), tuple(cuts))
+    return FittedContext(tuple(head_lines + out + tail_lines), cuts)
 
 
 def _render(part: ContextPart, lines: list[str]) -> list[str]:

@@ -100,25 +100,31 @@ class SessionStartResult(Result, Fields):
 
     def context_parts(self) -> list[ContextPart]:
         """The base context, most useful first: MEMORY.md, the buffer, the last
-        session's Open: items, today's note, then the rest (PROTOCOL §11)."""
+        session's Open: items, today's note, then the rest (PROTOCOL §11).
+
+        A tight budget gives up the notes and the learnings first, then the buffer,
+        then the Open: items (a line, or one closure block), MEMORY.md last.
+        """
+        buffer = "memory/working-buffer.md"
         parts = [
-            ContextPart("MEMORY.md", "MEMORY.md", self.hot),
-            ContextPart("memory/working-buffer.md", "memory/working-buffer.md", self.buffer),
+            ContextPart("MEMORY.md", "MEMORY.md", self.hot, rank=0),
+            ContextPart(buffer, buffer, self.buffer, rank=2),
         ]
         last = self.last_open
         if last is not None and not self.episodic:
             # §4 step 7 (v3): after an absence, what was decided and left open, whole.
             today = self.today or date.fromisoformat(last.day)
-            parts.append(ContextPart(last.title(today), last.path, last.block(), last.line_number))
+            title = last.title(today)
+            parts.append(ContextPart(title, last.path, last.block(), last.line_number, rank=1))
         elif last is not None:
             line = last.line()
-            parts.append(ContextPart(line, last.path, line, None, heading=False))
+            parts.append(ContextPart(line, last.path, line, None, heading=False, rank=1))
         for day, text in self.episodic.items():
             path = f"memory/episodic/{day}.md"
-            parts.append(ContextPart(path, path, text))
+            parts.append(ContextPart(path, path, text, rank=3))
         for name, text in self.learnings.items():
             title = f".learnings/{name} (last {CONTEXT_SCRATCH_LINES} lines)"
-            parts.append(ContextPart(title, f".learnings/{name}", text, None))
+            parts.append(ContextPart(title, f".learnings/{name}", text, None, rank=3))
         return parts
 
     def health_line(self, fix: str = "run memtier health-check") -> str:

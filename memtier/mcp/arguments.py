@@ -95,8 +95,21 @@ def argument_error(
     return f"{name}: the arguments do not match its parameters ({takes})"
 
 
+def unknown_tool(name: str, known: Iterable[str]) -> str:
+    """The refusal of a call to a tool that does not exist. The name is the caller's
+    input: redacted whole before it is shortened (a cut credential may no longer
+    look like one), and again with every error line (§3 v2)."""
+    from memtier.surface import error_line
+
+    redacted = error_line(name)
+    shown = redacted if len(redacted) <= 60 else redacted[:60] + "…"
+    return f"unknown tool {shown!r}; the tools are: {', '.join(known)}"
+
+
 class ArgumentGuard:
-    """Server middleware: checks every tools/call before the SDK's own validation."""
+    """Server middleware: checks every tools/call before the SDK's own validation:
+    the tool exists (the SDK's own refusal quotes the name as given, unredacted),
+    and its arguments are its parameters, of their types."""
 
     def __init__(self, tools: Iterable[Any], refuse: Callable[[str], Any]) -> None:
         self._models = strict_models(tools)
@@ -104,7 +117,10 @@ class ArgumentGuard:
 
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         if ctx.method == "tools/call" and isinstance(ctx.params, dict):
-            entry = self._models.get(str(ctx.params.get("name")))
+            name = ctx.params.get("name")
+            entry = self._models.get(name) if isinstance(name, str) else None
+            if entry is None and isinstance(name, str):
+                return self._refuse(unknown_tool(name, self._models))
             arguments = ctx.params.get("arguments") or {}
             if entry is not None and isinstance(arguments, dict):
                 model, schema = entry

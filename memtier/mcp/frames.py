@@ -6,9 +6,11 @@ or larger than memory should hold, is never answered and the client waits
 forever. The guard reads the lines first (at most `MAX_FRAME` bytes each), and
 puts in place of a frame the parser would drop a small request for the method
 `REFUSED`, carrying the frame's id; `refuse_frames` (a server middleware)
-answers it with a JSON-RPC error. A frame whose id cannot be read (none, or the
-id itself is the oversized number) is passed on as it was, as the protocol has
-no one to answer.
+answers it with a JSON-RPC error. A frame whose id cannot be read or is no id
+MCP allows (none, ``1.5``, ``true``, the oversized number itself) is answered
+with the error and ``"id": null``, as JSON-RPC 2.0 says for a request whose id
+cannot be told (PROTOCOL §11 v4: a request the server cannot answer gets an
+error answer, never silence).
 """
 
 from __future__ import annotations
@@ -18,14 +20,18 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, BinaryIO
 
+# How the guard answers a frame that names no id it can answer to: the reason, sent
+# as a JSON-RPC error with a null id (`memtier.mcp.server` gives the transport's).
+Answer = Callable[[str], Awaitable[None]]
+
 # The HTTP transport's bound on a request body, for stdio frames too.
 MAX_FRAME = 4 * 1024 * 1024
 REFUSED = "memtier/refused-frame"
 _ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,18})\s*[,}]')
 
 
-def _frame_id(frame: bytes) -> str | int | None:
-    """The top-level ``"id"`` of a frame the parser refused, read without parsing it."""
+def _id_at(frame: bytes) -> int | None:
+    """Where the frame's top-level ``"id"`` key starts, found without parsing it."""
     depth, in_string, escaped = 0, False, False
     for index, byte in enumerate(frame[:65536]):
         if in_string:
@@ -38,11 +44,7 @@ def _frame_id(frame: bytes) -> str | int | None:
             continue
         if byte == 0x22:
             if depth == 1 and frame.startswith(b'"id"', index):
-                found = _ID.match(frame, index)
-                if found is None:
-                    return None
-                value = json.loads(found.group(1))
-                return value if isinstance(value, str | int) else None
+                return index
             in_string = True
         elif byte in b"[{":
             depth += 1
@@ -51,8 +53,26 @@ def _frame_id(frame: bytes) -> str | int | None:
     return None
 
 
-def _why(exc: Exception) -> str:
+def _frame_id(frame: bytes) -> str | int | None:
+    """The top-level ``"id"`` of a frame the parser refused, read without parsing it."""
+    index = _id_at(frame)
+    found = None if index is None else _ID.match(frame, index)
+    if found is None:
+        return None
+    value = json.loads(found.group(1))
+    return value if isinstance(value, str | int) else None
+
+
+def _why(exc: Exception, frame: bytes = b"") -> str:
     text = str(exc)
+    try:
+        message = json.loads(frame)
+    except (ValueError, RecursionError):
+        message = None
+    if isinstance(message, dict) and "id" in message:
+        value = message["id"]
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            return "its id is not a string or an integer"
     if "recursion limit" in text:
         return "it is nested deeper than the parser allows"
     if "number out of range" in text:
@@ -70,6 +90,7 @@ class GuardedLines:
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
+        self.answer: Answer | None = None  # set once the transport's output is open
 
     async def _readline(self, most: int) -> bytes:
         import anyio
@@ -93,20 +114,43 @@ class GuardedLines:
             if len(frame) > MAX_FRAME and not frame.endswith(b"\n"):
                 await self._drain()
                 frame_id = _frame_id(frame)
+                reason = f"it is larger than {MAX_FRAME} bytes"
                 if frame_id is not None:
-                    yield refusal(frame_id, f"it is larger than {MAX_FRAME} bytes")
+                    yield refusal(frame_id, reason)
+                elif self.answer is not None:
+                    await self.answer(reason)
                 continue
             line = frame.decode("utf-8", errors="replace")
             if not line.strip():
                 continue
             try:
-                types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except Exception as exc:
                 frame_id = _frame_id(frame)
                 if frame_id is not None:
                     yield refusal(frame_id, _why(exc))
                     continue
+                if self.answer is not None:
+                    await self.answer(_why(exc, frame))
+                    continue
+            else:
+                # An id MCP does not allow (1.5, true, null) makes the parser read a
+                # request as a notification, never answered: the client would wait.
+                unanswered = isinstance(message, types.JSONRPCNotification)
+                if unanswered and self.answer is not None and _id_at(frame) is not None:
+                    await self.answer("its id is not a string or an integer")
+                    continue
             yield line
+
+
+def null_id_error(reason: str) -> Any:
+    """The JSON-RPC error for a frame no id can be read from (its ``id`` null)."""
+    from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
+
+    message = f"memtier: error: request refused: {reason}"
+    return JSONRPCError(
+        jsonrpc="2.0", id=None, error=ErrorData(code=INVALID_REQUEST, message=message)
+    )
 
 
 async def refuse_frames(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:

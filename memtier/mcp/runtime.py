@@ -1,10 +1,10 @@
 """How one tool call runs: open the workspace, call the core, bound and word the outcome.
 
-A tool's body is a function of the `Workspace` returning a `ToolOutput`;
+A tool's body is a function of the `Workspace` returning the text of its answer;
 `ToolRuntime.call` gives it a workspace opened for this call (the clock read
 now; the configuration and other parsed state kept by `WarmState` while the
-files they came from are unchanged), bounds both channels of the result
-(PROTOCOL §11 v3: each within the budget plus `ENVELOPE`), and turns a
+files they came from are unchanged), bounds the answer (PROTOCOL §11 v4: one
+text block, no structured copy, within the budget plus `ENVELOPE`), and turns a
 `MemtierError` into a tool error worded in tool terms (`memtier.mcp.words`).
 Any other exception is a bug: the client gets one line saying so, never a
 traceback.
@@ -18,14 +18,13 @@ readers read as they do beside the CLI (atomic replaces, no torn reads).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from mcp_types import CallToolResult, TextContent
 
@@ -35,7 +34,6 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
 
     from memtier.errors import MemtierError
-    from memtier.mcp.models import ToolOutput
     from memtier.surface import Surface
     from memtier.workspace import Workspace
 
@@ -63,12 +61,12 @@ class ToolRuntime:
         return self.surface().user_path(ws.root, given, from_cwd=False)
 
     def call(
-        self, name: str, body: Callable[[Workspace], ToolOutput], budget: int = WRITE_MAX_CHARS
+        self, name: str, body: Callable[[Workspace], str], budget: int = WRITE_MAX_CHARS
     ) -> CallToolResult:
         from memtier.errors import MemtierError
 
         try:
-            output = body(self.workspace())
+            text = body(self.workspace())
         except MemtierError as exc:
             return error_result(exc)
         except Exception as exc:  # a bug: one line, no traceback, to the client
@@ -79,12 +77,11 @@ class ToolRuntime:
             )
         from memtier.render import escape_controls
 
-        structured = fit_channels(output.text, output.data, budget)
-        # The text the model reads, escaped as the CLI prints it (control and bidi
-        # characters); the structured content keeps the data as it is.
+        # One channel (PROTOCOL §11 v4): the text block, escaped as the CLI prints it
+        # (control and bidi characters); no structured content, which some clients
+        # pass on instead of the text and others beside it (docs/DECISIONS.md).
         return CallToolResult(
-            content=[TextContent(type="text", text=escape_controls(structured["text"]))],
-            structured_content=structured,
+            content=[TextContent(type="text", text=fit_text(escape_controls(text), budget))]
         )
 
 
@@ -101,29 +98,19 @@ async def serving(runtime: ToolRuntime) -> AsyncIterator[ToolRuntime]:
     yield runtime
 
 
-def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False))
+CUT_MARK = " …[cut to fit the budget]"
 
 
-def fit_channels(text: str, data: dict[str, Any], budget: int) -> dict[str, Any]:
-    """``{"text", "data"}`` with each channel within *budget* + `ENVELOPE` (§11 v3).
+def fit_text(text: str, budget: int) -> str:
+    """*text* within *budget* + `ENVELOPE` characters (§11 v4), the cut said.
 
-    The tools cut their text at a line boundary and keep ``data`` small; this is
-    the last guard for what they cannot foresee (a text full of characters JSON
-    escapes, a data field longer than planned): ``data`` is reduced to its
-    scalars, then the text shortened, saying so.
+    The tools cut their text at a line boundary within the budget; this is the
+    last guard for what they cannot foresee (escaping that lengthens a line).
     """
-    structured: dict[str, Any] = {"text": text, "data": data}
     limit = budget + ENVELOPE
-    if _size(structured) <= limit:
-        return structured
-    scalars = {k: v for k, v in data.items() if isinstance(v, bool | int | float | str | None)}
-    small = {k: v for k, v in scalars.items() if _size(v) <= 200}
-    structured["data"] = {**small, "data_cut": True}
-    while _size(structured) > limit and len(structured["text"]) > 100:
-        keep = max(100, len(structured["text"]) - (_size(structured) - limit) - 40)
-        structured["text"] = structured["text"][:keep].rstrip() + " …[cut to fit the budget]"
-    return structured
+    if len(text) <= limit:
+        return text
+    return text[: limit - len(CUT_MARK)].rstrip() + CUT_MARK
 
 
 def error_line(error: MemtierError | str) -> str:

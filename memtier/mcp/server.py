@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import socket
+import sys
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -65,6 +66,12 @@ def build_server(runtime: ToolRuntime | None = None) -> MCPServer:
         return skill_text()
 
     del skill
+    # No prompts: the SDK serves prompts/list whatever the server holds, and so
+    # advertises the capability; a capability that lists nothing is not offered
+    # (PROTOCOL §11 v4).
+    handlers = server._lowlevel_server._request_handlers
+    for method in ("prompts/list", "prompts/get"):
+        handlers.pop(method, None)
     return server
 
 
@@ -73,22 +80,34 @@ def serve(runtime: ToolRuntime, *, http: bool = False, port: int = DEFAULT_HTTP_
 
     server = build_server(runtime)
     if http:
-        anyio.run(_serve_http, server, _bind(port))
+        sock = _bind(port)
+        # Where to point a client, on stderr (PROTOCOL §11 v4); the port bound, not
+        # the one asked for, is the truth.
+        bound = sock.getsockname()[1]
+        sys.stderr.write(f"memtier mcp: serving http://{HTTP_HOST}:{bound}/mcp (loopback only)\n")
+        sys.stderr.flush()
+        anyio.run(_serve_http, server, sock)
     else:
         anyio.run(_serve_stdio, server)
 
 
 async def _serve_stdio(server: MCPServer) -> None:
     """The SDK's stdio transport, its input read through the frame guard (`frames`)."""
-    import sys
-
     from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
 
-    from memtier.mcp.frames import GuardedLines
+    from memtier.mcp.frames import GuardedLines, null_id_error
 
-    lines: Any = GuardedLines(sys.stdin.buffer)
+    guard = GuardedLines(sys.stdin.buffer)
+    lines: Any = guard
     lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs
     async with stdio_server(stdin=lines) as (read_stream, write_stream):
+
+        async def answer(reason: str) -> None:
+            await write_stream.send(SessionMessage(null_id_error(reason)))
+
+        # Set before the reader task first runs (it starts at the next checkpoint).
+        guard.answer = answer
         options = lowlevel.create_initialization_options()
         await lowlevel.run(read_stream, write_stream, options)
 

@@ -42,6 +42,10 @@ _TOOL_FOR_COMMAND: tuple[tuple[str, str], ...] = (
     ("candidates", "memory_overview"),
     ("consolidate", "memory_consolidate"),
     ("recall", "memory_recall"),
+    ("index rebuild", "memory_flush"),
+    ("index add", "memory_index (action='add')"),
+    ("index set", "memory_index (action='set')"),
+    ("flush", "memory_flush"),
 )
 _COMMAND_RE = re.compile(
     r"\bmemtier (" + "|".join(re.escape(c) for c, _ in _TOOL_FOR_COMMAND) + r")\b"
@@ -65,8 +69,8 @@ _HEALTH_FIX: dict[str, str] = {
     "scratch.present": "memtier init (creates the missing .learnings/ files)",
     "residue.tmp": "memory_session_start (removes leftover temporary files)",
     "shims.version": "memtier install-scripts",
-    "index.fresh": "memory_consolidate or memtier index rebuild",
-    "index.refs": "memtier index rebuild",
+    "index.fresh": "memory_flush (it rebuilds the index)",
+    "index.refs": "memory_flush (it rebuilds the index)",
     "index.format": "fix memory/INDEX.md by hand (memory_get path='memory/INDEX.md')",
     "consolidation.immutable": "restore the generation from a backup; never edit one",
     "consolidation.chain": "restore the missing generation from a backup",

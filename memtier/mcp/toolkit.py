@@ -11,14 +11,17 @@ or the structured content. So, for a new tool:
   `le`). No description for what the name says (``max_chars`` is `MaxChars`).
   Arguments are checked strictly (no coercion: a boolean is not a string) and
   an unknown argument is refused (`memtier.mcp.arguments`).
-- **Output**: the function returns ``Annotated[CallToolResult, ToolOutput]`` and
-  its body returns a `ToolOutput` (``text`` + compact ``data``) through
-  `ToolRuntime.call`, which bounds both channels: each within ``max_chars`` plus
-  `ENVELOPE` characters. ``data`` holds only what an agent acts on (flags,
-  counts, ``more``: the call that returns the rest), never a copy of the text or
-  an uncut list. A write reports what it did, not the input echoed.
-- **Hints**: all four, through `read_only` or `writes` (``openWorldHint`` is
-  always false: nothing memtier does reaches outside the workspace).
+- **Output**: the function returns a `CallToolResult`; its body returns the
+  answer's text through `ToolRuntime.call`, which makes it the one text block
+  of the result, within ``max_chars`` plus `ENVELOPE` characters. There is no
+  structured content and no output schema (PROTOCOL §11 v4, "an answer is paid
+  once": clients pass the structured part instead of the text, or beside it).
+  Whatever an agent acts on (the call that returns the rest, a plan id, a
+  ``path:line``) is in the text. A write reports what it did, not the input
+  echoed.
+- **Title and hints**: a short `title` a client shows a person, and all four
+  hints through `read_only` or `writes`, true to what the tool does
+  (``open_world`` only for a tool that reaches past the workspace: memory_sync).
 - **Errors**: raise a `MemtierError` from the core; `ToolRuntime.call` words it
   in tool terms (parameter and tool names, never CLI flags or shell commands).
 - **Shape**: a function of its family's module, its last parameter the
@@ -50,28 +53,26 @@ def read_only() -> ToolAnnotations:
     )
 
 
-def writes(*, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:
+def writes(
+    *, destructive: bool = False, idempotent: bool = False, open_world: bool = False
+) -> ToolAnnotations:
     return ToolAnnotations(
         read_only_hint=False,
         destructive_hint=destructive,
         idempotent_hint=idempotent,
-        open_world_hint=False,
+        open_world_hint=open_world,
     )
 
 
-def tool(fn: Callable[..., Any], annotations: ToolAnnotations) -> Any:
-    """The SDK's `Tool` for *fn*, its schemas stripped of pydantic's titles."""
+def tool(fn: Callable[..., Any], title: str, annotations: ToolAnnotations) -> Any:
+    """The SDK's `Tool` for *fn*, its input schema stripped of pydantic's titles."""
     from mcp.server.mcpserver.tools import Tool
-
-    from memtier.mcp.models import OUTPUT_SCHEMA
 
     description = " ".join((fn.__doc__ or "").split())
     built = Tool.from_function(
-        fn, name=fn.__name__, description=description, annotations=annotations
+        fn, name=fn.__name__, title=title, description=description, annotations=annotations
     )
     built.parameters = lean_schema(built.parameters)
-    built.fn_metadata.output_schema = OUTPUT_SCHEMA
-    built.__dict__.pop("output_schema", None)  # a cached property, read from the line above
     return built
 
 

@@ -15,11 +15,10 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memtier.mcp.models import ToolOutput
 from memtier.mcp.runtime import runtime_of
 from memtier.mcp.shaping import write_text
 from memtier.mcp.toolkit import tool, writes
-from memtier.mcp.tools_session import compact, write_output
+from memtier.mcp.tools_session import write_output
 
 if TYPE_CHECKING:
     from memtier.workspace import Workspace
@@ -34,11 +33,11 @@ def memory_learn(
     pin: Annotated[bool, Field(description="Never archive.")] = False,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Record a mistake and its fix, a lesson, or a feature request, as it happens."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands.learnings import learn
 
         result = learn(ws, kind, text, pin)
@@ -61,12 +60,12 @@ def memory_remember(
     tags: list[str] = [],  # noqa: B006 - pydantic copies defaults
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Store a lasting fact in its one home (kind or file); refused, naming file:line,
     when it already stands."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands.facts.remember import remember
 
         to = rt.resolve(ws, file) if file is not None else None
@@ -83,11 +82,11 @@ def memory_replace(
     reason: str | None = None,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Correct a wrong fact where it stands (the old line is logged)."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands.facts.remember import replace_fact
 
         result = replace_fact(ws, old, new, in_file=rt.resolve(ws, file), reason=reason)
@@ -102,11 +101,11 @@ def memory_retire(
     reason: str,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Remove a fact that no longer holds (logged with the reason)."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands.facts.remember import retire_fact
 
         result = retire_fact(ws, old, in_file=rt.resolve(ws, file), reason=reason)
@@ -120,11 +119,11 @@ def memory_verify(
     stale: Annotated[bool, Field(description="Every stale WARM file.")] = False,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """After checking a WARM file's facts, mark it verified today."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands.facts.remember import verify_files
 
         paths = tuple(rt.resolve(ws, name) for name in files)
@@ -140,19 +139,19 @@ def memory_promote(
     confirm: bool = False,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Promote a lesson into WARM: call without confirm, show the person the plan, then
     call with confirm=true."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands.learnings import promote
 
         result = promote(ws, lesson, rt.resolve(ws, file), confirm, as_text=as_text)
         lines = list(result.plan_lines())
         if not result.applied:
             lines.append("Nothing changed: call memory_promote again with confirm=true.")
-        return ToolOutput(text=write_text(lines), data=compact(result.to_json()))
+        return write_text(lines)
 
     return rt.call("memory_promote", body)
 
@@ -161,12 +160,12 @@ def memory_promote(
 def tools() -> list[Any]:
     """This family's tools for the SDK, built once per process."""
     return [
-        tool(memory_learn, writes()),
-        tool(memory_remember, writes()),
-        tool(memory_replace, writes(destructive=True)),
-        tool(memory_retire, writes(destructive=True)),
-        tool(memory_verify, writes(idempotent=True)),
-        tool(memory_promote, writes()),
+        tool(memory_learn, "Record a lesson", writes()),
+        tool(memory_remember, "Remember a fact", writes()),
+        tool(memory_replace, "Correct a fact", writes(destructive=True)),
+        tool(memory_retire, "Retire a fact", writes(destructive=True)),
+        tool(memory_verify, "Mark files verified", writes(idempotent=True)),
+        tool(memory_promote, "Promote a lesson", writes()),
     ]
 
 

@@ -8,7 +8,6 @@ channels. The conventions every tool follows are at the top of
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -18,7 +17,6 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memtier.mcp.models import ToolOutput
 from memtier.mcp.runtime import ToolRuntime, runtime_of
 from memtier.mcp.shaping import bound_lines, check_budget, health_fix
 from memtier.mcp.toolkit import DEFAULT_BUDGET, LineNo, MaxChars, get_call, read_only, tool
@@ -58,50 +56,31 @@ def _search_text(report: SearchReport) -> list[str]:
     return list(report.text_lines())
 
 
-def _search(ws: Workspace, request: Any, max_chars: int) -> ToolOutput:
+def _search(ws: Workspace, request: Any, max_chars: int) -> str:
     check_budget(max_chars)
     report = search_warm(ws, request)
     shown = len(report.hits)
     # What the command line says on stderr (hits for a corrected word, a file
-    # skipped) the model reads first, and data lists (a few of) them.
+    # skipped) the model reads first.
     warned = [f"warning: {w}" for w in report.warnings]
-    listed_warnings = list(report.warnings[:MAX_WARNINGS])
 
-    def listed(found: list[str]) -> int:
-        """What data's lists take of the budget."""
-        return len(json.dumps(found)) + len(json.dumps(listed_warnings))
-
-    def sizes(count: int) -> tuple[list[str], list[str], int]:
+    def sized(count: int) -> tuple[list[str], int]:
         part = report.copy_with(hits=report.hits[:count])
         lines = [*warned, *_search_text(part)]
-        found = [f"{hit.path}:{hit.to_json()['line']}" for hit in part.hits]
-        return lines, found, sum(len(line) + 1 for line in lines) + listed(found)
+        return lines, sum(len(line) + 1 for line in lines)
 
-    # Fewer whole results rather than a result cut in the middle; the list of
-    # results in data is cut with them (PROTOCOL §11 v3).
-    lines, found, size = sizes(shown)
+    # Fewer whole results rather than a result cut in the middle (PROTOCOL §11 v3).
+    lines, size = sized(shown)
     while shown > 1 and size > max_chars - 250:
         shown -= 1
-        lines, found, size = sizes(shown)
+        lines, size = sized(shown)
     more = None
     if shown < len(report.hits):
         more = f"memory_search with limit={shown} or narrower tiers/tags; memory_get a result"
         lines.append(
             f"[cut at {max_chars} characters: {shown} of {len(report.hits)} shown; {more}]"
         )
-    bounded = bound_lines(lines, max_chars - listed(found), more)
-    data = {
-        "total_matched": report.total_matched,
-        "shown": shown,
-        "truncated": more is not None or bounded.truncated,
-        "more": more,
-        "hits": found,
-        "warnings": listed_warnings,
-    }
-    return ToolOutput(text=bounded.text, data=data)
-
-
-MAX_WARNINGS = 5  # in data; the text holds them all, within the budget
+    return bound_lines(lines, max_chars, more).text
 
 
 def search_warm(ws: Workspace, request: Any) -> SearchReport:
@@ -112,7 +91,7 @@ def search_warm(ws: Workspace, request: Any) -> SearchReport:
     return search(ws, request.copy_with(log=False))
 
 
-def _get(ws: Workspace, spec: GetSpec, max_chars: int) -> ToolOutput:
+def _get(ws: Workspace, spec: GetSpec, max_chars: int) -> str:
     from memtier.commands.facts.get import split_range
     from memtier.commands.facts.remember import get_lines
     from memtier.surface import parse_date_option
@@ -137,17 +116,10 @@ def _get(ws: Workspace, spec: GetSpec, max_chars: int) -> ToolOutput:
     call = get_call(result.path, next_from, last) if next_from is not None else None
     if not bounded.truncated and call is not None:
         text += f"\ntruncated; next: {call}"
-    data = {
-        "path": result.path,
-        "total_lines": result.total,
-        "truncated": call is not None,
-        "next_from_line": next_from,
-        "more": call,
-    }
-    return ToolOutput(text=text, data=data)
+    return text
 
 
-def _health(ws: Workspace, verbose: bool, max_chars: int) -> ToolOutput:
+def _health(ws: Workspace, verbose: bool, max_chars: int) -> str:
     from memtier.health.report import run_health_check
 
     check_budget(max_chars)
@@ -159,18 +131,10 @@ def _health(ws: Workspace, verbose: bool, max_chars: int) -> ToolOutput:
         lines += ["", "To fix:"]
         lines += [f"- {c.message} → {fix}" for c, fix in fixes if fix]
     more = "memory_health(verbose=false), or a larger max_chars"
-    bounded = bound_lines(lines, max_chars, more)
-    data = {
-        "ok": report.ok,
-        "failed": sorted({c.id for c in problems if c.status == "fail"}),
-        "warned": sorted({c.id for c in problems if c.status != "fail"}),
-        "truncated": bounded.truncated,
-        "more": more if bounded.truncated else None,
-    }
-    return ToolOutput(text=bounded.text, data=data)
+    return bound_lines(lines, max_chars, more).text
 
 
-def _overview(ws: Workspace, max_chars: int) -> ToolOutput:
+def _overview(ws: Workspace, max_chars: int) -> str:
     from memtier.commands.recurrence import find_candidates
     from memtier.commands.stats import collect_stats
     from memtier.commands.tags import collect_tags
@@ -191,13 +155,7 @@ def _overview(ws: Workspace, max_chars: int) -> ToolOutput:
         else "No promotion candidates"
     )
     more = f"memory_overview(max_chars={max_chars * 2})"
-    bounded = bound_lines(lines, max_chars, more)
-    data = {
-        "candidates": len(candidates.candidates),
-        "truncated": bounded.truncated,
-        "more": more if bounded.truncated else None,
-    }
-    return ToolOutput(text=bounded.text, data=data)
+    return bound_lines(lines, max_chars, more).text
 
 
 def memory_search(
@@ -209,7 +167,7 @@ def memory_search(
     max_chars: MaxChars = DEFAULT_BUDGET,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Search memory before you answer from it: the best sections, with path:line."""
     from memtier.search import SearchRequest
 
@@ -230,7 +188,7 @@ def memory_get(
     max_chars: MaxChars = DEFAULT_BUDGET,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Read numbered lines of a memory file or a day's note (after a search or a cut)."""
     rt = runtime_of(ctx)
     spec = GetSpec(rt, path, from_line, to_line, date)
@@ -242,7 +200,7 @@ def memory_health(
     max_chars: MaxChars = DEFAULT_BUDGET,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Check memory when a start reports a failure; each problem with its fix."""
     rt = runtime_of(ctx)
     return rt.call("memory_health", lambda ws: _health(ws, verbose, max_chars), max_chars)
@@ -252,7 +210,7 @@ def memory_overview(
     max_chars: MaxChars = DEFAULT_BUDGET,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """At a quiet moment: tiers, tags, searches that found nothing, lessons to promote."""
     rt = runtime_of(ctx)
     return rt.call("memory_overview", lambda ws: _overview(ws, max_chars), max_chars)
@@ -262,8 +220,8 @@ def memory_overview(
 def tools() -> list[Any]:
     """This family's tools for the SDK, built once per process."""
     return [
-        tool(memory_search, read_only()),
-        tool(memory_get, read_only()),
-        tool(memory_health, read_only()),
-        tool(memory_overview, read_only()),
+        tool(memory_search, "Search memory", read_only()),
+        tool(memory_get, "Read lines", read_only()),
+        tool(memory_health, "Check memory health", read_only()),
+        tool(memory_overview, "Memory overview", read_only()),
     ]

@@ -13,7 +13,6 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memtier.mcp.models import ToolOutput
 from memtier.mcp.runtime import runtime_of
 from memtier.mcp.shaping import check_budget, shorten, write_text
 from memtier.mcp.toolkit import DEFAULT_BUDGET, MaxChars, get_call, tool, writes
@@ -26,45 +25,24 @@ if TYPE_CHECKING:
 DayParam = Annotated[str | None, Field(description="YYYY-MM-DD")]
 
 
-def compact(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields of a report's JSON an agent acts on: flags, numbers, short strings,
-    counts by rule, and short lists of short strings (the rest is in the text)."""
-    kept: dict[str, Any] = {}
-    for key, value in payload.items():
-        if (
-            isinstance(value, bool | int | float)
-            or value is None
-            or (isinstance(value, str) and len(value) <= 120)
-        ):
-            kept[key] = value
-        elif isinstance(value, dict) and all(isinstance(v, int) for v in value.values()):
-            kept[key] = dict(value)
-        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-            kept[key] = [shorten(v, 80) for v in value[:10]]
-    return kept
-
-
 def write_output(
     report: Report, redacted: Mapping[str, int] | None = None, *, extra: tuple[str, ...] = ()
-) -> ToolOutput:
+) -> str:
     """What a write did, in the CLI's words, shortened: never the input echoed whole."""
     from memtier.render import redaction_notices
 
     lines = [*report.worded_lines(tool_words), *extra, *redaction_notices(redacted or {})]
-    data = compact(report.to_json())
-    if redacted:
-        data["redacted"] = dict(redacted)
-    return ToolOutput(text=write_text(lines), data=data)
+    return write_text(lines)
 
 
-def _buffer_output(result: Any) -> ToolOutput:
+def _buffer_output(result: Any) -> str:
     extra: tuple[str, ...] = ()
     if result.oversized:
         extra = ("warning: " + result.oversize_warning("memory_rotate", "memory_session_end"),)
     return write_output(result, result.redacted, extra=extra)
 
 
-def _session_start(ws: Workspace, max_chars: int) -> ToolOutput:
+def _session_start(ws: Workspace, max_chars: int) -> str:
     from memtier.commands.base_context import fit_context
     from memtier.commands.session_start import session_start
 
@@ -74,21 +52,14 @@ def _session_start(ws: Workspace, max_chars: int) -> ToolOutput:
     head += [f"warning: {shorten(message)}" for message in result.warnings]
     health = result.health_line(fix="call memory_health")
     fitted = fit_context(head, result.context_parts(), ["", health], max_chars, get_call)
-    data = {
-        "truncated": fitted.truncated,
-        "more": fitted.cuts[0].more if fitted.cuts else None,
-        "cut": [cut.path for cut in fitted.cuts][:8],
-        "health_ok": result.health_ok,
-        "health_failed": list(result.health_failed)[:10],
-    }
-    return ToolOutput(text="\n".join(fitted.lines), data=data)
+    return "\n".join(fitted.lines)
 
 
 def memory_session_start(
     max_chars: MaxChars = DEFAULT_BUDGET,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Call first in every session: recovers a crash, returns the base context (key
     facts, the task in flight, the last Open: items)."""
     rt = runtime_of(ctx)
@@ -101,12 +72,12 @@ def memory_note(
     date: DayParam = None,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Before you answer, write down a finding or decision of the task (to='today': an
     event in the day's note). Lasting facts: memory_remember."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands import episodic_writes, lifecycle
         from memtier.errors import InputError
         from memtier.surface import parse_date_option
@@ -127,11 +98,11 @@ def memory_task(
     task: Annotated[str | int, Field(description="Text; for done also its number.")],
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Keep the active tasks true: add one as you start it, mark it done when finished."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands import lifecycle
 
         if action == "add":
@@ -149,12 +120,12 @@ def memory_close_day(
     replace: Annotated[bool, Field(description="Write the block as given, not merged.")] = False,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """After memory_session_end, close the day's note (merged with its block; the next
     session reads its Open: items first)."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands import episodic_writes
         from memtier.surface import parse_date_option
 
@@ -165,11 +136,11 @@ def memory_close_day(
     return rt.call("memory_close_day", body)
 
 
-def memory_rotate(*, ctx: Context) -> Annotated[CallToolResult, ToolOutput]:
+def memory_rotate(*, ctx: Context) -> CallToolResult:
     """Move the buffer into today's note when a write says it is oversized."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands.rotation import rotate_buffer
 
         return write_output(rotate_buffer(ws))
@@ -177,11 +148,11 @@ def memory_rotate(*, ctx: Context) -> Annotated[CallToolResult, ToolOutput]:
     return rt.call("memory_rotate", body)
 
 
-def memory_session_end(*, ctx: Context) -> Annotated[CallToolResult, ToolOutput]:
+def memory_session_end(*, ctx: Context) -> CallToolResult:
     """Call when the session is over: the buffer goes into today's note."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands.rotation import session_end
 
         return write_output(session_end(ws))
@@ -193,10 +164,10 @@ def memory_session_end(*, ctx: Context) -> Annotated[CallToolResult, ToolOutput]
 def tools() -> list[Any]:
     """This family's tools for the SDK, built once per process."""
     return [
-        tool(memory_session_start, writes(idempotent=True)),
-        tool(memory_note, writes()),
-        tool(memory_task, writes()),
-        tool(memory_close_day, writes()),  # additive: it merges (§11 v3)
-        tool(memory_rotate, writes()),
-        tool(memory_session_end, writes()),  # additive, as memory_rotate (§11)
+        tool(memory_session_start, "Start a session", writes(idempotent=True)),
+        tool(memory_note, "Write a note", writes()),
+        tool(memory_task, "Add or finish a task", writes()),
+        tool(memory_close_day, "Close the day", writes()),  # additive: it merges (§11 v3)
+        tool(memory_rotate, "Rotate the buffer", writes()),
+        tool(memory_session_end, "End the session", writes()),  # additive, as memory_rotate (§11)
     ]

@@ -10,7 +10,6 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memtier.mcp.models import ToolOutput
 from memtier.mcp.runtime import runtime_of
 from memtier.mcp.toolkit import tool, writes
 
@@ -22,23 +21,19 @@ def memory_sync(
     push: Annotated[bool, Field(description="false: commit and merge here only.")] = True,
     *,
     ctx: Context,
-) -> Annotated[CallToolResult, ToolOutput]:
+) -> CallToolResult:
     """Share memory with your other machines through git: commit, merge theirs, push; a
     conflict becomes an Open: item in today's note."""
     rt = runtime_of(ctx)
 
-    def body(ws: Workspace) -> ToolOutput:
+    def body(ws: Workspace) -> str:
         from memtier.commands.sync.run import run_sync
 
         report = run_sync(ws, dict(os.environ), push=push)
-        from memtier.mcp.tools_session import compact
-
         text = report.message
         if report.failure is not None and report.failure.message != text:
             text = f"{text}\n{report.failure.message}".strip()
-        data = compact(report.to_json())
-        data.pop("text", None)
-        return ToolOutput(text=text, data=data)
+        return text
 
     return rt.call("memory_sync", body)
 
@@ -46,4 +41,5 @@ def memory_sync(
 @cache
 def tools() -> list[Any]:
     """This family's tools for the SDK, built once per process."""
-    return [tool(memory_sync, writes())]
+    # It reaches a remote: fetches from it and pushes to it (§11 v4, §14).
+    return [tool(memory_sync, "Sync with your other machines", writes(open_world=True))]

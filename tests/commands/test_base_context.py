@@ -25,7 +25,9 @@ def test_no_budget_shows_everything_in_order() -> None:
     assert fitted.lines.index("===== MEMORY.md =====") < fitted.lines.index("===== buffer =====")
 
 
-def test_a_cut_part_names_the_lines_to_read_next_and_short_parts_still_show() -> None:
+def test_a_cut_part_names_the_lines_to_read_next_and_what_ranks_after_it_is_left_out() -> None:
+    """The part the budget ends in is cut; the parts after it are named, not squeezed in
+    beside it (MEMORY.md is cut last, PROTOCOL §11 v4)."""
     fitted = fit_context(["head"], _parts(), ["", "tail"], 1000)
     text = "\n".join(fitted.lines)
     assert len(text) <= 1000
@@ -33,8 +35,39 @@ def test_a_cut_part_names_the_lines_to_read_next_and_short_parts_still_show() ->
     assert cut.path == "MEMORY.md" and 0 < cut.shown < 100 == cut.total
     assert cut.more == f"memtier get MEMORY.md:{cut.shown + 1}-100"
     assert f"[cut: {cut.shown} of 100 lines shown; the rest: {cut.more}]" in text
-    assert "- task" in text and "Open: x" in text
+    assert "- task" not in text and "Open: x" not in text
+    names = "memory/working-buffer.md, memory/episodic/2026-11-27.md"
+    assert f"[not shown, over the 1000-character budget: {names}]" in text
     assert fitted.lines[-1] == "tail"
+
+
+def test_the_least_needed_part_is_cut_first_whatever_its_place() -> None:
+    """Ranks, not places, decide the cut: here the buffer (rank 2) gives way before the
+    Open: line (rank 1) shown after it, and MEMORY.md (rank 0) keeps every line."""
+    parts = [
+        ContextPart("MEMORY.md", "MEMORY.md", "".join(f"- hot {n}\n" for n in range(10)), rank=0),
+        ContextPart("buffer", "memory/working-buffer.md", "- note\n" * 200, rank=2),
+        ContextPart(
+            "open", "memory/episodic/2026-11-27.md", "Open: x", None, heading=False, rank=1
+        ),
+    ]
+    fitted = fit_context([], parts, [], 1000)
+    text = "\n".join(fitted.lines)
+    assert "- hot 9" in text and "Open: x" in text
+    assert [(c.path, c.shown > 0) for c in fitted.cuts] == [("memory/working-buffer.md", True)]
+    assert text.index("===== buffer") < text.index("Open: x")  # shown in its place
+
+
+def test_a_file_two_parts_show_is_named_once() -> None:
+    parts = [
+        ContextPart("MEMORY.md", "MEMORY.md", "- hot\n" * 300),
+        ContextPart(
+            "open", "memory/episodic/2026-11-30.md", "Open: " + "x" * 500, None, heading=False
+        ),
+        ContextPart("today", "memory/episodic/2026-11-30.md", "- a\n" * 50),
+    ]
+    fitted = fit_context([], parts, [], 800)
+    assert fitted.lines[-1].endswith("budget: memory/episodic/2026-11-30.md]")
 
 
 def test_parts_that_do_not_fit_at_all_are_named() -> None:

@@ -5,6 +5,7 @@ The SDK is imported inside the fixtures, so the CLI tests here run without it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,17 @@ def server(root: Path) -> Any:
 
 
 def text_of(result: CallToolResult) -> str:
+    """The answer: its one text block (PROTOCOL §11 v4: no structured copy beside it)."""
+    assert result.structured_content is None
     return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+_HIT = re.compile(r"^(\S+:\d+)  [A-Z]+  score ", re.MULTILINE)
+
+
+def hits_of(result: CallToolResult) -> list[str]:
+    """The ``path:line`` of each result a memory_search answer shows, in order."""
+    return _HIT.findall(text_of(result))
 
 
 async def call_tool(server: Any, name: str, **arguments: Any) -> CallToolResult:

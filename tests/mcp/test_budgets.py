@@ -1,10 +1,11 @@
-"""What a client receives is what is bounded (PROTOCOL §11 v3), through the SDK's real
-stdio client and a real `memtier mcp` process, on a large workspace.
+"""What a client receives is what is bounded (PROTOCOL §11 v3, v4), through the SDK's
+real stdio client and a real `memtier mcp` process, on a large workspace.
 
-Some clients hand the model only the structured content, others only the content
-blocks: each channel on its own stays within max_chars + 600 characters, for every
-tool, reading or writing; and the tool list, which a client sends on every turn,
-stays within 12,000 characters. The bounds are measured over stdio; the two checks on
+An answer is paid once (v4): clients pass the content blocks, the structured content,
+or both, so the sum of everything a result holds stays within max_chars + 600
+characters, for every tool, reading or writing; a result holds one text block and no
+structured content. The tool list, which a client sends on every turn, stays within
+12,000 characters of compact JSON. The bounds are measured over stdio; the checks on
 what a result says and what the tool list holds read the same server in-process,
 where they are the same objects without a process to start.
 """
@@ -30,6 +31,7 @@ TOOL_LIST_MAX = 12_000
 WRITE_BUDGET = 2000  # a write has no max_chars: it reports in at most this much
 SECRET = "ghp_" + "Z" * 36
 INFRA = "memory/semantic/infrastructure.md"
+TERMS = [f"backup term {n}" for n in range(2000)]
 
 
 def _large(root: Path) -> None:
@@ -58,10 +60,13 @@ def _large(root: Path) -> None:
     )
 
 
-def _sizes(result: Any) -> tuple[int, int]:
+def passed_on(result: Any) -> int:
+    """Everything a client may pass to the model: every text block and, were there
+    one, the structured result as JSON."""
     blocks = sum(len(block.text) for block in result.content if block.type == "text")
-    structured = len(json.dumps(result.structured_content, ensure_ascii=False))
-    return blocks, structured
+    if result.structured_content is None:
+        return blocks
+    return blocks + len(json.dumps(result.structured_content, ensure_ascii=False))
 
 
 CALLS: list[tuple[str, dict[str, Any], int]] = [
@@ -117,6 +122,15 @@ CALLS: list[tuple[str, dict[str, Any], int]] = [
     ("memory_rotate", {}, WRITE_BUDGET),
     ("memory_recall", {"text": "do you remember the backup", "max_chars": 1000}, 1000),
     ("memory_consolidate", {"topic": "due", "max_chars": 1000}, 1000),
+    ("memory_recall", {"text": "backup", "all": True}, 8000),
+    (
+        "memory_index",
+        {"action": "add", "slug": "backups", "category": "projects", "match": TERMS},
+        WRITE_BUDGET,
+    ),
+    ("memory_index", {"action": "set", "slug": "backups", "match": TERMS[::-1]}, WRITE_BUDGET),
+    ("memory_index", {}, 8000),  # INDEX.md holds the 2,000 terms: cut
+    ("memory_flush", {"date": "2026-11-03", "consolidate": True}, WRITE_BUDGET),
     ("memory_sync", {"push": False}, WRITE_BUDGET),
     # errors are bounded too, and never echo a value
     ("memory_note", {"text": [SECRET]}, WRITE_BUDGET),
@@ -125,45 +139,55 @@ CALLS: list[tuple[str, dict[str, Any], int]] = [
 
 
 @pytest.mark.slow  # a real stdio server over a large workspace: about 6 s, in the slow step
-async def test_every_tool_keeps_each_channel_within_the_budget(root: Path) -> None:
+async def test_every_tool_answers_once_within_the_budget(root: Path) -> None:
     _large(root)
-    seen: set[str] = set()
+    largest: dict[str, int] = {}
     async with Client(stdio_params(root)) as client:
         listed = (await client.list_tools()).tools
         for name, arguments, budget in CALLS:
             result = await client.call_tool(name, arguments)
-            blocks, structured = _sizes(result)
-            assert blocks <= budget + ENVELOPE, (name, arguments.keys(), blocks)
+            assert result.structured_content is None, name  # one channel (§11 v4)
+            assert [block.type for block in result.content] == ["text"], name
+            size = passed_on(result)
+            assert size <= budget + ENVELOPE, (name, arguments.keys(), size)
             if result.is_error:
-                assert result.structured_content is None, name
                 assert SECRET not in result.content[0].text
-            else:
-                assert structured <= budget + ENVELOPE, (name, arguments.keys(), structured)
-            seen.add(name)
-    assert seen == {tool.name for tool in listed}  # every tool was measured
+            largest[name] = max(largest.get(name, 0), size)
+    assert set(largest) == {tool.name for tool in listed}  # every tool was measured
+    print("\nlargest answer per tool (characters a client may pass on):")
+    for name, size in sorted(largest.items()):
+        print(f"  {name:22} {size:6}")
 
 
-async def test_a_cut_result_says_how_to_get_the_rest_in_both_channels(
-    root: Path, server: Any
-) -> None:
+async def test_a_cut_result_says_how_to_get_the_rest(root: Path, server: Any) -> None:
     _large(root)
-    for name, arguments in (
-        ("memory_session_start", {"max_chars": 1000}),
-        ("memory_search", {"query": "backup", "limit": 50, "max_chars": 1000}),
-        ("memory_get", {"path": "memory/semantic/infrastructure.md", "max_chars": 1000}),
+    for name, arguments, more in (
+        ("memory_session_start", {"max_chars": 1000}, "memory_get(path='MEMORY.md', from_line="),
+        (
+            "memory_search",
+            {"query": "backup", "limit": 50, "max_chars": 1000},
+            "memory_search with limit=",
+        ),
+        (
+            "memory_get",
+            {"path": "memory/semantic/infrastructure.md", "max_chars": 1000},
+            "memory_get(path='memory/semantic/infrastructure.md', from_line=",
+        ),
     ):
         result = await call_tool(server, name, **arguments)
-        data = result.structured_content
-        assert data is not None and data["data"]["truncated"] is True, name
-        more = data["data"]["more"]
-        assert more and more in result.content[0].text, name
-        assert data["text"] == result.content[0].text  # the one text, not a second copy
+        assert result.structured_content is None, name
+        text = result.content[0].text
+        assert len(text) <= 1000 and more in text, (name, text[-300:])
 
 
 async def test_the_tool_list_fits_in_twelve_thousand_characters(server: Any) -> None:
+    """Compact JSON, as the list crosses the wire (the SDK writes no spaces)."""
     async with Client(server) as client:
         tools = (await client.list_tools()).tools
     serialized = json.dumps(
-        [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+        [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools],
+        separators=(",", ":"),
+        ensure_ascii=False,
     )
+    assert len(tools) == 21
     assert len(serialized) <= TOOL_LIST_MAX, len(serialized)

@@ -131,8 +131,13 @@ def test_http_binds_the_loopback_interface_only(
     with socket.socket() as probe:  # a port free now
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    assert cli("mcp", "--http", "--port", str(port), "--root", str(root)).exit_code == 0
+    served = cli("mcp", "--http", "--port", str(port), "--root", str(root))
+    assert served.exit_code == 0
     assert seen == [("streamable-http", ("127.0.0.1", port))]
-    assert cli("mcp", "--root", str(root)).exit_code == 0
+    # PROTOCOL §11 v4: the URL it serves, on stderr (stdout stays the protocol's).
+    assert served.stderr == f"memtier mcp: serving http://127.0.0.1:{port}/mcp (loopback only)\n"
+    assert served.stdout == ""
+    quiet = cli("mcp", "--root", str(root))
+    assert quiet.exit_code == 0 and quiet.stderr == ""
     assert seen[-1] == ("stdio", None)
     assert cli("mcp", "--host", "0.0.0.0").exit_code == 2

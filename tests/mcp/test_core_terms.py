@@ -38,7 +38,7 @@ FAILING_CALLS: tuple[tuple[str, dict[str, Any], str], ...] = (
     ("memory_consolidate", {"topic": "qdrant", "summary": "x", "confirm": True}, "plan_id"),
     ("memory_consolidate", {"topic": "due", "summary": "x", "plan_id": "p-1"}, "summary"),
     ("memory_consolidate", {"topic": "qdrant", "summary": " ", "plan_id": "p-1"}, "summary"),
-    ("memory_consolidate", {"topic": "qdrant", "summary": "- a", "plan_id": "p-0"}, "stale"),
+    ("memory_consolidate", {"topic": "qdrant", "summary": "- a", "plan_id": "p-0"}, "unknown"),
     ("memory_consolidate", {"topic": "nope"}, "no topic 'nope'"),
     (
         "memory_close_day",
@@ -212,3 +212,15 @@ def test_the_cli_still_names_the_commands_in_a_plan(cli: Any, root: Path) -> Non
         "write it: memtier consolidate qdrant; with a summary: memtier consolidate qdrant --plan-id"
         in result.stdout
     )
+
+
+@pytest.mark.anyio
+async def test_remember_without_a_kind_says_so_in_tool_terms(server: Any) -> None:
+    """Issue 33: the note said `no --kind or --to`; a model knows `kind` and `file`."""
+    from tests.mcp.conftest import call_tool, text_of
+
+    result = await call_tool(server, "memory_remember", text="the nas has 4 disks")
+    text = text_of(result)
+    assert not result.is_error, text
+    assert "  no kind or file: kept in today's note with a #routing-note: line" in text
+    assert not CLI_WORDS.search(text), text

@@ -167,3 +167,33 @@ def test_memtier_rg_chooses_the_scanner_of_the_tool_server_too(
     monkeypatch.delenv("MEMTIER_RG")
     tools_recall.memory_search(query="backup", ctx=call)  # type: ignore[arg-type]
     assert seen[0] is None and seen[1] is not None
+
+
+async def test_an_unknown_tool_is_refused_in_tool_terms_and_never_echoes_a_secret(
+    server: Any,
+) -> None:
+    """PROTOCOL §3 v2, §11 v4: the SDK's own refusal quoted the name as sent; a token
+    sent as a tool name comes back redacted, the real tools named."""
+    from mcp import Client
+
+    token = "ghp_" + "Q" * 36
+    async with Client(server) as client:
+        for name in (token, "x" * 300 + token, "memory_nope"):
+            result = await client.call_tool(name, {})
+            text = text_of(result)
+            assert result.is_error
+            assert text.startswith("memtier: error: unknown tool '")
+            assert token not in text and "Q" * 20 not in text
+            assert "memory_session_start" in text and len(text) < 1000
+    assert "[REDACTED:GITHUB_TOKEN]" in text_of(await call_tool(server, token))
+
+
+async def test_the_server_offers_no_capability_that_lists_nothing(server: Any) -> None:
+    """PROTOCOL §11 v4: no prompts, so no prompts capability; tools and the skill stay."""
+    from mcp import Client
+
+    async with Client(server) as client:
+        offered = client.session.server_capabilities
+        assert offered is not None
+        assert offered.prompts is None
+        assert offered.tools is not None and offered.resources is not None

@@ -15,34 +15,32 @@ from mcp import Client
 
 from memtier.formats.buffer import parse_buffer
 from tests.conftest import NOW_TEXT, memtier_command
-from tests.mcp.conftest import stdio_params, text_of
+from tests.mcp.conftest import hits_of, stdio_params, text_of
 
 pytestmark = pytest.mark.anyio
 
 
-async def _ok(client: Client, name: str, **arguments: Any) -> dict[str, Any]:
+async def _ok(client: Client, name: str, **arguments: Any) -> str:
     result = await client.call_tool(name, arguments)
     assert not result.is_error, f"{name}: {text_of(result)}"
-    assert result.structured_content is not None
-    return result.structured_content
+    return text_of(result)
 
 
-async def test_a_whole_session_overstdio_params(root: Path) -> None:
+async def test_a_whole_session_over_stdio(root: Path) -> None:
     async with Client(stdio_params(root)) as client:
         start = await _ok(client, "memory_session_start")
-        assert "===== MEMORY.md =====" in start["text"]
+        assert "===== MEMORY.md =====" in start
         await _ok(client, "memory_task", action="add", task="move backups to restic")
         await _ok(client, "memory_note", text="restic repo lives on nas01:/srv/restic")
         await _ok(client, "memory_remember", text="backups use restic", kind="decision")
-        found = await _ok(client, "memory_search", query="restic")
-        assert found["data"]["hits"]
-        path, line = found["data"]["hits"][0].rsplit(":", 1)
+        found = await client.call_tool("memory_search", {"query": "restic"})
+        path, line = hits_of(found)[0].rsplit(":", 1)
         got = await _ok(client, "memory_get", path=path, from_line=int(line))
-        assert "restic" in got["text"]
+        assert "restic" in got
         await _ok(client, "memory_session_end")
         await _ok(client, "memory_close_day", decisions="restic", signal="nas is slow", open="none")
         health = await _ok(client, "memory_health")
-        assert health["data"]["ok"] is True, health["text"]
+        assert health.endswith("All required checks passed"), health
         failed = await client.call_tool("memory_get", {"path": "memory/nope.md"})
         assert failed.is_error
         assert text_of(failed).startswith("memtier: error: ")

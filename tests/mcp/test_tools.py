@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.mcp.conftest import call_tool, text_of
+from tests.mcp.conftest import call_tool, hits_of, text_of
 
 mcp = pytest.importorskip("mcp")
 Client = mcp.Client
@@ -15,26 +16,29 @@ Client = mcp.Client
 pytestmark = pytest.mark.anyio
 
 TOOLS = {
-    # name: (readOnly, destructive, idempotent)
-    "memory_session_start": (False, False, True),
-    "memory_search": (True, False, True),
-    "memory_get": (True, False, True),
-    "memory_note": (False, False, False),
-    "memory_task": (False, False, False),
-    "memory_learn": (False, False, False),
-    "memory_remember": (False, False, False),
-    "memory_replace": (False, True, False),
-    "memory_retire": (False, True, False),
-    "memory_verify": (False, False, True),
-    "memory_close_day": (False, False, False),  # §11 v3: merges, additive
-    "memory_rotate": (False, False, False),
-    "memory_session_end": (False, False, False),  # §11: additive, like rotate
-    "memory_health": (True, False, True),
-    "memory_overview": (True, False, True),
-    "memory_promote": (False, False, False),
-    "memory_recall": (True, False, True),  # §13
-    "memory_consolidate": (False, False, False),  # §13: plans unless confirm
-    "memory_sync": (False, False, False),  # §14
+    # name: (readOnly, destructive, idempotent, openWorld)
+    "memory_session_start": (False, False, True, False),
+    "memory_search": (True, False, True, False),
+    "memory_get": (True, False, True, False),
+    "memory_note": (False, False, False, False),
+    "memory_task": (False, False, False, False),
+    "memory_learn": (False, False, False, False),
+    "memory_remember": (False, False, False, False),
+    "memory_replace": (False, True, False, False),
+    "memory_retire": (False, True, False, False),
+    "memory_verify": (False, False, True, False),
+    "memory_close_day": (False, False, False, False),  # §11 v3: merges, additive
+    "memory_rotate": (False, False, False, False),
+    "memory_session_end": (False, False, False, False),  # §11: additive, like rotate
+    "memory_health": (True, False, True, False),
+    "memory_overview": (True, False, True, False),
+    "memory_promote": (False, False, False, False),
+    "memory_recall": (True, False, True, False),  # §13
+    "memory_consolidate": (False, False, False, False),  # §13: plans unless confirm
+    # §11 v4: set replaces a topic's Match terms; adding twice is refused
+    "memory_index": (False, True, True, False),
+    "memory_flush": (False, False, True, False),  # §13: a second run changes no byte
+    "memory_sync": (False, False, False, True),  # §14: fetches from and pushes to a remote
 }
 
 
@@ -42,16 +46,17 @@ async def test_every_tool_is_listed_with_schemas_and_four_hints(server: Any) -> 
     async with Client(server) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == set(TOOLS)
-    for name, (read_only, destructive, idempotent) in TOOLS.items():
+    for name, (read_only, destructive, idempotent, open_world) in TOOLS.items():
         tool = tools[name]
         hints = tool.annotations
         assert hints is not None, name
         assert hints.read_only_hint is read_only, name
         assert hints.destructive_hint is destructive, name
         assert hints.idempotent_hint is idempotent, name
-        assert hints.open_world_hint is False, name
-        assert tool.output_schema is not None, name
-        assert "text" in tool.output_schema["properties"], name
+        assert hints.open_world_hint is open_world, name
+        # §11 v4: a title for people, and no output schema (the answer is its text).
+        assert tool.title and len(tool.title) <= 40, name
+        assert tool.output_schema is None, name
         # For a model: what it is for and when to call it, in a sentence or two (§11 v3).
         assert tool.description and 40 < len(tool.description) < 200, name
         assert "\n" not in tool.description, name
@@ -81,11 +86,9 @@ async def test_session_start_returns_context_most_useful_first(server: Any, root
     )
     result = await call_tool(server, "memory_session_start")
     assert not result.is_error
-    data = result.structured_content
-    assert data is not None
-    assert data["data"]["truncated"] is False and data["data"]["health_ok"] is True
-    text = data["text"]
-    assert text == text_of(result)
+    text = text_of(result)
+    assert "[cut" not in text and "[not shown" not in text
+    assert text.endswith("health-check: ✅ All required checks passed")
     order = [
         text.index("===== MEMORY.md"),
         text.index("===== memory/working-buffer.md"),
@@ -103,37 +106,33 @@ async def test_session_start_fits_its_budget_and_says_how_to_read_on(
     hot = root / "MEMORY.md"
     hot.write_text(hot.read_text() + "".join(f"- fact number {n}\n" for n in range(50)))
     result = await call_tool(server, "memory_session_start", max_chars=900)
-    data = result.structured_content
-    assert data is not None
-    assert len(data["text"]) <= 900
-    assert data["data"]["truncated"] is True
-    assert data["data"]["cut"][0] == "MEMORY.md"
-    more = data["data"]["more"]
-    assert more.startswith("memory_get(path='MEMORY.md', from_line=")
-    assert more in data["text"]
-    assert "health-check:" in data["text"]
+    text = text_of(result)
+    assert len(text) <= 900
+    assert "[cut: " in text and "the rest: memory_get(path='MEMORY.md', from_line=" in text
+    assert "health-check:" in text
 
 
 async def test_note_task_close_rotate_end(server: Any, root: Path) -> None:
     async with Client(server) as client:
         added = await client.call_tool("memory_task", {"action": "add", "task": "fix backups"})
-        assert added.structured_content["data"]["active_tasks"] == ["fix backups"]
+        assert text_of(added).startswith("added active task: - fix backups (")
         note = await client.call_tool("memory_note", {"text": "- restic needs the new key"})
         assert not note.is_error
         assert "- restic needs the new key" in (root / "memory/working-buffer.md").read_text()
         await client.call_tool("memory_task", {"action": "add", "task": "check restic"})
         done = await client.call_tool("memory_task", {"action": "done", "task": 1})
-        assert done.structured_content["data"]["active_tasks"] == ["check restic"]
+        assert text_of(done).startswith("marked done: - [done] fix backups (")
+        assert "1 active" in text_of(done)
         today = await client.call_tool("memory_note", {"text": "nas rebooted", "to": "today"})
         assert "nas rebooted" in (root / "memory/episodic/2026-11-30.md").read_text()
-        assert today.structured_content["data"]["action"] == "append"
+        assert text_of(today) == "appended to memory/episodic/2026-11-30.md: nas rebooted"
         end = await client.call_tool("memory_session_end", {})
-        assert end.structured_content["data"]["rotated"] is True
+        assert text_of(end).startswith("rotated working buffer: ")
         again = await client.call_tool("memory_session_end", {})
-        assert again.structured_content["text"] == "nothing to rotate"
+        assert text_of(again) == "nothing to rotate"
         await client.call_tool("memory_task", {"action": "add", "task": "next"})
         rotated = await client.call_tool("memory_rotate", {})
-        assert rotated.structured_content["data"]["note"] == "memory/episodic/2026-11-30.md"
+        assert "into memory/episodic/2026-11-30.md" in text_of(rotated)
         closed = await client.call_tool(
             "memory_close_day", {"decisions": "keys", "signal": "slow disk", "open": "none"}
         )
@@ -153,9 +152,8 @@ async def test_note_redacts_and_says_so(server: Any, root: Path) -> None:
     secret = "ghp_" + "a" * 36
     result = await call_tool(server, "memory_note", text=f"token {secret}")
     assert secret not in (root / "memory/working-buffer.md").read_text()
-    data = result.structured_content
-    assert data is not None and data["data"]["redacted"]
-    assert secret not in data["text"] and "redacted 1 secret(s)" in data["text"]
+    text = text_of(result)
+    assert secret not in text and "redacted 1 secret(s)" in text
 
 
 async def test_learn_and_promote(server: Any, root: Path) -> None:
@@ -163,13 +161,12 @@ async def test_learn_and_promote(server: Any, root: Path) -> None:
         learned = await client.call_tool(
             "memory_learn", {"kind": "learning", "text": "always pin the rg version"}
         )
-        assert learned.structured_content["data"]["file"] == ".learnings/LEARNINGS.md"
+        assert text_of(learned).startswith("added to .learnings/LEARNINGS.md:")
         plan = await client.call_tool(
             "memory_promote",
             {"lesson": "always pin the rg version", "file": "memory/procedural/tools.md"},
         )
-        assert plan.structured_content["data"]["applied"] is False
-        assert "confirm=true" in plan.structured_content["text"]
+        assert "confirm=true" in text_of(plan)
         assert not (root / "memory/procedural/tools.md").exists()
         done = await client.call_tool(
             "memory_promote",
@@ -179,7 +176,7 @@ async def test_learn_and_promote(server: Any, root: Path) -> None:
                 "confirm": True,
             },
         )
-        assert done.structured_content["data"]["applied"] is True
+        assert not done.is_error and "confirm=true" not in text_of(done)
     assert "always pin the rg version" in (root / "memory/procedural/tools.md").read_text()
 
 
@@ -190,9 +187,9 @@ async def test_facts_remember_get_replace_retire_verify(server: Any, root: Path)
             "memory_remember", {"text": "nas01 runs Ubuntu 24.04", "kind": "infrastructure"}
         )
         assert not kept.is_error, text_of(kept)
-        line = kept.structured_content["data"]["line"]
+        line = int(text_of(kept).split(":")[1])  # remembered in FILE:LINE: …
         got = await client.call_tool("memory_get", {"path": infra, "from_line": line})
-        assert "nas01 runs Ubuntu 24.04" in got.structured_content["text"]
+        assert "nas01 runs Ubuntu 24.04" in text_of(got).split("\n")[0]
         twice = await client.call_tool(
             "memory_remember", {"text": "nas01 runs Ubuntu 24.04", "file": infra}
         )
@@ -220,18 +217,16 @@ async def test_get_is_bounded_and_names_the_next_range(server: Any, root: Path) 
         + "".join(f"- step {n} of the long runbook\n" for n in range(4, 200))
     )
     result = await call_tool(server, "memory_get", path="memory/procedural/long.md", max_chars=600)
-    data = result.structured_content
-    assert data is not None and data["data"]["truncated"] is True
-    assert len(data["text"]) <= 600
-    next_from = data["data"]["next_from_line"]
-    assert f"{next_from - 1}  - step {next_from - 1} of" in data["text"]
-    call = f"memory_get(path='memory/procedural/long.md', from_line={next_from}"
-    assert call in data["data"]["more"] and call in data["text"]
+    text = text_of(result)
+    assert len(text) <= 600
+    found = re.search(r"memory_get\(path='memory/procedural/long.md', from_line=(\d+)", text)
+    assert found is not None
+    next_from = int(found.group(1))
+    assert f"{next_from - 1}  - step {next_from - 1} of" in text
     rest = await call_tool(
         server, "memory_get", path="memory/procedural/long.md", from_line=next_from
     )
-    assert rest.structured_content is not None
-    assert rest.structured_content["text"].lstrip().startswith(f"{next_from}  - step {next_from}")
+    assert text_of(rest).lstrip().startswith(f"{next_from}  - step {next_from}")
 
 
 async def test_get_a_day_by_date(server: Any, root: Path) -> None:
@@ -247,15 +242,13 @@ async def test_search_finds_and_is_bounded(server: Any, root: Path) -> None:
         + "".join(f"\n## host{n}\n- host{n} runs the backup job {'x' * 80}\n" for n in range(12))
     )
     found = await call_tool(server, "memory_search", query="backup job", limit=12)
-    assert found.structured_content is not None
-    assert found.structured_content["data"]["total_matched"] == 12
+    assert len(hits_of(found)) == 12
     small = await call_tool(server, "memory_search", query="backup job", limit=12, max_chars=800)
-    data = small.structured_content
-    assert data is not None and data["data"]["truncated"] is True
-    assert len(data["text"]) <= 800
-    hits = data["data"]["hits"]
-    assert 0 < len(hits) < 12 and data["data"]["shown"] == len(hits)  # the list is cut too
-    assert f"limit={len(hits)}" in data["data"]["more"] and data["data"]["more"] in data["text"]
+    text = text_of(small)
+    assert len(text) <= 800
+    hits = hits_of(small)
+    assert 0 < len(hits) < 12  # fewer whole results, not one cut in the middle
+    assert f"{len(hits)} of 12 shown; memory_search with limit={len(hits)}" in text
     assert hits[0].startswith("memory/semantic/infrastructure.md:")
 
 
@@ -264,12 +257,10 @@ async def test_search_archive_only_when_asked(server: Any, root: Path) -> None:
     folder.mkdir(parents=True)
     (folder / "2026-01-02.md").write_text("# 2026-01-02\n- zanzibar migration\n")
     plain = await call_tool(server, "memory_search", query="zanzibar")
-    assert plain.structured_content is not None
-    assert plain.structured_content["data"]["hits"] == []
-    assert "add 'archive' to tiers" in plain.structured_content["text"]
+    assert hits_of(plain) == []
+    assert "add 'archive' to tiers" in text_of(plain)
     archived = await call_tool(server, "memory_search", query="zanzibar", tiers=["archive"])
-    assert archived.structured_content is not None
-    assert archived.structured_content["data"]["hits"][0].startswith("memory/archive/")
+    assert hits_of(archived)[0].startswith("memory/archive/")
 
 
 async def test_health_names_the_fix(server: Any, root: Path) -> None:
@@ -278,11 +269,10 @@ async def test_health_names_the_fix(server: Any, root: Path) -> None:
     lines[2] = "last_verified: 2025-01-01"
     prefs.write_text("\n".join(lines))
     result = await call_tool(server, "memory_health")
-    data = result.structured_content
-    assert data is not None and data["data"]["ok"] is False
-    assert "warm.fresh" in data["data"]["failed"] + data["data"]["warned"]
-    assert "memory_verify files=['memory/semantic/preferences.md']" in data["text"]
-    assert "To fix:" in data["text"]
+    text = text_of(result)
+    assert "All required checks passed" not in text
+    assert "memory_verify files=['memory/semantic/preferences.md']" in text
+    assert "To fix:" in text
 
 
 async def test_overview(server: Any, root: Path) -> None:
@@ -294,11 +284,10 @@ async def test_overview(server: Any, root: Path) -> None:
     async with Client(server) as client:
         await client.call_tool("memory_search", {"query": "wombat"})
         result = await client.call_tool("memory_overview", {})
-    data = result.structured_content
-    assert data is not None
-    assert "quokka" in data["text"] and "wombat" not in data["text"]
-    assert "Files per tier" in data["text"] and "memtier " not in data["text"]
-    assert data["data"]["candidates"] == 0
+    text = text_of(result)
+    assert "quokka" in text and "wombat" not in text
+    assert "Files per tier" in text and "memtier " not in text
+    assert text.endswith("No promotion candidates")
 
 
 async def test_overlapping_calls_of_one_server_lose_no_write(server: Any, root: Path) -> None:
@@ -326,13 +315,11 @@ async def test_a_warm_server_sees_a_change_between_two_calls(server: Any, root: 
     """Nothing a warm server keeps may serve a stale answer (PROTOCOL §11 v3)."""
     async with Client(server) as client:
         first = await client.call_tool("memory_search", {"query": "wallaby"})
-        assert first.structured_content["data"]["hits"] == []
+        assert hits_of(first) == []
         infra = root / "memory/semantic/infrastructure.md"
         infra.write_text(infra.read_text() + "- the wallaby host runs backups\n")
         second = await client.call_tool("memory_search", {"query": "wallaby"})
-        assert second.structured_content["data"]["hits"][0].startswith(
-            "memory/semantic/infrastructure.md:"
-        )
+        assert hits_of(second)[0].startswith("memory/semantic/infrastructure.md:")
         (root / "memory/memtier.toml").write_text("hot_max_lines = 5\n")
         refused = await client.call_tool("memory_remember", {"text": "x y z", "kind": "hot"})
         assert refused.is_error and "5-line limit" in text_of(refused)
@@ -354,7 +341,7 @@ async def test_a_warm_server_searches_what_is_on_disk_now(
     async def hits(client: Any, query: str) -> list[str]:
         result = await client.call_tool("memory_search", {"query": query})
         assert not result.is_error, text_of(result)
-        return list(result.structured_content["data"]["hits"])
+        return hits_of(result)
 
     note = root / "memory/episodic/2026-11-20.md"
     async with Client(server) as client:
@@ -383,11 +370,33 @@ async def test_search_says_when_it_shows_results_for_other_words(server: Any, ro
     # the corrected word, in both channels, as the command line warns.
     (root / "memory/episodic/2026-10-01.md").write_text("# a\n\n- signed up for ceramics\n")
     result = await call_tool(server, "memory_search", query="ceramcs")
-    assert result.structured_content is not None
-    note = "no exact match; showing results for 'ceramic'"
-    assert note in result.structured_content["text"]
-    assert note in result.structured_content["data"]["warnings"]
-    assert result.structured_content["data"]["hits"][0].startswith("memory/episodic/2026-10-01")
+    note = "warning: no exact match; showing results for 'ceramic'"
+    assert text_of(result).startswith(note)
+    assert hits_of(result)[0].startswith("memory/episodic/2026-10-01")
     plain = await call_tool(server, "memory_search", query="ceramics")
-    assert plain.structured_content is not None
-    assert plain.structured_content["data"]["warnings"] == []
+    assert "warning:" not in text_of(plain)
+
+
+async def test_session_start_at_a_small_budget_cuts_memory_md_last_and_names_each_file_once(
+    server: Any, root: Path
+) -> None:
+    """PROTOCOL §11 v4 (found with real clients): at a small budget the buffer gave way
+    after MEMORY.md, and the Open: line's note was named twice among the parts left out."""
+    hot = root / "MEMORY.md"
+    hot.write_text(hot.read_text() + "".join(f"- fact {n} about the fleet\n" for n in range(12)))
+    buffer = root / "memory/working-buffer.md"
+    buffer.write_text(buffer.read_text() + "".join(f"- finding {n}\n" for n in range(30)))
+    (root / "memory/episodic/2026-11-30.md").write_text(
+        "# 2026-11-30\n\n- today\n\nUpdated: 2026-11-30\nDecisions: d\nSignal: s\nOpen: renew\n"
+    )
+    whole = len(hot.read_text())
+    for budget in (600, 900, whole + 700):
+        text = text_of(await call_tool(server, "memory_session_start", max_chars=budget))
+        assert len(text) <= budget
+        named = text.split("budget: ")[1].split("]")[0].split(", ") if "[not shown" in text else []
+        assert len(named) == len(set(named)), named
+        memory_cut = "the rest: memory_get(path='MEMORY.md'" in text
+        buffer_shown = "- finding 0" in text
+        assert not (memory_cut and buffer_shown), budget  # the buffer gives way first
+    assert not memory_cut and "- fact 11 about the fleet" in text  # MEMORY.md whole
+    assert "memory/working-buffer.md', from_line=" in text  # the buffer cut instead

@@ -6,6 +6,7 @@ test_budgets, and the whole-session test in test_processes runs a real server.""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,44 +35,50 @@ def _workspace(root: Path) -> None:
     index_add(Workspace.open(root, datetime.fromisoformat(NOW_TEXT)), "qdrant", "projects")
 
 
-def _sizes(result: Any) -> tuple[int, int]:
-    structured = json.dumps(result.structured_content, ensure_ascii=False)
-    return len(text_of(result)), len(structured)
-
-
-async def test_plan_then_confirm_then_recall_each_channel_bounded(root: Path, server: Any) -> None:
+async def test_plan_then_confirm_then_recall_each_answer_bounded(root: Path, server: Any) -> None:
     _workspace(root)
     budget = 1500
     async with Client(server) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        for name in ("memory_recall", "memory_consolidate"):
+        for name in ("memory_recall", "memory_consolidate", "memory_index", "memory_flush"):
             listed = tools[name].model_dump(mode="json", exclude_none=True)
             assert len(json.dumps(listed)) < 2000, name  # a small share of the tool list
         asked = {"topic": "qdrant", "max_chars": budget}
         plan = await client.call_tool("memory_consolidate", asked)
         assert not plan.is_error, text_of(plan)
-        text_chars, structured_chars = _sizes(plan)
-        assert text_chars <= budget and structured_chars <= budget + ENVELOPE
-        data = plan.structured_content["data"]
-        assert data["written"] is False and data["plan_id"].startswith("p-")
+        assert len(text_of(plan)) <= budget
+        found = re.search(r"plan id: (p-[0-9a-f]+) \(nothing written\)", text_of(plan))
+        assert found is not None, text_of(plan)
+        plan_id = found.group(1)
         assert not (root / "memory" / "consolidated").exists()
-        stale = await client.call_tool(
+        unknown = await client.call_tool(
             "memory_consolidate",
             {"topic": "qdrant", "plan_id": "p-0000", "summary": "x", "confirm": True},
         )
-        assert stale.is_error and "stale" in text_of(stale)
+        assert unknown.is_error and "p-0000 is unknown" in text_of(unknown)
+        assert "stale" not in text_of(unknown)
+        # A plan of this topic whose source changed since is stale, and said so.
+        note(root, "2026-04-05", "- qdrant step 5 was redone")
+        stale = await client.call_tool(
+            "memory_consolidate",
+            {"topic": "qdrant", "plan_id": plan_id, "summary": "x", "confirm": True},
+        )
+        assert stale.is_error and f"plan {plan_id} is stale" in text_of(stale)
+        plan = await client.call_tool("memory_consolidate", asked)
+        found = re.search(r"plan id: (p-[0-9a-f]+) ", text_of(plan))
+        assert found is not None and found.group(1) != plan_id
         done = await client.call_tool(
             "memory_consolidate",
-            {"topic": "qdrant", "plan_id": data["plan_id"], "summary": "Moved.", "confirm": True},
+            {"topic": "qdrant", "plan_id": found.group(1), "summary": "Moved.", "confirm": True},
         )
-        assert not done.is_error and done.structured_content["data"]["written"] is True
+        assert not done.is_error, text_of(done)
+        assert "qdrant-gen1" in text_of(done) and "nothing written" not in text_of(done)
         recalled = await client.call_tool(
             "memory_recall", {"text": "do you remember qdrant", "max_chars": budget}
         )
-        text_chars, structured_chars = _sizes(recalled)
-        assert text_chars <= budget and structured_chars <= budget + ENVELOPE
-        assert recalled.structured_content["data"]["topic"] == "qdrant"
-        assert recalled.structured_content["data"]["truncated"] is True
+        assert len(text_of(recalled)) <= budget
+        assert text_of(recalled).startswith("topic: qdrant ")
+        assert "[cut at 1500 characters" in text_of(recalled)
 
 
 async def test_errors_speak_in_tool_terms(server: Any, root: Path) -> None:
@@ -81,7 +88,7 @@ async def test_errors_speak_in_tool_terms(server: Any, root: Path) -> None:
     _workspace(root)
     for arguments, wanted in (
         ({"topic": "qdrant", "summary": "x", "confirm": True}, "plan_id"),
-        ({"topic": "qdrant", "plan_id": "p-1", "summary": "x", "confirm": True}, "stale"),
+        ({"topic": "qdrant", "plan_id": "p-1", "summary": "x", "confirm": True}, "unknown"),
         ({"topic": "nope"}, "no topic 'nope'"),
     ):
         result = await call_tool(server, "memory_consolidate", **arguments)

@@ -51,6 +51,37 @@ def test_frames_the_parser_refuses_are_answered_with_their_id(root: Path) -> Non
     assert "x" * 100 not in (root / "memory/working-buffer.md").read_text()
 
 
+ODD_IDS = ("1.5", "9" * 5000, "true", "null", "[1]", "{}", "1e3")
+
+
+def test_a_request_whose_id_cannot_be_answered_gets_an_error_with_a_null_id(root: Path) -> None:
+    """PROTOCOL §11 v4: never silence. An id MCP does not allow (a fraction, a number
+    too large to read, a boolean, null, a list, an object) and a frame that is not
+    JSON each get JSON-RPC error -32600 with ``"id": null`` (JSON-RPC 2.0: the id
+    could not be told); the server keeps serving, in order."""
+    frames = [INIT, READY]
+    frames += [f'{{"jsonrpc":"2.0","id":{odd},"method":"tools/list"}}' for odd in ODD_IDS]
+    frames += ["not json", '{"jsonrpc":"2.0","id":77,"method":"ping"}']
+    proc = subprocess.run(
+        [*memtier_command(), "mcp"],
+        input="\n".join(frames) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "PATH": "/usr/bin:/bin"},
+    )
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [0, *[None] * (len(ODD_IDS) + 1), 77], proc.stderr
+    refused = answers[1:-1]
+    assert all(a["error"]["code"] == -32600 for a in refused)
+    assert refused[0]["error"]["message"] == (
+        "memtier: error: request refused: its id is not a string or an integer"
+    )
+    assert "number too large" in refused[1]["error"]["message"]
+    assert "9" * 50 not in proc.stdout  # the oversized id is not echoed
+    assert answers[-1]["result"] is not None
+
+
 def test_the_frame_id_is_read_at_the_top_level_only() -> None:
     assert _frame_id(b'{"jsonrpc":"2.0","params":{"id":5},"id":"a\\"b","x":[[[') == 'a"b'
     assert _frame_id(b'{"jsonrpc":"2.0","method":"x","params":[[[') is None
@@ -95,8 +126,8 @@ def test_a_tool_call_over_http_reaches_the_servers_workspace(root: Path) -> None
             async with Client(f"http://127.0.0.1:{port}/mcp") as client:
                 noted = await client.call_tool("memory_note", {"text": "zanzibar relay up"})
                 found = await client.call_tool("memory_search", {"query": "zanzibar"})
-            assert noted.structured_content is not None and found.structured_content is not None
-            return noted.structured_content["text"], found.structured_content["text"]
+            assert noted.structured_content is None and found.structured_content is None
+            return noted.content[0].text, found.content[0].text
 
         noted, found = anyio.run(session)
     finally:
@@ -105,3 +136,4 @@ def test_a_tool_call_over_http_reaches_the_servers_workspace(root: Path) -> None
     assert "zanzibar relay up" in (root / "memory/working-buffer.md").read_text()
     assert noted.startswith("added note")
     assert "memory/working-buffer.md" in found, (found, err)
+    assert f"serving http://127.0.0.1:{port}/mcp" in err.decode()

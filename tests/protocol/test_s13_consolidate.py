@@ -154,6 +154,27 @@ def test_plan_ids_go_stale_when_a_source_changes(cli: CliRunner, root: Path) -> 
     assert "sk-live-abcdefghij" not in text and payload["redacted"]
 
 
+def test_an_unknown_plan_id_is_called_unknown_not_stale(cli: CliRunner, root: Path) -> None:
+    """A plan id carries its topic's mark: one no plan of this topic could have had (made
+    up, mistyped, another topic's) is unknown, exit 2; one of this topic whose source
+    changed since is stale, exit 1 (found with a real client: both were called stale)."""
+    _blog(root)
+    run(cli, root, "index", "add", "blog", "--category", "projects")
+    run(cli, root, "index", "add", "other", "--category", "projects")
+    other = run(cli, root, "consolidate", "other", "--plan")[1]
+    current = run(cli, root, "consolidate", "blog", "--plan")[1]["plan_id"]
+    for given in ("p-1", "p-0000deadbeef0000", "x" * 300, other and other.get("plan_id")):
+        if given is None:
+            continue
+        code, _, err = run(
+            cli, root, "consolidate", "blog", "--plan-id", given, "--summary", "Blog story."
+        )
+        assert code == 2 and " is unknown: no plan of topic 'blog' has this id" in err, err
+        assert "stale" not in err and "x" * 50 not in err
+        assert "memtier consolidate blog --plan" in err and current not in err
+    assert not (root / "memory" / "consolidated").exists()
+
+
 def test_a_summary_is_bounded_and_has_no_headings_or_closure_lines(
     cli: CliRunner, root: Path
 ) -> None:

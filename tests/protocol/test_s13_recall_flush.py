@@ -139,3 +139,14 @@ def test_a_trigger_is_a_whole_phrase() -> None:
     assert (
         strip_trigger("the recalled firmware", DEFAULT_RECALL_TRIGGERS) == "the recalled firmware"
     )
+
+
+def test_recall_accepts_all_and_it_changes_nothing(cli: CliRunner, root: Path) -> None:
+    """PROTOCOL §13 v4: recall always reads archived notes; `--all` is accepted (an agent
+    that learned it from search may give it) and the answer is the same."""
+    _workspace(cli, root)
+    plain = run(cli, root, "recall", "do you remember qdrant")
+    everything = run(cli, root, "recall", "do you remember qdrant", "--all")
+    assert plain[0] == everything[0] == 0
+    assert plain[1] is not None and plain[1]["topic"] == "qdrant-migration"
+    assert everything[1] == plain[1]

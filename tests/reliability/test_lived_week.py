@@ -268,19 +268,20 @@ async def _mcp_sitting(root: Path, sitting: Sitting, log: Log) -> None:
 
         async def call(tool: str, **arguments: Any) -> dict[str, Any]:
             result = await client.call_tool(tool, arguments)
-            # PROTOCOL §11 v3: structured content is {"text", "data"}, data compact.
-            structured = result.structured_content or {}
+            # PROTOCOL §11 v4: an answer is one text block, nothing structured beside it.
+            assert result.structured_content is None
             text = "\n".join(b.text for b in result.content if b.type == "text")
-            data = structured.get("data", {})
-            return {"error": result.is_error, "text": structured.get("text", text), "data": data}
+            return {"error": result.is_error, "text": text}
 
         for step in sitting.steps:
             name, *args = step
             if name == "start":
                 got = await call("memory_session_start", max_chars=20000)
+                verdict = got["text"].rstrip("\n").split("\n")[-1]
+                failed = re.search(r"Some required checks failed \(([^)]*)\)", verdict)
                 entry = {
-                    "ok": got["data"]["health_ok"],
-                    "failed": got["data"]["health_failed"],
+                    "ok": failed is None and verdict.startswith("health-check: "),
+                    "failed": failed.group(1).split(", ") if failed else [],
                     "text": got["text"],
                 }
             elif name == "task":
@@ -306,14 +307,15 @@ async def _mcp_sitting(root: Path, sitting: Sitting, log: Log) -> None:
                 entry = await call("memory_close_day", **arguments)
             elif name == "health":
                 got = await call("memory_health")
-                entry = {"ok": got["data"]["ok"], "text": got["text"]}
+                entry = {"ok": "All required checks passed" in got["text"], "text": got["text"]}
             elif name == "verify":
                 entry = await call("memory_verify", stale=True)
             elif name == "search":
                 tiers = ["hot", "warm", "buffer", "scratch", "cold", "archive"]
                 got = await call("memory_search", query=args[0], tiers=tiers)
-                hits = got["data"].get("hits", [])  # "path:line", cut with the text
-                entry = {"paths": [hit.rpartition(":")[0] for hit in hits]}
+                # Each result starts "path:line  TIER  score …" (the search's own lines).
+                hits = re.findall(r"^(\S+):\d+  [A-Z]+  score ", got["text"], re.MULTILINE)
+                entry = {"paths": hits}
             else:
                 raise AssertionError(name)
             entry.setdefault("code", 1 if entry.get("error") else 0)

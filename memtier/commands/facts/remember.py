@@ -15,7 +15,7 @@ text and replaces the file atomically (PROTOCOL §3). `replace_fact`,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -113,6 +113,9 @@ class RememberResult(Result):
     JSON_CONSTANT = fixed(action="remember")
 
     def text_lines(self) -> Iterable[str]:
+        return self.worded_lines(str)
+
+    def worded_lines(self, words: Callable[[Term], str]) -> Iterable[str]:
         first = self.text.split("\n", 1)[0]
         more = self.text.count("\n")
         extra = f" (+{more} more lines)" if more else ""
@@ -120,7 +123,8 @@ class RememberResult(Result):
         if self.created:
             yield f"  created {self.file}"
         if self.routing_note:
-            yield "  no --kind or --to: kept in today's note with a #routing-note: line"
+            given = f"{words(Term('kind'))} or {words(Term('to'))}"
+            yield f"  no {given}: kept in today's note with a #routing-note: line"
 
 
 def _check_tags(ws: Workspace, tags: Sequence[str]) -> list[str]:

@@ -142,7 +142,19 @@ def plan_generation(ws: Workspace, entry: IndexEntry, notes: NoteFiles) -> Plan:
         digest.update(part.encode("utf-8") + b"\0")
     for note in covered:
         digest.update(f"{note.path}\0{note.sha256}\0".encode())
-    return Plan(generation, "p-" + digest.hexdigest()[:16], tuple(n.path for n in covered))
+    plan_id = plan_mark(entry.slug) + digest.hexdigest()[:12]
+    return Plan(generation, plan_id, tuple(n.path for n in covered))
+
+
+def shown_id(plan_id: str) -> str:
+    """A plan id as a message quotes it: shortened (it is the caller's input)."""
+    return plan_id if len(plan_id) <= 40 else plan_id[:40] + "…"
+
+
+def plan_mark(slug: str) -> str:
+    """The start every plan id of *slug* shares: ``p-`` and 4 hex digits of the slug's
+    hash. An id without it was never a plan of this topic (unknown, not stale)."""
+    return "p-" + hashlib.sha256(slug.encode("utf-8")).hexdigest()[:4]
 
 
 def _carried(
@@ -309,11 +321,20 @@ def consolidate(
         else:
             entries = [e for e in state.rebuilt if is_due(ws, e)]
         plans = [plan_generation(ws, e, state.notes) for e in entries]
+        if plan_id is not None and slug is not None and not plan_id.startswith(plan_mark(slug)):
+            raise InputError(
+                (
+                    f"plan {shown_id(plan_id)} is unknown: no plan of topic '{slug}' has this "
+                    "id; read ",
+                    Term("consolidate_plan", arg=slug),
+                    " for the current plan and its id",
+                )
+            )
         if plan_id is not None and plans[0].plan_id != plan_id:
             raise RefusedError(
                 (
-                    f"plan {plan_id} is stale: a source or the previous generation changed "
-                    f"since (current plan: {plans[0].plan_id}); read ",
+                    f"plan {shown_id(plan_id)} is stale: a source or the previous generation "
+                    f"changed since (current plan: {plans[0].plan_id}); read ",
                     Term("consolidate_plan", arg=slug),
                     " again",
                 )

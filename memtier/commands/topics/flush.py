@@ -12,12 +12,13 @@ marker after the closure block would break it (§2).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from memtier import store
+from memtier.errors import Term
 from memtier.results import Result, fixed
 from memtier.store import checkpoint
 from memtier.workspace import Workspace
@@ -38,6 +39,9 @@ class FlushReport(Result):
         return {"changed": bool(self.changes)}
 
     def text_lines(self) -> Iterable[str]:
+        return self.worded_lines(str)
+
+    def worded_lines(self, words: Callable[[Term], str]) -> Iterable[str]:
         if not self.changes:
             yield f"Daily flush for {self.day}: nothing to do"
         else:
@@ -45,7 +49,8 @@ class FlushReport(Result):
         for path in self.written:
             yield f"  wrote {path}"
         if self.due:
-            yield f"due for consolidation: {', '.join(self.due)} (memtier consolidate --due)"
+            due = ", ".join(self.due)
+            yield f"due for consolidation: {due} ({words(Term('consolidate_due'))})"
 
 
 def flush_line(changes: Iterable[str]) -> str:

@@ -7,7 +7,7 @@ and what people wrote in Match and Status.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -82,20 +82,31 @@ class IndexReport(Result):
             "topics": [_entry_json(e, e.slug in self.due) for e in self.entries],
         }
 
+    stale: bool = False  # show: a rebuild would change the file
+
     def text_lines(self) -> Iterable[str]:
+        return self.worded_lines(str)
+
+    def worded_lines(self, words: Callable[[Term], str]) -> Iterable[str]:
+        """The report, each operation it names worded by the asking face (§11 v4)."""
         verb = {"add": "added", "set": "changed", "rebuild": "rebuilt", "check": "checked"}
         if self.action == "check":
-            stale = "out of date; run: memtier index rebuild"
+            stale = f"out of date; run: {words(Term('index_rebuild'))}"
             yield f"{self.path} is {stale if self.changed else 'up to date'}"
         elif self.action in verb:
             what = self.slug or self.path
             yield f"{what}: {verb[self.action]}" + ("" if self.changed else " (no change)")
         if self.shown is not None:
+            if not self.shown:
+                yield f"no topic index yet; add a topic: {words(Term('index_add'))}"
             yield from self.shown
+            if self.stale:
+                yield f"(out of date: {words(Term('index_rebuild'))})"
             if self.more:
-                yield f"truncated; next: memtier get {self.more}"
+                yield f"truncated; next: {words(Term('get', self.more))}"
             if self.due:
-                yield f"due for consolidation: {', '.join(self.due)} (memtier consolidate --due)"
+                due = ", ".join(self.due)
+                yield f"due for consolidation: {due} ({words(Term('consolidate_due'))})"
             return
         for entry in self.entries:
             mark = " (due)" if entry.slug in self.due else ""
@@ -174,23 +185,23 @@ def index_show(ws: Workspace, max_lines: int = SHOW_MAX_LINES) -> IndexReport:
     state = read_index(ws)
     entries = state.rebuilt if not state.parsed.problems else state.parsed.entries
     if state.text is None:
-        hint = "no topic index yet; add a topic: memtier index add SLUG --category projects"
-        return _report(ws, "show", entries, shown=(hint,))
+        return _report(ws, "show", entries, shown=())
     lines = state.text.rstrip("\n").split("\n")
     more = None
     if len(lines) > max_lines:
         end = min(len(lines), 2 * max_lines)
         more = f"{ws.relative(ws.index_file)}:{max_lines + 1}-{end}"
-    if state.stale:
-        lines.append("(out of date: memtier index rebuild)")
-    return _report(ws, "show", entries, shown=tuple(lines[:max_lines]), more=more)
+    shown = tuple(lines[:max_lines])
+    return _report(ws, "show", entries, shown=shown, more=more, stale=state.stale)
 
 
 def index_add(
     ws: Workspace, slug: str, category: str, match: Iterable[str] = (), status: str | None = None
 ) -> IndexReport:
     if not SLUG_RE.match(slug):
-        raise InputError(f"SLUG must be lowercase letters, digits and '-' (got {slug!r})")
+        raise InputError(
+            (Term("slug"), f" must be lowercase letters, digits and '-' (got {slug!r})")
+        )
     if category not in CATEGORIES:
         raise InputError((Term("category"), f": one of {', '.join(CATEGORIES)} (got {category!r})"))
     _check_status(status)
