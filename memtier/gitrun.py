@@ -104,6 +104,11 @@ class Git:
             self._refs[ref] = found.out.strip() if found.ok else None
         return self._refs[ref]
 
+    def remember(self, ref: str, oid: str | None) -> None:
+        """What *ref* names, learnt from another command's answer (``git status``
+        tells HEAD), so that `resolve` does not ask git again."""
+        self._refs[ref] = oid
+
     def run(
         self,
         *args: str,

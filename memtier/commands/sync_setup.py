@@ -160,6 +160,7 @@ def init_sync(
         merge_remote,
         refuse_open_rotation,
         sync_lock,
+        unreachable_message,
     )
     from memtier.workspace import is_workspace
 
@@ -189,7 +190,7 @@ def init_sync(
         git.run("remote", "set-url" if has_remote else "add", REMOTE_NAME, remote)
         fetched = git.run("fetch", "-q", REMOTE_NAME, timeout=REMOTE_TIMEOUT, check=False)
         if not fetched.ok:
-            raise RefusedError(f"the remote could not be reached: {_last(fetched.err)}")
+            raise RefusedError(unreachable_message(git, REMOTE_NAME, fetched.err))
         remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
         remote_has = git.resolve(remote_ref) is not None
         if not remote_has and not was_workspace:
@@ -240,11 +241,6 @@ def write_attributes(root: Path) -> bool:
     body = text if text.endswith("\n") else text + "\n"
     store.write_text(path, body + "\n".join(missing) + "\n", root=root)
     return True
-
-
-def _last(err: str) -> str:
-    lines = [line for line in err.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else "no answer"
 
 
 def default_prefix(executable: str) -> str:
