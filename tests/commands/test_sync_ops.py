@@ -210,6 +210,19 @@ def test_a_conflict_in_json_says_conflict_and_not_ok(tmp_path: Path) -> None:
     assert report["text"].startswith("conflict")
 
 
+def test_dropping_the_conflicts_open_item_settles_its_warning(tmp_path: Path) -> None:
+    _a, b = _conflicting(tmp_path)
+    assert memtier(b, "sync").returncode == 1
+    report = json.loads(memtier(b, "health-check", "--json").stdout)
+    (warning,) = [c for c in report["checks"] if c["id"] == "sync.conflicts"]
+    sid = warning["message"].rsplit(" ", 1)[1].strip(")")
+    shown = memtier(b, "health-check", "--verbose").stdout
+    assert f"memtier episodic close --drop {sid} --date 2026-12-01" in shown, shown
+    ok(b, "episodic", "close", "--drop", sid)
+    report = json.loads(memtier(b, "health-check", "--json").stdout)
+    assert [c for c in report["checks"] if c["id"] == "sync.conflicts"] == []
+
+
 def test_an_unreachable_remote_is_named_with_gits_whole_message(tmp_path: Path) -> None:
     remote, (a,) = hosts(tmp_path, 1)
     remote.rename(tmp_path / "gone.git")
