@@ -21,7 +21,6 @@ nothing is lost or repeated).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from memtier import store
@@ -39,22 +38,25 @@ from memtier.errors import MemtierError, RefusedError, Term
 from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.results import Result, fixed
 from memtier.store import checkpoint
+from memtier.values import Fields
 from memtier.workspace import Workspace
 
 MAX_ROUNDS = 5
 # The opening and closing markers only: a line of seven `=` is also a markdown heading rule.
 MARKERS = ("<<<<<<< ", ">>>>>>> ")
+# git's automatic maintenance after a fetch is one more process every sync; the
+# housekeeping runs after a sync that moved the branch instead (`sync_tidy`).
+_FETCH = ("fetch", "-q", "--no-auto-maintenance")
 
 
-@dataclass(frozen=True)
-class SyncReport(Result):
+class SyncReport(Result, Fields):
     state: str  # "in-sync", "committed-locally", "conflict", "dry-run"
     merged: tuple[str, ...] = ()  # how each round brought the remote in
     committed: int = 0
     rounds: int = 0
     conflicts: tuple[str, ...] = ()  # the s- ids recorded in today's note
     message: str = ""
-    notices: tuple[str, ...] = field(default=())
+    notices: tuple[str, ...] = ()
     failure: MemtierError | None = None
 
     JSON_NAMES = fixed(message="text")
@@ -102,6 +104,8 @@ def _credential_in_outgoing(
     check of §6 on what leaves this host: files changed since the remote's head,
     or every file before the first push). The archive is left alone, as there.
     *outgoing*: those files, when a ``git status`` already told them."""
+    if outgoing == ():
+        return None  # nothing leaves: the scanners are not even loaded
     from memtier.health.secrets_scan import SecretsScan
     from memtier.secrets import detect
 
@@ -198,18 +202,14 @@ def _sync_rounds(
         _refusals(ws, git)
         if dry_run:  # fetching moves only the remote-tracking ref, never the memory
             _refuse_credential(ws, git, remote_ref)
-            fetched = git.run(
-                "fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False
-            )
+            fetched = git.run(*_FETCH, REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False)
             return _dry_run(git, remote_ref, reached=fetched.ok)
         merged: list[str] = []
         committed = 0
         conflicts: list[str] = []
         notices: list[str] = []
         for rounds in range(1, MAX_ROUNDS + 1):
-            fetched = git.run(
-                "fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False
-            )
+            fetched = git.run(*_FETCH, REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False)
             with store.workspace_lock(ws.lock_file):
                 state = read_state(git, REMOTE_NAME, branch)
                 _refuse_credential(ws, git, remote_ref, state.outgoing)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from memtier import store
 from memtier.errors import InputError, RefusedError, Term
 from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.results import Result, fixed
+from memtier.values import Fields
 from memtier.workspace import LAYOUT_FOLDERS, Workspace
 
 DEFAULT_BRANCH = "main"
@@ -95,14 +95,13 @@ def missing_drivers(git: Git) -> list[str]:
     return [f"memtier-{k}" for k in (*DRIVERS, "ours") if f"memtier-{k}" not in have]
 
 
-@dataclass(frozen=True)
-class SyncInitReport(Result):
+class SyncInitReport(Result, Fields):
     remote: str
     branch: str
     host: str
     adopted: bool  # the remote's memory was taken as it is (a new host)
     merged: bool  # a remote memory was merged into this one
-    notices: tuple[str, ...] = field(default=())
+    notices: tuple[str, ...] = ()
 
     JSON_CONSTANT = fixed(ok=True)
     JSON_OMIT = frozenset({"notices"})

@@ -11,14 +11,12 @@ the `Git` runner is told so and asks no more.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from memtier.commands.sync_git import HEAD_COMMIT
 from memtier.gitrun import Git
+from memtier.values import Fields
 
 
-@dataclass(frozen=True)
-class WorkState:
+class WorkState(Fields):
     head: str | None  # the head's commit; None before the first commit
     changed: tuple[str, ...]  # tracked files changed since the head, and new files
     ahead: int | None  # commits the remote-tracking ref lacks; None: not known
