@@ -68,6 +68,8 @@ class Config(Fields):
     # PROTOCOL §14 (v3): sync through git.
     sync_warn_hours: float = 48
     sync_auto: bool = False
+    # PROTOCOL §14 (v4): backup refs older than this are pruned, the newest always kept.
+    sync_keep_backups_days: int = 14
 
     def in_vocabulary(self, tag: str) -> bool:
         """Case-sensitive membership, as the original script compared (compat)."""
@@ -99,6 +101,7 @@ _KEY_TYPES: dict[str, tuple[str, type | tuple[type, ...]]] = {
     "recall_triggers": ("a list of strings", list),
     "sync_warn_hours": ("a positive number", (int, float)),
     "sync_auto": ("true or false", bool),
+    "sync_keep_backups_days": ("a non-negative integer", int),
 }
 _PHRASE_LISTS = ("capture_triggers", "capture_topics", "recall_triggers")
 _MINIMUM: dict[str, float] = {
@@ -115,6 +118,7 @@ _MINIMUM: dict[str, float] = {
     "capture_keep_score": 0,
     "consolidation_threshold": 1,
     "summary_max_chars": 1,
+    "sync_keep_backups_days": 0,
 }
 
 # Strict lower bounds: a buffer stale after 0 hours would always be stale.
@@ -134,6 +138,7 @@ _MAXIMUM: dict[str, float] = {
     "capture_long_chars": 1_000_000,
     "consolidation_threshold": 1_000_000,
     "summary_max_chars": 1_000_000,
+    "sync_keep_backups_days": _CENTURY_DAYS,
 }
 
 assert set(_KEY_TYPES) == set(Config._FIELDS)

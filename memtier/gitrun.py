@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtier.errors import RefusedError, Term
+from memtier.values import Fields, field
 
 # `git merge-tree --write-tree` (a merge that never touches the work tree) is 2.38.
 MIN_VERSION = (2, 38)
@@ -39,8 +39,7 @@ class GitTimeout(RefusedError):
     """A git call ran past its time limit and was stopped."""
 
 
-@dataclass(frozen=True)
-class GitResult:
+class GitResult(Fields):
     code: int
     out: str
     err: str
@@ -83,8 +82,7 @@ _REF_NEUTRAL = frozenset(
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Git:
+class Git(Fields):
     """The memory's repository: *git_dir*, work tree *work_tree*, run with *env*."""
 
     git_dir: Path
@@ -93,7 +91,7 @@ class Git:
     executable: str = "git"
     # ref -> the object it named when last asked (None: none), until a command that
     # can move a ref runs (`resolve`)
-    _refs: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+    _refs: dict[str, str | None] = field(default_factory=dict)
 
     def resolve(self, ref: str) -> str | None:
         """The object id *ref* names, or None when it names none. A sync asks for
@@ -103,6 +101,11 @@ class Git:
             found = self.run("rev-parse", "-q", "--verify", ref, check=False)
             self._refs[ref] = found.out.strip() if found.ok else None
         return self._refs[ref]
+
+    def remember(self, ref: str, oid: str | None) -> None:
+        """What *ref* names, learnt from another command's answer (``git status``
+        tells HEAD), so that `resolve` does not ask git again."""
+        self._refs[ref] = oid
 
     def run(
         self,

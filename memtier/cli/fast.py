@@ -78,6 +78,7 @@ SHAPES: dict[tuple[str, ...], tuple[str, tuple[str, ...], dict[str, tuple[str, s
         },
     ),
     ("merge-driver",): ("merge_driver", ("kind", "base", "ours", "theirs", "path"), {}),
+    ("sync",): ("sync", (), {"--no-push": ("no_push", FLAG), "--dry-run": ("dry_run", FLAG)}),
 }
 
 # The hot commands' bodies, by name, each once (see `body`).

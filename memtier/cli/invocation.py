@@ -441,6 +441,14 @@ def merge_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int
     return run_merge_driver(kind, Path(base), Path(ours), Path(theirs), path, folder)
 
 
+def sync(no_push: bool = False, dry_run: bool = False) -> int:
+    """`memtier sync` (PROTOCOL §14): run by cron or by a session every so often,
+    mostly with nothing to share (§14 v4: small), so it starts without typer."""
+    from memtier.commands.sync.run import run_sync
+
+    return show(run_sync(open_workspace(), dict(os.environ), push=not no_push, dry_run=dry_run))
+
+
 def defaults(body: Callable[..., int]) -> dict[str, Any]:
     """The keyword defaults of *body*, read from the function itself (``inspect``
     would cost the fast path its import)."""

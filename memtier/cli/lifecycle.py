@@ -146,9 +146,17 @@ def episodic_append_command(
 
 @command(episodic_app, "close")
 def episodic_close_command(
-    decisions: Annotated[str, text_option("--decisions", help="What was changed.")],
-    signal: Annotated[str, text_option("--signal", help="What was learned about the system.")],
-    open_items: Annotated[str, text_option("--open", help="What remains open, or 'none'.")],
+    decisions: Annotated[
+        str | None, text_option("--decisions", help="What was changed (needed without --drop).")
+    ] = None,
+    signal: Annotated[
+        str | None,
+        text_option("--signal", help="What was learned about the system (needed without --drop)."),
+    ] = None,
+    open_items: Annotated[
+        str | None,
+        text_option("--open", help="What remains open, or 'none' (needed without --drop)."),
+    ] = None,
     date: DateOption = None,
     replace: Annotated[
         bool,
@@ -158,18 +166,45 @@ def episodic_close_command(
             "that are done).",
         ),
     ] = False,
+    drop: Annotated[
+        str | None,
+        text_option(
+            "--drop",
+            help="Remove one item from the block's Open: line and change nothing else (the "
+            "item equal to ITEM, else the one that holds it: a sync conflict's s- id); "
+            "alone, without the other options.",
+        ),
+    ] = None,
 ) -> int:
     """Close a day's note: its closure block (Updated/Decisions/Signal/Open), merged.
 
     Run after session-end: the open tasks the rotation moved stay in Open:, and
     your items join them (an item that adds detail to one replaces it). Text a
-    person wrote after the block is moved before it.
+    person wrote after the block is moved before it. With --drop ITEM: one open
+    item goes (a settled sync conflict), the rest of the block stays.
     """
-    from memtier.commands.episodic_writes import episodic_close
+    from memtier.errors import InputError
     from memtier.surface import parse_date_option
+
+    given = {"--decisions": decisions, "--signal": signal, "--open": open_items}
+    if drop is not None:
+        extra = [name for name, value in given.items() if value is not None]
+        if replace:
+            extra.append("--replace")
+        if extra:
+            raise InputError(f"--drop goes alone: not with {', '.join(extra)}")
+        from memtier.commands.episodic_writes import episodic_drop
+
+        ws = open_workspace()
+        return show(episodic_drop(ws, drop, parse_date_option(date, ws)))
+    missing = [name for name, value in given.items() if value is None]
+    if missing:
+        raise InputError(f"missing option {', '.join(missing)} (or --drop ITEM)")
+    from memtier.commands.episodic_writes import episodic_close
 
     ws = open_workspace()
     day = parse_date_option(date, ws)
+    assert decisions is not None and signal is not None and open_items is not None
     result = episodic_close(ws, decisions, signal, open_items, day, replace=replace)
     return show(result)
 

@@ -13,8 +13,9 @@ from typing import Annotated
 
 import typer
 
+from memtier.cli import invocation
 from memtier.cli._app import app, command, group
-from memtier.cli.invocation import explicit_root, open_workspace, resolve_moment, show
+from memtier.cli.invocation import explicit_root, resolve_moment, show
 
 sync_app = group(
     "sync", "Share this memory with other machines through git (PROTOCOL §14).", runs_alone=True
@@ -39,9 +40,7 @@ def sync_command(
     """
     if ctx.invoked_subcommand is not None:
         return 0
-    from memtier.commands.sync.run import run_sync
-
-    return show(run_sync(open_workspace(), dict(os.environ), push=not no_push, dry_run=dry_run))
+    return invocation.sync(no_push, dry_run)
 
 
 @command(sync_app, "init")

@@ -4,14 +4,17 @@
 change it and write it back atomically: an appended line goes before the
 note's closure block, and a final closure block is replaced in place. Their
 text arguments are folded to one line and redacted like the buffer's
-(`memtier.commands.lifecycle.clean_text`). `show` reads only, and finds a note
-that TTL archival moved.
+(`memtier.commands.lifecycle.clean_text`). A day that TTL archival moved is
+written where it now stands, never as a second live note of that day (§14
+v4); `show` finds it there too. `close --drop` (`episodic_drop`) removes one
+``Open:`` item, the way a settled sync conflict leaves the day's block.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from memtier import store
@@ -22,14 +25,17 @@ from memtier.formats.episodic import (
     ClosureBlock,
     close_note,
     closure_problem,
+    last_closure,
     new_note,
+    open_items_named,
     place_before_closure,
     split_closure,
+    without_open_item,
 )
 from memtier.results import NO_REDACTIONS, Result
 from memtier.store import checkpoint
 from memtier.values import Fields
-from memtier.workspace import Workspace
+from memtier.workspace import Workspace, exists_or_link
 
 
 class EpisodicResult(Result, Fields):
@@ -44,6 +50,7 @@ class EpisodicResult(Result, Fields):
     # close only: "created" | "inserted" | "rebuilt" | "appended" (formats.episodic.close_note)
     placement: str | None = None
     replaced: bool = False
+    dropped: str | None = None  # drop only: the Open: item removed
 
     def to_json(self) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -60,6 +67,8 @@ class EpisodicResult(Result, Fields):
             # "line" is a line number and "text" the text, as in every command's JSON.
             payload["line"] = self._line_number()
             payload["text"] = self.line
+        if self.action == "drop":
+            payload["dropped"] = self.dropped
         return payload
 
     @property
@@ -84,19 +93,23 @@ class EpisodicResult(Result, Fields):
             yield from self.text.rstrip("\n").split("\n")
         elif self.action == "append":
             yield f"appended to {self.path}: {self.line}"
+        elif self.action == "drop":
+            yield f"dropped from Open: in {self.path}: {self.dropped}"
+            yield from self._close_lines()[-1:]
         else:
             yield from self._close_lines()
 
-    def _close_lines(self) -> Iterable[str]:
+    def _close_lines(self) -> list[str]:
         how = "written as given" if self.replaced else "merged with the note's block"
         if self.placement in (None, "created", "appended"):
             how = "written"
-        yield f"closure block {how} in {self.path}"
+        lines = [f"closure block {how} in {self.path}"]
         if self.placement == "rebuilt":
-            yield "repaired: the text that followed the closure block now stands before it"
+            lines.append("repaired: the text that followed the closure block now stands before it")
         _head, block = split_closure(self.text)
         if block is not None:
-            yield from (f"  {line}" for line in block.lines()[1:])
+            lines.extend(f"  {line}" for line in block.lines()[1:])
+        return lines
 
 
 def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> EpisodicResult:
@@ -104,9 +117,7 @@ def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> Episodi
     clean = clean_text(raw, "episodic append")
     day = require_in_range(day) if day else ws.today
     with store.workspace_lock(ws.lock_file):
-        from memtier.commands.rotation import read_note, write_note
-
-        note = read_note(ws, day)
+        path, note = day_note(ws, day)
         checkpoint("episodic.read")
         if note is None:
             # PROTOCOL §2 (v2): a note memtier creates is titled and closed, so the
@@ -114,9 +125,9 @@ def episodic_append(ws: Workspace, raw: str, day: date | None = None) -> Episodi
             text = new_note(day, clean.text, updated=ws.today)
         else:
             text, _placement = place_before_closure(note.text, clean.text)
-        write_note(ws, day, text, note)
+        store.write_text(path, text, root=ws.root, like=note)
         checkpoint("episodic.written")
-    return _episodic_result(ws, "append", day, text, clean.text, clean.redacted)
+    return _episodic_result(ws, "append", day, text, clean.text, clean.redacted, path)
 
 
 def episodic_close(
@@ -145,19 +156,70 @@ def episodic_close(
     redacted = merge_counts(*(f.redacted for f in fields))
     day = day or ws.today
     with store.workspace_lock(ws.lock_file):
-        from memtier.commands.rotation import read_note, write_note
-
-        note = read_note(ws, day)
+        path, note = day_note(ws, day)
         checkpoint("episodic.read")
         placement = "created"
         if note is None:
             text = new_note(day, "", block)
         else:
             text, placement = close_note(note.text, block, replace=replace)
-        write_note(ws, day, text, note)
+        store.write_text(path, text, root=ws.root, like=note)
         checkpoint("episodic.written")
-    result = _episodic_result(ws, "close", day, text, None, redacted)
+    result = _episodic_result(ws, "close", day, text, None, redacted, path)
     return result.copy_with(placement=placement, replaced=replace)
+
+
+def episodic_drop(ws: Workspace, item: str, day: date | None = None) -> EpisodicResult:
+    """PROTOCOL §14 (v4): remove one ``Open:`` item from a day's closure block.
+
+    *item* names it: the item equal to it (case and blanks aside), else the one
+    item that holds it (a sync conflict's id). Nothing else of the block changes
+    but ``Updated:``; a block that text follows is repaired as `episodic_close`
+    repairs it. No item or several: an input error that lists the items.
+    """
+    if day is not None:
+        require_in_range(day)
+    wanted = clean_text(item, Term("drop")).text
+    day = day or ws.today
+    with store.workspace_lock(ws.lock_file):
+        path, note = day_note(ws, day)
+        checkpoint("episodic.read")
+        shown = ws.relative(path)
+        block = last_closure(note.text) if note is not None else None
+        if note is None or block is None:
+            missing = "no episodic note" if note is None else "no closure block in the note"
+            raise InputError(f"{shown}: {missing} for {day.isoformat()}", path=path)
+        named = open_items_named(block, wanted)
+        if len(named) != 1:
+            how = "no open item" if not named else f"{len(named)} open items"
+            raise InputError(
+                f"{shown}: {how} match '{wanted}' (Open: {block.open}); name one item",
+                path=path,
+            )
+        kept = without_open_item(block, named[0], ws.today.isoformat())
+        text, placement = close_note(note.text, kept, replace=True)
+        store.write_text(path, text, root=ws.root, like=note)
+        checkpoint("episodic.written")
+    result = _episodic_result(ws, "drop", day, text, None, {}, path)
+    return result.copy_with(placement=placement, replaced=True, dropped=named[0])
+
+
+def day_note(ws: Workspace, day: date) -> tuple[Path, store.Document | None]:
+    """Where a write to *day*'s note goes, and the note as it stands (None: none yet).
+
+    The live note; else the one TTL archival moved, where ``get --date`` and
+    ``episodic show`` find it (§14 v4: a day already archived is appended to
+    there, never begun again as a second live note of that day); else a new
+    live note."""
+    live = ws.episodic_note(day)
+    found: Path | None = live
+    if not exists_or_link(live):
+        from memtier.commands.facts.get import find_day_note
+
+        found = find_day_note(ws, day)
+    if found is None:
+        return live, None
+    return found, store.read_document(found, root=ws.root)
 
 
 def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
@@ -180,12 +242,18 @@ def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
 
 
 def _episodic_result(
-    ws: Workspace, action: str, day: date, text: str, line: str | None, redacted: Mapping[str, int]
+    ws: Workspace,
+    action: str,
+    day: date,
+    text: str,
+    line: str | None,
+    redacted: Mapping[str, int],
+    path: Path | None = None,
 ) -> EpisodicResult:
     return EpisodicResult(
         action=action,
         date=day.isoformat(),
-        path=ws.relative(ws.episodic_note(day)),
+        path=ws.relative(path or ws.episodic_note(day)),
         text=text,
         line=line,
         closed=closure_problem(text) is None,

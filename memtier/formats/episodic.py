@@ -374,6 +374,32 @@ def merge_into_note(note: str, new: ClosureBlock) -> str:
     return replace_closure(note, merge_closure(old, new))
 
 
+def last_closure(note: str) -> ClosureBlock | None:
+    """The note's last closure block, final or followed by text (`locate_closure`)."""
+    found = locate_closure(note)
+    return None if found is None else _parse_block(_content_lines(found[1]))
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def open_items_named(block: ClosureBlock, wanted: str) -> list[str]:
+    """The ``Open:`` items *wanted* names (PROTOCOL §14 v4, ``episodic close --drop``):
+    the one equal to it, case and runs of blanks aside; else every item that holds it
+    (a conflict's id names its item)."""
+    items = _items(block.open)
+    key = _folded(wanted)
+    exact = [item for item in items if _folded(item) == key]
+    return exact[:1] or [item for item in items if key and key in _folded(item)]
+
+
+def without_open_item(block: ClosureBlock, item: str, updated: str) -> ClosureBlock:
+    """*block* without the ``Open:`` item *item* (``none`` when it was the last one)."""
+    kept = [other for other in _items(block.open) if other != item]
+    return ClosureBlock(updated, block.decisions, block.signal, ITEM_SEPARATOR.join(kept) or NONE)
+
+
 def close_note(
     note: str,
     block: ClosureBlock,

@@ -188,11 +188,17 @@ def _open_conflicts(name: str, data: bytes) -> list[str]:
 
 
 def _conflicts(standing: list[str]) -> list[Check]:
-    hint = "settle it, then drop its Open: item (memtier episodic close --replace)"
     return [
-        Check("sync.conflicts", WARN, None, f"sync conflict still open ({item})", (), hint)
+        Check("sync.conflicts", WARN, None, f"sync conflict still open ({item})", (), _drop(item))
         for item in standing
     ]
+
+
+def _drop(item: str) -> str:
+    """§14 v4: the one item goes with `episodic close --drop`, the rest of the block stays."""
+    name, _sep, sid = item.partition(": ")
+    day = name.removesuffix(".md")
+    return f"settle it, then drop its Open: item (memtier episodic close --drop {sid} --date {day})"
 
 
 def _stale(ws: Workspace) -> list[Check]:

@@ -21,6 +21,12 @@ from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 EXIT_UNREACHABLE = 3
+HEAD_COMMIT = "HEAD^{commit}"
+BACKUP_REFS = "refs/memtier/backup/"
+BACKUP_STAMP = "%Y%m%dT%H%M%S"  # in the name of a backup ref: when it was kept
+# git's message about a remote it could not reach is given whole, within reason:
+# a remote's server may say anything, at any length.
+_MESSAGE_LIMIT = 4000
 
 
 class RemoteUnreachable(MemtierError):
@@ -49,8 +55,21 @@ def refuse_open_rotation(ws: Workspace) -> None:
 
     Its recovery recognises the rotation by the snapshot's id, which the host id
     salts once sync is set up: `sync init` between a crash and its recovery would
-    change the id and the recovery would append the buffer a second time."""
-    for marker in (ws.buffer_pending, ws.buffer_lock):
+    change the id and the recovery would append the buffer a second time.
+
+    A rotation holds the workspace lock from its marker's creation to its removal
+    (§5): a marker whose lock another process holds is a rotation at work, a
+    passing state (§14 v4: busy, try again); one whose lock is free is a crash's
+    residue, which session-start repairs."""
+    markers = (ws.buffer_pending, ws.buffer_lock)
+    if not any(marker.exists() for marker in markers):
+        return
+    try:
+        with store.workspace_lock(ws.lock_file, timeout=0):
+            left = [marker for marker in markers if marker.exists()]
+    except LockTimeout:
+        raise RefusedError("busy: a rotation is running; try again") from None
+    for marker in left:
         if marker.exists():
             raise RefusedError(
                 (
@@ -65,8 +84,13 @@ def _trailer(ws: Workspace) -> str:
     return f"\n\nMemtier-Host: {ws.host_id or 'unknown'}\n"
 
 
-def commit_all(ws: Workspace, git: Git, subject: str) -> bool:
-    """Commit every change of the tracked memory; False when there was none."""
+def commit_all(ws: Workspace, git: Git, subject: str, *, known_clean: bool = False) -> bool:
+    """Commit every change of the tracked memory; False when there was none.
+
+    *known_clean*: a ``git status`` under the same workspace lock found no change
+    (§14 v4: a sync with nothing to share stays small)."""
+    if known_clean and head_of(git) is not None:
+        return False
     git.run("add", "-A", "--", ".")
     clean = git.run("diff", "--cached", "--quiet", check=False).ok
     if clean and head_of(git) is not None:
@@ -77,7 +101,7 @@ def commit_all(ws: Workspace, git: Git, subject: str) -> bool:
 
 
 def head_of(git: Git) -> str | None:
-    return git.resolve("HEAD^{commit}")
+    return git.resolve(HEAD_COMMIT)
 
 
 def _is_ancestor(git: Git, older: str, newer: str) -> bool:
@@ -89,7 +113,7 @@ def backup_head(ws: Workspace, git: Git) -> str | None:
     head = head_of(git)
     if head is None:
         return None
-    ref = f"refs/memtier/backup/{ws.now.strftime('%Y%m%dT%H%M%S')}-{head[:8]}"
+    ref = f"{BACKUP_REFS}{ws.now.strftime(BACKUP_STAMP)}-{head[:8]}"
     git.run("update-ref", ref, head)
     return ref
 
@@ -119,6 +143,7 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
     conflicts_dir = ws.sync_dir / "conflicts"
     store.make_dirs(conflicts_dir, root=ws.root)
     earlier = _records(conflicts_dir)
+    git.version()  # merge-tree --write-tree is the one step that needs a recent git
     args = ["merge-tree", "--write-tree", "-z", "--no-messages"]
     if unrelated:
         args.append("--allow-unrelated-histories")
@@ -156,3 +181,15 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
     git.run("merge", "-q", "--ff-only", commit.out.strip())
     checkpoint("sync.merged")
     return "merged"
+
+
+def unreachable_message(git: Git, remote: str, err: str) -> str:
+    """An unreachable remote, told by its name and address and git's whole message
+    (§14 v4), folded to one line and redacted: an address may carry a credential."""
+    from memtier.secrets import redact_folded
+
+    address = git.run("remote", "get-url", remote, check=False).out.strip() or "no address"
+    said = " ".join(line.strip() for line in err.splitlines() if line.strip()) or "no answer"
+    if len(said) > _MESSAGE_LIMIT:
+        said = said[:_MESSAGE_LIMIT] + " …"
+    return redact_folded(f"the remote {remote} ({address}) could not be reached: {said}").text

@@ -21,7 +21,6 @@ nothing is lost or repeated).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from memtier import store
@@ -33,27 +32,31 @@ from memtier.commands.sync._git import (
     merge_remote,
     refuse_open_rotation,
     sync_lock,
+    unreachable_message,
 )
 from memtier.errors import MemtierError, RefusedError, Term
 from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.results import Result, fixed
 from memtier.store import checkpoint
+from memtier.values import Fields
 from memtier.workspace import Workspace
 
 MAX_ROUNDS = 5
 # The opening and closing markers only: a line of seven `=` is also a markdown heading rule.
 MARKERS = ("<<<<<<< ", ">>>>>>> ")
+# git's automatic maintenance after a fetch is one more process every sync; the
+# housekeeping runs after a sync that moved the branch instead (`sync_tidy`).
+_FETCH = ("fetch", "-q", "--no-auto-maintenance")
 
 
-@dataclass(frozen=True)
-class SyncReport(Result):
+class SyncReport(Result, Fields):
     state: str  # "in-sync", "committed-locally", "conflict", "dry-run"
     merged: tuple[str, ...] = ()  # how each round brought the remote in
     committed: int = 0
     rounds: int = 0
     conflicts: tuple[str, ...] = ()  # the s- ids recorded in today's note
     message: str = ""
-    notices: tuple[str, ...] = field(default=())
+    notices: tuple[str, ...] = ()
     failure: MemtierError | None = None
 
     JSON_NAMES = fixed(message="text")
@@ -70,7 +73,7 @@ _BUFFER = "memory/working-buffer.md"
 _ARCHIVE = "memory/archive/"
 
 
-def _refusals(ws: Workspace, git: Git, remote_ref: str) -> None:
+def _refusals(ws: Workspace, git: Git) -> None:
     from memtier.commands.sync.setup import missing_drivers
 
     refuse_open_rotation(ws)
@@ -84,15 +87,25 @@ def _refusals(ws: Workspace, git: Git, remote_ref: str) -> None:
                 ")",
             )
         )
-    found = _credential_in_outgoing(ws, git, remote_ref)
+
+
+def _refuse_credential(
+    ws: Workspace, git: Git, remote_ref: str, outgoing: tuple[str, ...] | None = None
+) -> None:
+    found = _credential_in_outgoing(ws, git, remote_ref, outgoing)
     if found:
         raise RefusedError(f"a credential stands in {found}; nothing is shared until it goes")
 
 
-def _credential_in_outgoing(ws: Workspace, git: Git, remote_ref: str) -> str | None:
+def _credential_in_outgoing(
+    ws: Workspace, git: Git, remote_ref: str, outgoing: tuple[str, ...] | None = None
+) -> str | None:
     """The first file about to be shared that holds a credential (the ``secrets``
     check of §6 on what leaves this host: files changed since the remote's head,
-    or every file before the first push). The archive is left alone, as there."""
+    or every file before the first push). The archive is left alone, as there.
+    *outgoing*: those files, when a ``git status`` already told them."""
+    if outgoing == ():
+        return None  # nothing leaves: the scanners are not even loaded
     from memtier.health.secrets_scan import SecretsScan
     from memtier.secrets import detect
 
@@ -100,8 +113,11 @@ def _credential_in_outgoing(ws: Workspace, git: Git, remote_ref: str) -> str | N
         with SecretsScan(ws) as scan:
             failed = [c for c in scan.finish() if c.status == "fail" and c.path != _BUFFER]
         return failed[0].path if failed else None
-    changed = git.run("diff", "--name-only", "-z", remote_ref, "--").out.split("\0")
-    new = git.run("ls-files", "--others", "--exclude-standard", "-z").out.split("\0")
+    if outgoing is not None:
+        changed, new = list(outgoing), []
+    else:
+        changed = git.run("diff", "--name-only", "-z", remote_ref, "--").out.split("\0")
+        new = git.run("ls-files", "--others", "--exclude-standard", "-z").out.split("\0")
     for name in sorted({n for n in (*changed, *new) if n and not n.startswith(_ARCHIVE)}):
         path = ws.root / name
         if not path.is_file() or path.is_symlink():
@@ -151,8 +167,27 @@ def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
 def run_sync(
     ws: Workspace, env: Mapping[str, str], *, push: bool = True, dry_run: bool = False
 ) -> SyncReport:
-    """One sync of PROTOCOL §14 (see the module's docstring for the steps)."""
+    """One sync of PROTOCOL §14 (see the module's docstring for the steps), then
+    the repository's housekeeping when the branch moved (§14 v4: small)."""
+    report = _sync_rounds(ws, env, push=push, dry_run=dry_run)
+    moved = report.committed or any(m in ("fast-forward", "merged") for m in report.merged)
+    if moved:
+        from memtier.commands.sync._tidy import tidy_repository
+        from memtier.commands.sync.setup import repository
+
+        try:
+            with sync_lock(ws):
+                tidy_repository(ws, repository(ws, env))
+        except RefusedError:
+            pass  # another sync has begun: its own end tidies
+    return report
+
+
+def _sync_rounds(
+    ws: Workspace, env: Mapping[str, str], *, push: bool = True, dry_run: bool = False
+) -> SyncReport:
     from memtier.commands.sync._conflicts import keep_generations, record_conflicts
+    from memtier.commands.sync._state import read_state
     from memtier.commands.sync.setup import REMOTE_NAME, is_set_up, repository
 
     if not is_set_up(ws):
@@ -160,29 +195,28 @@ def run_sync(
             ("sync is not set up in this workspace (set it up: ", Term("sync_init"), ")")
         )
     git = repository(ws, env)
-    git.version()
     branch = git.run("symbolic-ref", "--short", "HEAD").out.strip()
     remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
     with sync_lock(ws):
         _clear_stale_locks(ws)
-        _refusals(ws, git, remote_ref)
+        _refusals(ws, git)
         if dry_run:  # fetching moves only the remote-tracking ref, never the memory
-            fetched = git.run(
-                "fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False
-            )
+            _refuse_credential(ws, git, remote_ref)
+            fetched = git.run(*_FETCH, REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False)
             return _dry_run(git, remote_ref, reached=fetched.ok)
         merged: list[str] = []
         committed = 0
         conflicts: list[str] = []
         notices: list[str] = []
         for rounds in range(1, MAX_ROUNDS + 1):
-            fetched = git.run(
-                "fetch", "-q", REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False
-            )
+            fetched = git.run(*_FETCH, REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False)
             with store.workspace_lock(ws.lock_file):
-                committed += commit_all(ws, git, f"memtier sync: {ws.host_id or 'host'}")
+                state = read_state(git, REMOTE_NAME, branch)
+                _refuse_credential(ws, git, remote_ref, state.outgoing)
+                subject = f"memtier sync: {ws.host_id or 'host'}"
+                committed += commit_all(ws, git, subject, known_clean=state.clean)
                 if not fetched.ok:
-                    return _unreachable(committed, rounds, fetched.err)
+                    return _unreachable(git, committed, rounds, fetched.err)
                 before = head_of(git)
                 if git.resolve(remote_ref) is not None:
                     merged.append(merge_remote(ws, git, remote_ref))
@@ -210,6 +244,8 @@ def run_sync(
                     failure=failure,
                 )
             _stamp(ws)
+            if not push and conflicts:
+                return _done(merged, committed, rounds, conflicts, notices, pushed=False)
             if not push:
                 return SyncReport(
                     "committed-locally",
@@ -236,7 +272,7 @@ def run_sync(
             if pushed.ok:  # git moved the remote-tracking ref too
                 return _done(merged, committed, rounds, conflicts, notices)
             if "rejected" not in pushed.out + pushed.err and "fetch first" not in pushed.err:
-                return _unreachable(committed, rounds, pushed.err)
+                return _unreachable(git, committed, rounds, pushed.err or pushed.out)
         moving = RefusedError(f"the remote kept moving: {MAX_ROUNDS} rounds, not pushed")
         return SyncReport(
             "conflict",
@@ -250,12 +286,21 @@ def run_sync(
 
 
 def _done(
-    merged: list[str], committed: int, rounds: int, conflicts: list[str], notices: list[str]
+    merged: list[str],
+    committed: int,
+    rounds: int,
+    conflicts: list[str],
+    notices: list[str],
+    *,
+    pushed: bool = True,
 ) -> SyncReport:
     how = ", ".join(dict.fromkeys(m for m in merged if m != "up-to-date")) or "nothing to merge"
-    text = f"in sync ({how}; {committed} local commit(s), {rounds} round(s))"
+    done = f"{how}; {committed} local commit(s), {rounds} round(s)"
+    text = f"in sync ({done})"
     said = tuple(notices)
-    if conflicts:
+    if conflicts:  # §14 v4: the summary says what happened, never "in sync"
+        shared = "pushed" if pushed else "not pushed"
+        text = f"conflict ({len(conflicts)} recorded in today's note, {shared}; {done})"
         failure = SyncConflict(
             f"{len(conflicts)} conflict(s) recorded in today's note ({', '.join(conflicts)}); "
             "settle them, then drop the Open: item"
@@ -273,11 +318,11 @@ def _done(
     return SyncReport("in-sync", tuple(merged), committed, rounds, (), text, said)
 
 
-def _unreachable(committed: int, rounds: int, err: str) -> SyncReport:
-    why = [line for line in err.strip().splitlines() if line.strip()]
+def _unreachable(git: Git, committed: int, rounds: int, err: str) -> SyncReport:
+    from memtier.commands.sync.setup import REMOTE_NAME
+
     failure = RemoteUnreachable(
-        f"the remote could not be reached ({why[-1] if why else 'no answer'}); "
-        "the work stays committed locally"
+        f"{unreachable_message(git, REMOTE_NAME, err)}; the work stays committed locally"
     )
     return SyncReport(
         "committed-locally", (), committed, rounds, (), failure.message, failure=failure

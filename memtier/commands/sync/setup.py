@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from memtier import store
 from memtier.errors import InputError, RefusedError, Term
 from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.results import Result, fixed
+from memtier.values import Fields
 from memtier.workspace import LAYOUT_FOLDERS, Workspace
 
 DEFAULT_BRANCH = "main"
@@ -95,14 +95,13 @@ def missing_drivers(git: Git) -> list[str]:
     return [f"memtier-{k}" for k in (*DRIVERS, "ours") if f"memtier-{k}" not in have]
 
 
-@dataclass(frozen=True)
-class SyncInitReport(Result):
+class SyncInitReport(Result, Fields):
     remote: str
     branch: str
     host: str
     adopted: bool  # the remote's memory was taken as it is (a new host)
     merged: bool  # a remote memory was merged into this one
-    notices: tuple[str, ...] = field(default=())
+    notices: tuple[str, ...] = ()
 
     JSON_CONSTANT = fixed(ok=True)
     JSON_OMIT = frozenset({"notices"})
@@ -160,6 +159,7 @@ def init_sync(
         merge_remote,
         refuse_open_rotation,
         sync_lock,
+        unreachable_message,
     )
     from memtier.workspace import is_workspace
 
@@ -189,7 +189,7 @@ def init_sync(
         git.run("remote", "set-url" if has_remote else "add", REMOTE_NAME, remote)
         fetched = git.run("fetch", "-q", REMOTE_NAME, timeout=REMOTE_TIMEOUT, check=False)
         if not fetched.ok:
-            raise RefusedError(f"the remote could not be reached: {_last(fetched.err)}")
+            raise RefusedError(unreachable_message(git, REMOTE_NAME, fetched.err))
         remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
         remote_has = git.resolve(remote_ref) is not None
         if not remote_has and not was_workspace:
@@ -240,11 +240,6 @@ def write_attributes(root: Path) -> bool:
     body = text if text.endswith("\n") else text + "\n"
     store.write_text(path, body + "\n".join(missing) + "\n", root=root)
     return True
-
-
-def _last(err: str) -> str:
-    lines = [line for line in err.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else "no answer"
 
 
 def default_prefix(executable: str) -> str:

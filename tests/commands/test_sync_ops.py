@@ -1,0 +1,283 @@
+"""What a sync costs and how it says what happened (PROTOCOL §14 v4 "Small and quiet").
+
+Real git and a bare repository in a temporary folder, never the network: a
+remote that cannot be reached is a folder that does not exist.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.sync_support import NOW, git, hosts, memtier, ok, settle
+
+pytestmark = pytest.mark.skipif(
+    __import__("shutil").which("git") is None, reason="sync needs the git executable"
+)
+
+
+@pytest.fixture
+def git_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
+    """Every git process memtier starts (through its one runner), by its arguments."""
+    from memtier import gitrun
+
+    calls: list[list[str]] = []
+    real = gitrun._call
+
+    def counted(argv: list[str], *args: Any, **kwargs: Any) -> gitrun.GitResult:
+        calls.append([str(a) for a in argv[1:]])
+        return real(argv, *args, **kwargs)
+
+    monkeypatch.setattr(gitrun, "_call", counted)
+    yield calls
+
+
+def _commands(calls: list[list[str]]) -> list[str]:
+    """The git command of each call (``fetch``, ``status``…), past any ``-c k=v``."""
+    found = []
+    for argv in calls:
+        rest = list(argv)
+        while rest and rest[0] == "-c":
+            rest = rest[2:]
+        found.append(rest[0] if rest else "")
+    return found
+
+
+# ---------------------------------------------------------------------------
+# cost
+
+
+def test_a_sync_with_nothing_to_share_runs_at_most_four_git_processes(
+    tmp_path: Path, git_calls: list[list[str]]
+) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "sync")
+    ok(b, "sync")
+    del git_calls[:]
+    done = memtier(a, "sync")
+    assert done.returncode == 0, done.stderr
+    assert "in sync" in done.stdout
+    assert "fetch" in _commands(git_calls)  # it did ask the remote
+    assert len(git_calls) <= 4, git_calls
+
+
+def test_a_change_on_the_other_host_is_still_brought_in_by_the_short_path(
+    tmp_path: Path, git_calls: list[list[str]]
+) -> None:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "learn", "error", "seen only on a")
+    ok(a, "sync")
+    del git_calls[:]
+    ok(b, "sync")
+    assert "seen only on a" in (b / ".learnings/ERRORS.md").read_text()
+    assert "merge" in _commands(git_calls)  # the fast-forward
+
+
+def test_a_local_change_is_committed_and_pushed_after_a_quiet_round(tmp_path: Path) -> None:
+    remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "sync")  # nothing to share
+    ok(a, "remember", "nas01 runs the backups", "--kind", "infrastructure")
+    ok(a, "sync")
+    shown = subprocess.run(
+        ["git", "--git-dir", str(remote), "show", "main:memory/semantic/infrastructure.md"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "nas01 runs the backups" in shown
+    ok(b, "sync")
+    assert "nas01 runs the backups" in (b / "memory/semantic/infrastructure.md").read_text()
+
+
+def test_a_committing_sync_runs_git_gc_auto_quietly_with_hooks_off(
+    tmp_path: Path, git_calls: list[list[str]]
+) -> None:
+    _remote, (a,) = hosts(tmp_path, 1)
+    hooks = a / "memory/.sync/git/hooks"
+    hooks.mkdir(exist_ok=True)
+    witness = tmp_path / "hook-ran"
+    script = hooks / "pre-auto-gc"
+    script.write_text(f"#!/bin/sh\ntouch {witness}\nexit 0\n")
+    script.chmod(0o755)
+    ok(a, "learn", "error", "one more error")
+    del git_calls[:]
+    done = memtier(a, "sync")
+    assert done.returncode == 0, done.stderr
+    gcs = [argv for argv in git_calls if "gc" in argv]
+    assert gcs, git_calls
+    assert all("--quiet" in argv or "-q" in argv for argv in gcs)
+    assert "core.hooksPath=/dev/null" in gcs[0]
+    assert not witness.exists()
+    assert done.stderr == ""
+    del git_calls[:]
+    ok(a, "sync")  # nothing committed: no housekeeping
+    assert "gc" not in _commands(git_calls)
+
+
+def test_loose_objects_past_the_budget_are_packed_after_a_committing_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memtier.commands import sync_tidy
+
+    _remote, (a,) = hosts(tmp_path, 1)
+    monkeypatch.setattr(sync_tidy, "LOOSE_BUDGET_KIB", 1)
+    ok(a, "learn", "error", "one more error")
+    assert _loose(a)["count"] > 0  # what the first sync left
+    ok(a, "sync")
+    assert _loose(a)["count"] == 0
+
+
+def _loose(ws: Path) -> dict[str, int]:
+    lines = git(ws, "count-objects", "-v").splitlines()
+    values = dict(line.split(": ", 1) for line in lines)
+    return {"count": int(values["count"]), "size": int(values["size"])}
+
+
+def _backups(ws: Path) -> list[str]:
+    out = git(ws, "for-each-ref", "--format=%(refname)", "refs/memtier/backup/")
+    return sorted(line.rsplit("/", 1)[1] for line in out.splitlines() if line)
+
+
+def test_backup_refs_older_than_the_setting_are_pruned_the_newest_kept(tmp_path: Path) -> None:
+    _remote, (a,) = hosts(tmp_path, 1)
+    head = git(a, "rev-parse", "HEAD").strip()
+    # NOW is 2026-12-01T09:00+01:00; the default keeps 14 days.
+    for stamp in ("20261001T080000", "20261116T080000", "20261117T100000", "20261130T230000"):
+        git(a, "update-ref", f"refs/memtier/backup/{stamp}-{head[:8]}", head)
+    ok(a, "learn", "error", "one more error")
+    ok(a, "sync")
+    assert _backups(a) == [f"{s}-{head[:8]}" for s in ("20261117T100000", "20261130T230000")]
+
+
+def test_the_newest_backup_ref_stays_however_old(tmp_path: Path) -> None:
+    _remote, (a,) = hosts(tmp_path, 1)
+    head = git(a, "rev-parse", "HEAD").strip()
+    for stamp in ("20250101T000000", "20260101T000000"):
+        git(a, "update-ref", f"refs/memtier/backup/{stamp}-{head[:8]}", head)
+    config = a / "memory/memtier.toml"
+    config.write_text(config.read_text() + "sync_keep_backups_days = 3\n")
+    ok(a, "learn", "error", "one more error")
+    ok(a, "sync")
+    assert _backups(a) == [f"20260101T000000-{head[:8]}"]
+
+
+def test_sync_keep_backups_days_is_checked_like_every_setting(tmp_path: Path) -> None:
+    from memtier.config import Config, parse_config
+    from memtier.errors import ConfigError
+
+    assert Config().sync_keep_backups_days == 14
+    assert parse_config("sync_keep_backups_days = 30\n", "t").sync_keep_backups_days == 30
+    for wrong in ("-1", "1.5", '"two"', "true"):
+        with pytest.raises(ConfigError, match="sync_keep_backups_days"):
+            parse_config(f"sync_keep_backups_days = {wrong}\n", "t")
+
+
+# ---------------------------------------------------------------------------
+# an honest summary and exit code
+
+
+def _conflicting(tmp_path: Path) -> tuple[Path, Path]:
+    _remote, (a, b) = hosts(tmp_path, 2)
+    infra = "memory/semantic/infrastructure.md"
+    ok(a, "remember", "nas01 is 10.0.0.4", "--kind", "infrastructure")
+    settle([a, b], rounds=1)
+    ok(a, "replace", "10.0.0.4", "nas01 is 10.0.0.5", "--in", infra)
+    ok(b, "replace", "10.0.0.4", "nas01 is 10.0.0.7", "--in", infra)
+    ok(a, "sync")
+    return a, b
+
+
+def test_a_conflict_is_summed_up_as_a_conflict_and_exits_1(tmp_path: Path) -> None:
+    _a, b = _conflicting(tmp_path)
+    done = memtier(b, "sync")
+    assert done.returncode == 1
+    assert done.stdout.startswith("conflict"), done.stdout
+    assert "in sync" not in done.stdout + done.stderr
+    assert "conflict" in done.stderr
+
+
+def test_a_conflict_in_json_says_conflict_and_not_ok(tmp_path: Path) -> None:
+    _a, b = _conflicting(tmp_path)
+    done = memtier(b, "sync", "--json")
+    assert done.returncode == 1
+    report, _end = json.JSONDecoder().raw_decode(done.stdout)  # then the error's object
+    assert report["state"] == "conflict" and report["ok"] is False
+    assert report["text"].startswith("conflict")
+
+
+def test_dropping_the_conflicts_open_item_settles_its_warning(tmp_path: Path) -> None:
+    _a, b = _conflicting(tmp_path)
+    assert memtier(b, "sync").returncode == 1
+    report = json.loads(memtier(b, "health-check", "--json").stdout)
+    (warning,) = [c for c in report["checks"] if c["id"] == "sync.conflicts"]
+    sid = warning["message"].rsplit(" ", 1)[1].strip(")")
+    shown = memtier(b, "health-check", "--verbose").stdout
+    assert f"memtier episodic close --drop {sid} --date 2026-12-01" in shown, shown
+    ok(b, "episodic", "close", "--drop", sid)
+    report = json.loads(memtier(b, "health-check", "--json").stdout)
+    assert [c for c in report["checks"] if c["id"] == "sync.conflicts"] == []
+
+
+def test_an_unreachable_remote_is_named_with_gits_whole_message(tmp_path: Path) -> None:
+    remote, (a,) = hosts(tmp_path, 1)
+    remote.rename(tmp_path / "gone.git")
+    ok(a, "learn", "error", "written offline")
+    done = memtier(a, "sync")
+    assert done.returncode == 3, done.stderr
+    said = done.stderr
+    assert f"origin ({remote})" in said
+    # git's message is several lines; the first and the last are both there
+    assert "does not appear to be a git repository" in said
+    assert "and the repository exists" in said
+    assert "committed locally" in said
+    assert len(said.strip().splitlines()) == 1
+
+
+def test_an_unreachable_file_url_is_redacted_and_exits_3(tmp_path: Path) -> None:
+    _remote, (a,) = hosts(tmp_path, 1)
+    token = "ghp_" + "Z9y8" * 9
+    url = f"file://{tmp_path}/missing/{token}/memory.git"
+    git(a, "remote", "set-url", "origin", url)
+    done = memtier(a, "sync")
+    assert done.returncode == 3, done.stderr
+    assert token not in done.stdout + done.stderr
+    assert "origin (file://" in done.stderr and "[REDACTED" in done.stderr
+
+
+def test_sync_init_names_an_unreachable_remote_with_gits_whole_message(tmp_path: Path) -> None:
+    from tests.conftest import new_workspace
+
+    ws = new_workspace(tmp_path / "ws")
+    done = memtier(ws, "sync", "init", str(tmp_path / "nowhere.git"))
+    assert done.returncode != 0
+    assert "does not appear to be a git repository" in done.stderr
+    assert "and the repository exists" in done.stderr
+
+
+def test_a_running_rotation_makes_sync_busy_not_a_repair(tmp_path: Path) -> None:
+    from memtier import store
+    from tests.conftest import run_memtier
+
+    _remote, (a,) = hosts(tmp_path, 1)
+    marker = a / "memory/working-buffer.md.lock"
+    # A rotation runs: it holds the workspace lock, its marker stands.
+    with store.workspace_lock(a / "memory/.memtier.lock", timeout=0):
+        marker.write_text("r-00000000 " + NOW + "\n")
+        done = run_memtier("--root", str(a), "--now", NOW, "sync")
+        marker.unlink()
+    assert done.returncode == 1, done.stderr
+    assert "busy: a rotation is running; try again" in done.stderr
+    assert "session-start" not in done.stderr
+
+
+def test_a_crashed_rotation_still_asks_for_session_start(tmp_path: Path) -> None:
+    _remote, (a,) = hosts(tmp_path, 1)
+    (a / "memory/working-buffer.md.lock").write_text("r-00000000 " + NOW + "\n")
+    done = memtier(a, "sync")
+    assert done.returncode == 1
+    assert "session-start" in done.stderr and "busy" not in done.stderr
