@@ -342,3 +342,20 @@ class Workspace(Fields):
             return printable_name(path.relative_to(self.root).as_posix())
         except ValueError:
             return printable_name(str(path))
+
+
+def find_day_note(ws: Workspace, day: date) -> Path | None:
+    """Where *day*'s note is now: the episodic folder, else the archive (PROTOCOL §7)."""
+    live = ws.episodic_note(day)
+    if os.path.lexists(live):
+        return live
+    folder = ws.archive_dir / f"{day.year:04d}" / f"{day.month:02d}"
+    name = f"{day.isoformat()}.md"
+    if os.path.lexists(folder / name):
+        return folder / name
+    if folder.is_dir():
+        # A taken name in the archive stores the newcomer as <stem>.1.md (PROTOCOL §7).
+        renamed = sorted(folder.glob(f"{day.isoformat()}.*.md"))
+        if renamed:
+            return renamed[0]
+    return None

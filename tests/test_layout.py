@@ -267,10 +267,11 @@ INFRASTRUCTURE_PACKAGES = {"store"}
 # docstring names its PROTOCOL sections, and its modules named ``_x`` are its own.
 FEATURES = {"sync", "facts", "topics", "transfer"}
 
-# A feature's lowest module that the health engine reads through: the topic index as the
-# notes and generation files derive it (health's ``index.*`` checks). It is a layer of its
-# own, below health, and may import only infrastructure and formats.
-FEATURE_READERS = {"memtier.commands.topics.state"}
+# A feature's lowest modules, which the health engine reads through: the topic index as
+# the notes and generation files derive it, and the listing of the notes that hold a topic
+# (health's ``index.*`` checks). They are a layer of their own, below health, and may
+# import only infrastructure and formats.
+FEATURE_READERS = {"memtier.commands.topics.state", "memtier.commands.topics.notes"}
 
 
 def _layer(module: str) -> str:
@@ -406,9 +407,10 @@ def _value_classes(base: str) -> list[str]:
 
 def test_value_types_follow_the_one_rule() -> None:
     """docs/DECISIONS.md, "Value types": ``Fields`` for values; ``NamedTuple`` only for
-    the search engine's records, built per line or per term where a tuple's speed and
-    unpacking serve; ``@dataclass`` never on a hot command's path (tests/test_values.py
-    checks that in a real process)."""
+    the records a scan builds in bulk, one per line, term or note (the search engine,
+    the listing of a topic's notes), where a tuple's speed serves; ``@dataclass`` never
+    on a hot command's path (tests/test_values.py checks that in a real process)."""
+    scans = ("memtier.search.", "memtier.commands.topics.notes.")
     tuples = _value_classes("NamedTuple")
     assert tuples
-    assert [c for c in tuples if not c.startswith("memtier.search.")] == []
+    assert [c for c in tuples if not c.startswith(scans)] == []

@@ -214,7 +214,7 @@ def day_note(ws: Workspace, day: date) -> tuple[Path, store.Document | None]:
     live = ws.episodic_note(day)
     found: Path | None = live
     if not exists_or_link(live):
-        from memtier.commands.facts.get import find_day_note
+        from memtier.workspace import find_day_note
 
         found = find_day_note(ws, day)
     if found is None:
@@ -229,7 +229,7 @@ def episodic_show(ws: Workspace, day: date | None = None) -> EpisodicResult:
     day = day or ws.today
     note = read_note(ws, day)
     if note is None:
-        from memtier.commands.facts.get import find_day_note
+        from memtier.workspace import find_day_note
 
         shown = ws.relative(ws.episodic_note(day))
         found = find_day_note(ws, day)

@@ -506,7 +506,7 @@ def recovery_day(ws: Workspace, buffer: Buffer) -> tuple[date, str]:
 
 
 def _archived(ws: Workspace, day: date) -> bool:
-    from memtier.commands.facts.get import find_day_note
+    from memtier.workspace import find_day_note
 
     found = find_day_note(ws, day)
     return found is not None and found != ws.episodic_note(day)

@@ -21,7 +21,7 @@ from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import WARM_DIRS, Workspace, is_workspace
 
 if TYPE_CHECKING:
-    from memtier.health.reading import Reading
+    from memtier.store.reading import Reading
 
 HOT_TITLE = "# Agent Memory"
 _HOT_DATE_LINE = {3: "last_verified: ", 4: "last_updated: "}

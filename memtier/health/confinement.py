@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memtier import store
-from memtier.health.reading import Reading
 from memtier.health.verdict import FAIL, Check
+from memtier.store.reading import Reading
 from memtier.workspace import WARM_DIRS, Workspace, special_file_kind
 
 CHECK_OUTSIDE = "confinement.outside"

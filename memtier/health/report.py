@@ -123,8 +123,8 @@ class HealthReport(Result, Fields):
 
 def run_health_check(ws: Workspace) -> HealthReport:
     """Run every check of PROTOCOL §6 on *ws*; reads only, never writes."""
-    from memtier.health.reading import Reading
     from memtier.health.secrets_scan import SecretsScan
+    from memtier.store.reading import Reading
 
     # Every folder is listed once and every file read once, whichever checks need
     # it (PROTOCOL §6 v4): the checks share one Reading.

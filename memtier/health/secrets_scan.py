@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtier.health.reading import Reading
 from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.store.reading import Reading
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from memtier.health.reading import Reading
 from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.store.reading import Reading
 from memtier.workspace import Workspace
 
 # Opening and closing markers only: seven `=` alone is also a markdown heading rule.

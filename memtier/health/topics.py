@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 
 from memtier.health.checks import load
-from memtier.health.reading import Reading
 from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.store.reading import Reading
 from memtier.workspace import Workspace
 
 _REBUILD = "fix: memtier index rebuild"

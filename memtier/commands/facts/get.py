@@ -21,7 +21,7 @@ from typing import Any
 from memtier import store
 from memtier.errors import InputError, Term
 from memtier.results import Result, fixed
-from memtier.workspace import Workspace
+from memtier.workspace import Workspace, find_day_note
 
 DEFAULT_MAX_LINES = 200
 _RANGE = re.compile(r"^(?P<path>.*?):(?P<start>[0-9]+)(?:-(?P<end>[0-9]+))?$")
@@ -71,23 +71,6 @@ def split_range(spec: str) -> tuple[str, int | None, int | None]:
     end = match.group("end")
     start = parse_int(match.group("start"), "FROM")
     return match.group("path"), start, parse_int(end, "TO") if end else None
-
-
-def find_day_note(ws: Workspace, day: date) -> Path | None:
-    """Where *day*'s note is now: the episodic folder, else the archive (PROTOCOL §7)."""
-    live = ws.episodic_note(day)
-    if os.path.lexists(live):
-        return live
-    folder = ws.archive_dir / f"{day.year:04d}" / f"{day.month:02d}"
-    name = f"{day.isoformat()}.md"
-    if os.path.lexists(folder / name):
-        return folder / name
-    if folder.is_dir():
-        # A taken name in the archive stores the newcomer as <stem>.1.md (PROTOCOL §7).
-        renamed = sorted(folder.glob(f"{day.isoformat()}.*.md"))
-        if renamed:
-            return renamed[0]
-    return None
 
 
 def _read_regular(ws: Workspace, path: Path, shown: str) -> str:

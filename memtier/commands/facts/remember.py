@@ -42,7 +42,7 @@ from memtier.commands.facts.files import (
     refresh_dates,
     resolve_fact_file,
 )
-from memtier.commands.facts.get import GetResult, find_day_note, get_lines
+from memtier.commands.facts.get import GetResult, get_lines
 from memtier.errors import InputError, Term
 from memtier.formats.fact_text import (
     TOPIC_RE,
@@ -60,7 +60,14 @@ from memtier.formats.tags import is_tag_line
 from memtier.results import Result, fixed
 from memtier.secrets import merge_counts
 from memtier.store import checkpoint
-from memtier.workspace import HOT_FILE, MEMORY_DIR, PROCEDURAL_DIR, SEMANTIC_DIR, Workspace
+from memtier.workspace import (
+    HOT_FILE,
+    MEMORY_DIR,
+    PROCEDURAL_DIR,
+    SEMANTIC_DIR,
+    Workspace,
+    find_day_note,
+)
 
 __all__ = [
     "CHECKPOINTS",

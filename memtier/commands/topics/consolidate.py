@@ -36,7 +36,7 @@ from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
-    from memtier.health.topic_notes import NoteFiles
+    from memtier.commands.topics.notes import NoteFiles
 
 EVIDENCE_PER_DAY = 20
 # The parameters and the check the messages name; each face words them (§11 v3).

@@ -16,6 +16,12 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from memtier import store
+from memtier.commands.topics.notes import (
+    WORD_EDGE,
+    DayNote,
+    NoteFiles,
+    TopicMatcher,
+)
 from memtier.errors import InputError
 from memtier.formats.consolidated import NAME_RE, GenerationError, parse_generation
 from memtier.formats.index import (
@@ -26,13 +32,7 @@ from memtier.formats.index import (
     render_index,
     with_derived,
 )
-from memtier.health.reading import Reading
-from memtier.health.topic_notes import (
-    WORD_EDGE,
-    DayNote,
-    NoteFiles,
-    TopicMatcher,
-)
+from memtier.store.reading import Reading
 from memtier.workspace import Workspace
 
 __all__ = [

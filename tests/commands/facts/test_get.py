@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memtier.commands.facts.get import find_day_note, get_lines, split_range
+from memtier.commands.facts.get import get_lines, split_range
 from memtier.errors import InputError
-from memtier.workspace import Workspace
+from memtier.workspace import Workspace, find_day_note
 
 PROJECTS = "memory/semantic/projects.md"
 

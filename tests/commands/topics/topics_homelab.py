@@ -147,7 +147,7 @@ def end_of_scenario() -> datetime:
 
 def cited_source(ws: Workspace, path: str, day: str) -> list[str] | None:
     """The lines of a cited note: at its path, or where TTL archival moved it since."""
-    from memtier.commands.facts.get import find_day_note
+    from memtier.workspace import find_day_note
 
     target = ws.root / path
     if not target.is_file():
@@ -182,9 +182,9 @@ def check_citations(ws: Workspace) -> tuple[int, list[str]]:
 
 def recall_figures(ws: Workspace, max_chars: int = 8000) -> dict[str, dict[str, int]]:
     """Per topic: characters recall returns, and characters of the topic's notes read whole."""
-    from memtier.commands.facts.get import find_day_note
     from memtier.commands.topics.index import read_index
     from memtier.commands.topics.recall import recall
+    from memtier.workspace import find_day_note
 
     state = read_index(ws)
     figures: dict[str, dict[str, int]] = {}

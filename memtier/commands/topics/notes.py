@@ -30,7 +30,7 @@ from memtier import store
 from memtier.clock import parse_day
 from memtier.errors import InputError
 from memtier.formats.index import IndexEntry
-from memtier.health.reading import Reading
+from memtier.store.reading import Reading
 from memtier.workspace import Workspace
 
 _DAY_NAME = re.compile(r"^(\d{4}-\d\d-\d\d)(?:\.[0-9]+)?\.md$")

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from memtier.commands.topics.index import index_add
-from memtier.health import reading as health_reading
 from memtier.health import secrets_scan
 from memtier.health.report import FAIL, run_health_check
+from memtier.store import reading as health_reading
 from memtier.workspace import Workspace
 
 NOTES = 250  # above secrets_scan.RG_MIN_NOTES: ripgrep names the candidates, if installed

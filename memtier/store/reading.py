@@ -1,5 +1,6 @@
-"""What one health check reads, each once (PROTOCOL §6 v4: at 10,000 notes a
-health check reads each file once).
+"""Folder listings and file bytes, each read once by one pass over the memory: a
+health check (PROTOCOL §6 v4: at 10,000 notes it reads each file once) or a topic's
+notes (§13).
 
 The checks that look at many files (confinement, conflict markers and closure
 blocks, secrets, the topic index, leftover files) share one `Reading`: a folder

@@ -122,7 +122,7 @@ def test_a_committing_sync_runs_git_gc_auto_quietly_with_hooks_off(
 def test_loose_objects_past_the_budget_are_packed_after_a_committing_sync(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memtier.commands import sync_tidy
+    from memtier.commands.sync import _tidy as sync_tidy
 
     _remote, (a,) = hosts(tmp_path, 1)
     monkeypatch.setattr(sync_tidy, "LOOSE_BUDGET_KIB", 1)

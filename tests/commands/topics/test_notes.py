@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from memtier.commands.topics import notes as topic_notes
+from memtier.commands.topics.notes import NoteFiles
 from memtier.formats.index import IndexEntry
-from memtier.health import topic_notes
-from memtier.health.topic_notes import NoteFiles
 from memtier.workspace import Workspace
 
 ENTRY = IndexEntry("nas-move", "projects", ("qdrant", "next.js", "c++"))
