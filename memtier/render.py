@@ -122,9 +122,9 @@ def clean_message(message: str) -> str:
     # A message may quote what was typed (an unknown option, a task to match):
     # it never repeats a credential, even one split across lines, and it stays one
     # line (PROTOCOL §3 v2). Loaded only when there is an error.
-    from memtier.surface import error_line
+    from memtier.secrets import one_line
 
-    return _LONG_NUMBER.sub(_cut_number, error_line(message))
+    return _LONG_NUMBER.sub(_cut_number, one_line(message))
 
 
 # A number of thousands of digits typed where a count belongs (``--limit 999…``) is

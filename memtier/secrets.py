@@ -346,6 +346,12 @@ def redact_folded(text: str) -> Redaction:
     return Redaction(second.text, merge_counts(wrapped.counts, first.counts, second.counts))
 
 
+def one_line(message: str) -> str:
+    """A message as one line that never repeats a credential, even one split across
+    lines (PROTOCOL §3 v2): how every error is printed, by either face."""
+    return redact_folded(message).text
+
+
 def redact_wrapped(text: str) -> Redaction:
     """Redact the secrets that a line break cuts in two (PROTOCOL §3 v2, issue 19).
 

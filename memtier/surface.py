@@ -12,7 +12,7 @@ redacted line. Each face then words the result in its own terms.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from memtier.values import Fields, field
 
 if TYPE_CHECKING:
+    from memtier.search import SearchRequest
     from memtier.workspace import Workspace
 
 ROOT_ENV = "MEMTIER_ROOT"
@@ -46,9 +47,12 @@ class Surface(Fields):
     environ: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of_process(cls, root: str | None = None, now: str | None = None) -> Surface:
-        """A surface for this process: its working folder and its environment."""
-        return cls(root=root, now=now, cwd=Path.cwd(), environ=dict(os.environ))
+    def of_process(
+        cls, root: str | None = None, now: str | None = None, cwd: Path | None = None
+    ) -> Surface:
+        """A surface for this process: its working folder (or *cwd*, the tool server's
+        own) and its environment as it is now."""
+        return cls(root=root, now=now, cwd=cwd or Path.cwd(), environ=dict(os.environ))
 
     def explicit_root(self) -> str | None:
         """The root that was named: the face's own option, else $MEMTIER_ROOT
@@ -73,16 +77,42 @@ class Surface(Fields):
         working folder when *from_cwd* and that folder lies inside the workspace
         (a person in a shell), else from the workspace root (an agent's tool call,
         or ``memtier --root R atomic-write memory/x.md`` from anywhere)."""
-        from memtier.errors import InputError
         from memtier.workspace import inside_root
 
-        if "\0" in str(given):
-            raise InputError("a path cannot hold a NUL byte")
-        path = Path(given).expanduser()
-        if path.is_absolute():
-            return path
         base = self.cwd if from_cwd and inside_root(ws_root, self.cwd) else ws_root
-        return base / path
+        return given_path(base, given)
+
+    def search_request(
+        self,
+        query: str,
+        *,
+        tiers: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        limit: int = 10,
+        regex: bool = False,
+        context: int = 1,
+        all_tiers: bool = False,
+        log: bool = True,
+    ) -> tuple[SearchRequest, tuple[str, ...]]:
+        """The search a face was asked for, built the one way for both faces: the query
+        cleaned as every text a face is given (invalid UTF-8 shown as U+FFFD), the
+        scanner chosen here; and the warnings of that choice, for the face to show."""
+        from memtier.search import SearchRequest
+        from memtier.secrets import replace_invalid
+
+        scanner = self.scanner()
+        request = SearchRequest(
+            query=replace_invalid(query),
+            tiers=tuple(tiers),
+            tags=tuple(tags),
+            limit=limit,
+            regex=regex,
+            context=context,
+            all_tiers=all_tiers,
+            rg=scanner.rg,
+            log=log,
+        )
+        return request, scanner.warnings
 
     def scanner(self) -> ScannerChoice:
         """The ripgrep search runs with: $MEMTIER_RG (a path or a name; ``none`` for
@@ -98,6 +128,16 @@ class Surface(Fields):
                 None, (f"{RG_ENV}={override} not found; using the built-in scanner",)
             )
         return ScannerChoice(rg)
+
+
+def given_path(base: Path, given: str | Path) -> Path:
+    """A path someone gave: as is if absolute, else from *base*."""
+    from memtier.errors import InputError
+
+    if "\0" in str(given):
+        raise InputError("a path cannot hold a NUL byte")
+    path = Path(given).expanduser()
+    return path if path.is_absolute() else base / path
 
 
 def parse_date_option(value: str | None, ws: Workspace) -> date:
@@ -117,6 +157,6 @@ def parse_date_option(value: str | None, ws: Workspace) -> date:
 def error_line(message: str) -> str:
     """An error message as one line that never repeats a credential, even one split
     across lines (PROTOCOL §3 v2); both faces print errors through it."""
-    from memtier.secrets import redact_folded
+    from memtier.secrets import one_line
 
-    return redact_folded(message).text
+    return one_line(message)

@@ -273,12 +273,18 @@ FEATURES = {"sync", "facts", "topics", "transfer"}
 # import only infrastructure and formats.
 FEATURE_READERS = {"memtier.commands.topics.state", "memtier.commands.topics.notes"}
 
+# The one adapter both faces open the workspace and build their requests through: above
+# the core it builds requests for, below the two faces.
+ADAPTER = "memtier.surface"
+
 
 def _layer(module: str) -> str:
     """``top`` for the infrastructure modules at the top, ``reader`` for a feature's
     reader, else the subpackage's name."""
     if module in FEATURE_READERS:
         return "reader"
+    if module == ADAPTER:
+        return "adapter"
     parts = module.split(".")
     if len(parts) > 1 and parts[1] in INFRASTRUCTURE_PACKAGES:
         return "top"
@@ -296,8 +302,9 @@ LAYERS_BELOW: dict[str, set[str]] = {
     "health": {"top", "formats", "reader"},
     "search": {"top", "formats"},
     "commands": {"top", "formats", "demo", "reader", "health", "search"},
-    "mcp": {"top", "formats", "reader", "health", "search", "commands"},
-    "cli": {"top", "formats", "reader", "health", "search", "commands", "mcp"},
+    "adapter": {"top", "formats", "reader", "health", "search", "commands"},
+    "mcp": {"top", "formats", "reader", "health", "search", "commands", "adapter"},
+    "cli": {"top", "formats", "reader", "health", "search", "commands", "adapter", "mcp"},
 }
 
 

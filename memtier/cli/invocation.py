@@ -410,25 +410,21 @@ def search(
     all_tiers: bool = False,
 ) -> int:
     from memtier.render import colour_enabled
-    from memtier.search import SearchRequest, search
-    from memtier.secrets import replace_invalid
+    from memtier.search import search
 
-    query = replace_invalid(query)  # as the TEXT type does on typer's path
     face = surface()
     ws = face.workspace()
-    scanner = face.scanner()
-    request = SearchRequest(
-        query=query,
-        tiers=tuple(tier or ()),
-        tags=tuple(tag or ()),
+    request, warnings = face.search_request(
+        query,
+        tiers=tier or (),
+        tags=tag or (),
         limit=limit,
         regex=regex,
         context=context,
         all_tiers=all_tiers,
-        rg=scanner.rg,
     )
     report = search(ws, request, colour=not invocation().as_json and colour_enabled())
-    return show(report, warnings=scanner.warnings)
+    return show(report, warnings=warnings)
 
 
 def merge_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:

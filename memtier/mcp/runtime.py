@@ -18,7 +18,6 @@ readers read as they do beside the CLI (atomic replaces, no torn reads).
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -51,22 +50,30 @@ class ToolRuntime:
         the server's --root and --now, its working folder, the environment now."""
         from memtier.surface import Surface
 
-        return Surface(root=self.root, now=self.now, cwd=self.cwd, environ=dict(os.environ))
+        return Surface.of_process(self.root, self.now, self.cwd)
 
     def workspace(self) -> Workspace:
         return self.surface().workspace()
 
     def resolve(self, ws: Workspace, given: str) -> Path:
         """A path a tool was given: relative ones are read from the workspace root."""
-        return self.surface().user_path(ws.root, given, from_cwd=False)
+        from memtier.surface import given_path
+
+        return given_path(ws.root, given)
 
     def call(
-        self, name: str, body: Callable[[Workspace], str], budget: int = WRITE_MAX_CHARS
+        self,
+        name: str,
+        body: Callable[[Workspace], str],
+        budget: int = WRITE_MAX_CHARS,
+        face: Surface | None = None,
     ) -> CallToolResult:
+        """Run a tool's *body* on the workspace *face* opens (one surface per call: a
+        tool that built its request from the surface passes that one)."""
         from memtier.errors import MemtierError
 
         try:
-            text = body(self.workspace())
+            text = body((face or self.surface()).workspace())
         except MemtierError as exc:
             return error_result(exc)
         except Exception as exc:  # a bug: one line, no traceback, to the client

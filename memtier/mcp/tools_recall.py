@@ -169,15 +169,14 @@ def memory_search(
     ctx: Context,
 ) -> CallToolResult:
     """Search memory before you answer from it: the best sections, with path:line."""
-    from memtier.search import SearchRequest
-
     rt = runtime_of(ctx)
-    # $MEMTIER_RG chooses the scanner on both faces (memtier.surface).
-    rg = rt.surface().scanner().rg
-    request = SearchRequest(
-        query=query, tiers=tuple(tiers), tags=tuple(tags), limit=limit, regex=regex, rg=rg
+    face = rt.surface()
+    # The one builder both faces use (memtier.surface): the query cleaned, the scanner
+    # chosen ($MEMTIER_RG on both faces).
+    request, _warnings = face.search_request(
+        query, tiers=tiers, tags=tags, limit=limit, regex=regex
     )
-    return rt.call("memory_search", lambda ws: _search(ws, request, max_chars), max_chars)
+    return rt.call("memory_search", lambda ws: _search(ws, request, max_chars), max_chars, face)
 
 
 def memory_get(
