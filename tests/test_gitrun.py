@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from memtier import gitrun
+from memtier.workspace import SYNC_GIT_DIR
 from tests.sync_support import hosts, ok
 
 
 def _repository(ws: Path) -> gitrun.Git:
-    return gitrun.Git(ws / "memory/.sync/git", ws, dict(os.environ))
+    return gitrun.Git(ws / SYNC_GIT_DIR, ws, dict(os.environ))
 
 
 def test_a_ref_is_asked_again_once_a_command_could_have_moved_it(tmp_path: Path) -> None:

@@ -66,10 +66,6 @@ class SyncReport(Result):
         return [self.message] if self.message else []
 
 
-_BUFFER = "memory/working-buffer.md"
-_ARCHIVE = "memory/archive/"
-
-
 def _refusals(ws: Workspace, git: Git, remote_ref: str) -> None:
     from memtier.commands.sync_setup import missing_drivers
 
@@ -84,32 +80,11 @@ def _refusals(ws: Workspace, git: Git, remote_ref: str) -> None:
                 ")",
             )
         )
-    found = _credential_in_outgoing(ws, git, remote_ref)
+    from memtier.commands.sync_trust import outgoing_credential
+
+    found = outgoing_credential(ws, git, remote_ref)
     if found:
         raise RefusedError(f"a credential stands in {found}; nothing is shared until it goes")
-
-
-def _credential_in_outgoing(ws: Workspace, git: Git, remote_ref: str) -> str | None:
-    """The first file about to be shared that holds a credential (the ``secrets``
-    check of §6 on what leaves this host: files changed since the remote's head,
-    or every file before the first push). The archive is left alone, as there."""
-    from memtier.health.secrets_scan import SecretsScan
-    from memtier.secrets import detect
-
-    if git.resolve(remote_ref) is None:
-        with SecretsScan(ws) as scan:
-            failed = [c for c in scan.finish() if c.status == "fail" and c.path != _BUFFER]
-        return failed[0].path if failed else None
-    changed = git.run("diff", "--name-only", "-z", remote_ref, "--").out.split("\0")
-    new = git.run("ls-files", "--others", "--exclude-standard", "-z").out.split("\0")
-    for name in sorted({n for n in (*changed, *new) if n and not n.startswith(_ARCHIVE)}):
-        path = ws.root / name
-        if not path.is_file() or path.is_symlink():
-            continue
-        text = path.read_bytes().decode("utf-8", "replace")
-        if detect(text):
-            return name
-    return None
 
 
 def _rebuild_index(ws: Workspace, merged: list[str]) -> bool:
@@ -153,18 +128,26 @@ def run_sync(
 ) -> SyncReport:
     """One sync of PROTOCOL §14 (see the module's docstring for the steps)."""
     from memtier.commands.sync_conflicts import keep_generations, record_conflicts
-    from memtier.commands.sync_setup import REMOTE_NAME, is_set_up, repository
+    from memtier.commands.sync_setup import (
+        REMOTE_NAME,
+        is_set_up,
+        move_repository,
+        repository,
+        upgrade,
+    )
 
     if not is_set_up(ws):
         raise RefusedError(
             ("sync is not set up in this workspace (set it up: ", Term("sync_init"), ")")
         )
+    move_repository(ws)  # (v4) out of any checkout's reach, before git runs
     git = repository(ws, env)
     git.version()
     branch = git.run("symbolic-ref", "--short", "HEAD").out.strip()
     remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
     with sync_lock(ws):
         _clear_stale_locks(ws)
+        upgrade(ws, git)  # (v4) attributes in info/, none tracked: two reads when done
         _refusals(ws, git, remote_ref)
         if dry_run:  # fetching moves only the remote-tracking ref, never the memory
             fetched = git.run(
