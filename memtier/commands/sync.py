@@ -107,7 +107,11 @@ def _clear_stale_locks(ws: Workspace) -> None:
 
 
 def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
-    """Tracked files changed since *since* that hold a conflict marker (``file:line``)."""
+    """What stops a push in the tracked files changed since *since*: a conflict
+    marker, or (v4) a note's second closure block, a text merge's damage that
+    ``episodic.closure.unique`` fails (``<what> in <file>:<line>``)."""
+    from memtier.health.sync import stray_closures
+
     if since is None or since == head_of(git):
         return []  # nothing came in, nothing changed: HEAD is where it was
     names = git.run("diff", "--name-only", "-z", since, "HEAD").out.split("\0")
@@ -116,10 +120,13 @@ def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
         path = ws.root / name
         if not path.is_file() or path.is_symlink():
             continue
-        text = path.read_bytes().decode("utf-8", "replace")
+        data = path.read_bytes()
+        text = data.decode("utf-8", "replace")
         for number, line in enumerate(text.split("\n"), start=1):
             if line.startswith(MARKERS):
-                found.append(f"{name}:{number}")
+                found.append(f"conflict marker in {name}:{number}")
+        if name.endswith(".md") and name.startswith(("memory/episodic/", "memory/archive/")):
+            found.extend(f"a second closure block in {name}:{n}" for n in stray_closures(data)[:1])
     return found
 
 
@@ -181,7 +188,7 @@ def run_sync(
                     commit_all(ws, git, "memtier sync: conflicts recorded, index rebuilt")
                 left = _markers(ws, git, before)
             if left:
-                failure = SyncConflict(f"conflict marker in {left[0]}; not pushed")
+                failure = SyncConflict(f"{left[0]}; not pushed")
                 return SyncReport(
                     "conflict",
                     tuple(merged),

@@ -36,14 +36,20 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _unique(ws: Workspace, path: Path, data: bytes) -> Check | None:
+def stray_closures(data: bytes) -> list[int]:
+    """The lines of a note's ``Updated:`` lines outside its final closure block (the
+    damage of a text merge); sync reads it too before it pushes (§14)."""
     if data.count(b"Updated:") < 2:  # the common case, cheap
-        return None
+        return []
     lines = data.decode("utf-8", "replace").rstrip("\n").split("\n")
     # A closure block's own line: the date alone after it. One line of text that
     # happens to start with the word (an appended note quoting a block, folded into
     # one line) is not a block (PROTOCOL §2: a closure block is four lines).
-    stray = [n for n, line in enumerate(lines[:-4], start=1) if _CLOSURE_UPDATED.match(line)]
+    return [n for n, line in enumerate(lines[:-4], start=1) if _CLOSURE_UPDATED.match(line)]
+
+
+def _unique(ws: Workspace, path: Path, data: bytes) -> Check | None:
+    stray = stray_closures(data)
     if not stray:
         return None
     message = f"{path.name} — Updated: line outside the final closure block (line {stray[0]})"

@@ -208,6 +208,21 @@ def test_a_gitattributes_from_a_remote_never_switches_the_drivers_off(tmp_path: 
     ]
 
 
+def test_a_note_with_two_closure_blocks_after_a_merge_is_not_pushed(tmp_path: Path) -> None:
+    """What a text merge leaves (the damage a `merge=union` did): health fails
+    ``episodic.closure.unique``, so sync keeps the merge here and pushes nothing."""
+    remote, (a,) = hosts(tmp_path, 1)
+    block = "Updated: 2026-11-30\nDecisions: none\nSignal: none\nOpen: none\n"
+    note = f"# 2026-11-30\n\n### 10:00 a\n- one\n\n{block}\n### 11:00 b\n- two\n\n{block}"
+    evil = plant(hostile(tmp_path, remote), {"memory/episodic/2026-11-30.md": ("100644", note)})
+    ok(a, "remember", "a fact of this host", "--kind", "infrastructure")
+    done = memtier(a, "sync")
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "second closure block in memory/episodic/2026-11-30.md:6" in done.stderr
+    assert plain(remote, "rev-parse", "main") == evil  # this host's merge stayed here
+    assert "a fact of this host" in mgit(a, "show", "HEAD:memory/semantic/infrastructure.md").stdout
+
+
 @pytest.mark.parametrize(
     ("path", "mode", "content", "said"),
     [
