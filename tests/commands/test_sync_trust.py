@@ -457,3 +457,53 @@ def test_the_merge_driver_never_writes_outside_the_workspace(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert "- theirs" in inside.read_text()
     assert stat.S_ISREG(os.lstat(inside).st_mode)
+
+
+def test_a_hook_from_a_remote_is_refused_on_the_merge_path_too(tmp_path: Path) -> None:
+    remote, (a,) = hosts(tmp_path, 1)
+    marker = tmp_path / "marker"
+    planted = "memory/.sync/git/hooks/post-merge"
+    evil = plant(hostile(tmp_path, remote), {planted: ("100755", hook(marker))})
+    ok(a, "remember", "a fact of this host", "--kind", "infrastructure")  # so: a merge
+    done = memtier(a, "sync")
+    assert done.returncode == 1 and planted in done.stderr and evil[:12] in done.stderr
+    assert plain(remote, "rev-parse", "main") == evil  # nothing of this host was pushed
+    assert mgit(a, "rev-list", "--count", f"{evil}..HEAD").stdout.strip() == "1"  # no merge
+    assert not (a / planted).exists() and not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "mode", "refused"),
+    [
+        ("MEMORY.md", "100644", None),
+        ("memory/episodic/2026-12-01.md", "100644", None),
+        ("memory/archive/learnings/2026/10/ERRORS.md", "100644", None),
+        (".learnings/ERRORS.md", "100644", None),
+        ("memory/semantic/größe.md", "100644", None),
+        ("memory/INDEX.md", "100755", "an executable file"),
+        ("memory/semantic/x.md", "100664", "mode 100664, not a regular file"),
+        ("memory", "100644", "not part of the memory"),
+        ("MEMORY.md/x", "100644", "not part of the memory"),
+        (".learnings", "100644", "not part of the memory"),
+        (".git/hooks/post-merge", "100644", "a file of git's"),
+        (".GITattributes", "100644", "a file of git's"),
+        ("memory/.GIT/config", "100644", "an odd name"),
+        ("memory/semantic/.hidden.md", "100644", "an odd name"),
+        ("memory/semantic/../../x", "100644", "an odd name"),
+        ("memory/semantic/x.md.", "100644", "an odd name"),
+        ("memory/semantic/x.md ", "100644", "an odd name"),
+        ("memory/semantic/a\\b.md", "100644", "an odd name"),
+        ("memory/semantic/\u200dx.md", "100644", "an odd name"),
+        ("memory/semantic/\udcff.md", "100644", "an odd name"),
+        ("memory/semantic/" + "x" * 253 + ".md", "100644", "an odd name"),
+        (".learnings/.x", "100644", "an odd name"),
+        ("memory/.sync/host-id", "100644", "this host's own file"),
+        ("memory/working-buffer.md.pending", "100644", "this host's own file"),
+        ("memory/SCRIPTS/x.sh", "100644", "this host's own file"),
+        ("memory/.memtier.lock", "100644", "this host's own file"),
+    ],
+)
+def test_which_paths_a_remote_may_bring(path: str, mode: str, refused: str | None) -> None:
+    from memtier.commands.sync_trust import refusal
+
+    assert refusal(path, mode) == refused
