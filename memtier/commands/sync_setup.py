@@ -137,7 +137,7 @@ def driver_config(prefix: str) -> dict[str, str]:
 
 
 def missing_drivers(git: Git) -> list[str]:
-    """The drivers `.gitattributes` names that the repository's config lacks."""
+    """The drivers the attributes name that the repository's config lacks."""
     found = git.run("config", "--get-regexp", r"^merge\.memtier-.*\.driver$", check=False)
     have = {line.split(" ", 1)[0].split(".")[1] for line in found.out.splitlines() if line}
     return [f"memtier-{k}" for k in (*DRIVERS, "ours") if f"memtier-{k}" not in have]
