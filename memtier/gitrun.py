@@ -7,7 +7,10 @@ ssh keys and credential helpers stay git's. Every call here
 - is non-interactive: ``GIT_TERMINAL_PROMPT=0``, ssh in batch mode, no editor,
   standard input closed, so a missing credential fails instead of waiting;
 - names the memory's own repository (``GIT_DIR``) and work tree (``GIT_WORK_TREE``)
-  explicitly, so a workspace inside another repository is never touched.
+  explicitly, so a workspace inside another repository is never touched;
+- (v4) runs no command a repository's configuration names: hooks, fsmonitor,
+  askpass, the ``ext::`` transport and a replaced upload/receive-pack are set off
+  on the command line's level (`NO_COMMANDS`), which wins over every config file.
 
 The environment comes from the caller (the face): this module never reads
 ``os.environ``.
@@ -15,6 +18,7 @@ The environment comes from the caller (the face): this module never reads
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from collections.abc import Mapping
@@ -29,6 +33,18 @@ _SYNC = Term("sync")  # each face names the command: memtier sync, memory_sync
 LOCAL_TIMEOUT = 120.0
 REMOTE_TIMEOUT = 120.0
 _DROPPED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_PREFIX")
+# (v4) A remote is data, never code: whatever the repository's config (or one a
+# remote once managed to write) says, no git process of sync runs a command it
+# names. Given as GIT_CONFIG_KEY_n/VALUE_n, the command line's level: every child
+# git of the same repository inherits it. What stays on is listed in DECISIONS.md.
+NO_COMMANDS: tuple[tuple[str, str], ...] = (
+    ("core.hooksPath", os.devnull),  # no hook at all, --no-verify or not
+    ("core.fsmonitor", "false"),
+    ("core.askPass", ""),  # GIT_TERMINAL_PROMPT=0 does not stop an askpass program
+    ("protocol.ext.allow", "never"),  # `ext::` URLs run a command as the transport
+    ("remote.origin.uploadpack", "git-upload-pack"),  # run here for a local remote
+    ("remote.origin.receivepack", "git-receive-pack"),
+)
 
 
 class GitMissing(RefusedError):
@@ -68,6 +84,16 @@ def _environment(
         LANGUAGE="C",
     )
     out.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o ConnectTimeout=20")
+    # After any the caller's environment gives: the later of two equal keys wins.
+    try:
+        count = max(int(out.get("GIT_CONFIG_COUNT", "0")), 0)
+    except ValueError:
+        count = 0
+    for key, value in NO_COMMANDS:
+        out[f"GIT_CONFIG_KEY_{count}"] = key
+        out[f"GIT_CONFIG_VALUE_{count}"] = value
+        count += 1
+    out["GIT_CONFIG_COUNT"] = str(count)
     if git_dir is not None:
         out["GIT_DIR"] = str(git_dir)
     if work_tree is not None:

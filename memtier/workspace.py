@@ -62,6 +62,25 @@ EPISODIC_PREFIX = f"{MEMORY_DIR}/{EPISODIC_DIR}/"
 CONFIG_FILE = f"{MEMORY_DIR}/memtier.toml"
 CONFIG_KIND = "config"
 
+# PROTOCOL §14: the files and folders each host keeps to itself, never tracked by
+# sync nor taken from a remote (a trailing ``/``: a folder). The one list: sync's
+# excludes, its check of a remote's tree and health's ``sync.local`` read it.
+SYNC_DIR = f"{MEMORY_DIR}/.sync"
+SYNC_HOST_LOCAL: tuple[str, ...] = (
+    f"{MEMORY_DIR}/{BUFFER_FILE}",
+    f"{MEMORY_DIR}/{BUFFER_FILE}.pending",
+    f"{MEMORY_DIR}/{BUFFER_FILE}.lock",
+    f"{MEMORY_DIR}/.memtier.lock",
+    f"{MEMORY_DIR}/.searches.jsonl",
+    f"{MEMORY_DIR}/{SCRIPTS_DIR}/",
+    f"{SYNC_DIR}/",
+)
+# (v4) The memory's repository, where no checkout can write: git refuses a tracked
+# path with a ``.git`` component (docs/DECISIONS.md, "Sync's trust boundary").
+SYNC_GIT_DIR = f"{SYNC_DIR}/.git/repo"
+# Where sync kept it before v4 (moved on the next sync).
+SYNC_GIT_DIR_BEFORE_V4 = f"{SYNC_DIR}/git"
+
 
 def tier_of(rel: str) -> str | None:
     """The tier a root-relative path (forward slashes) belongs to, or None.
@@ -308,7 +327,7 @@ class Workspace(Fields):
 
     @property
     def sync_git_dir(self) -> Path:
-        return self.sync_dir / "git"
+        return self.root / SYNC_GIT_DIR
 
     @property
     def host_id(self) -> str:

@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from memtier.workspace import SYNC_GIT_DIR
 from tests.conftest import new_workspace
 from tests.reliability.reliability_support import run_in_process
 
@@ -24,7 +25,7 @@ _BUILT: dict[int, Path] = {}  # number of hosts → the folder holding them, bui
 
 
 def git(ws: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_DIR": str(ws / "memory/.sync/git"), "GIT_WORK_TREE": str(ws)}
+    env = {**os.environ, "GIT_DIR": str(ws / SYNC_GIT_DIR), "GIT_WORK_TREE": str(ws)}
     done = subprocess.run(
         ["git", *args], cwd=ws, env=env, capture_output=True, text=True, check=True, timeout=60
     )
@@ -70,7 +71,7 @@ def hosts(tmp_path: Path, count: int) -> tuple[Path, list[Path]]:
     for name in ["remote.git", *(f"h{n}" for n in range(count))]:
         shutil.copytree(built / name, tmp_path / name, symlinks=True)
     for n in range(count):
-        config = tmp_path / f"h{n}" / "memory/.sync/git/config"
+        config = tmp_path / f"h{n}" / SYNC_GIT_DIR / "config"
         text = config.read_text(encoding="utf-8")
         config.write_text(text.replace(str(built / "remote.git"), str(tmp_path / "remote.git")))
         made.append(tmp_path / f"h{n}")

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from memtier import gitrun
+from memtier.workspace import SYNC_GIT_DIR
 from tests.sync_support import hosts, ok
 
 
 def _repository(ws: Path) -> gitrun.Git:
-    return gitrun.Git(ws / "memory/.sync/git", ws, dict(os.environ))
+    return gitrun.Git(ws / SYNC_GIT_DIR, ws, dict(os.environ))
 
 
 def test_a_ref_is_asked_again_once_a_command_could_have_moved_it(tmp_path: Path) -> None:
@@ -45,3 +46,34 @@ def test_a_sync_with_nothing_to_share_asks_git_for_each_ref_once(
     after_fetch = asked[[a[0] for a in asked].index("fetch") :]
     resolved = [a[-1] for a in after_fetch if a[0] == "rev-parse"]
     assert sorted(resolved) == sorted(set(resolved))
+
+
+def test_every_git_process_runs_with_configured_commands_off() -> None:
+    """(v4) Given on the command line's level, after the caller's own entries."""
+    env = gitrun._environment(
+        {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.name", "GIT_CONFIG_VALUE_0": "me"},
+        None,
+        None,
+    )
+    count = int(env["GIT_CONFIG_COUNT"])
+    given = {env[f"GIT_CONFIG_KEY_{n}"]: env[f"GIT_CONFIG_VALUE_{n}"] for n in range(count)}
+    assert given["user.name"] == "me"
+    assert given["core.hooksPath"] == os.devnull and given["core.fsmonitor"] == "false"
+    assert given["protocol.ext.allow"] == "never"
+    assert count == 1 + len(gitrun.NO_COMMANDS)
+
+
+def test_a_hook_of_the_repository_never_runs(tmp_path: Path) -> None:
+    _, (host,) = hosts(tmp_path, 1)
+    git = _repository(host)
+    marker = tmp_path / "marker"
+    for name in ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"):
+        hook = host / SYNC_GIT_DIR / "hooks" / name
+        hook.write_text(f"#!/bin/sh\necho {name} >> {marker}\n")
+        hook.chmod(0o755)
+    git.run("config", "core.fsmonitor", f"echo fsmonitor >> {marker}; false")
+    (host / "MEMORY.md").write_text("# Agent Memory\n\n- changed\n")
+    git.run("add", "-A", "--", ".")
+    git.run("commit", "-q", "-m", "x")  # without --no-verify
+    git.run("status", "--porcelain")
+    assert not marker.exists()

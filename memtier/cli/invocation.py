@@ -431,10 +431,13 @@ def merge_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int
     """The merge driver git calls (PROTOCOL §14): once for every file both hosts
     changed, so it starts without typer like the other hot commands."""
     from memtier.commands.sync.driver import run_merge_driver
+    from memtier.workspace import find_root
 
     given = os.environ.get("MEMTIER_SYNC_CONFLICTS")
     folder = Path(given) if given else Path.cwd() / "memory" / ".sync" / "conflicts"
-    return run_merge_driver(kind, Path(base), Path(ours), Path(theirs), path, folder)
+    # git runs a driver in the work tree's top folder: the workspace it may touch (v4)
+    root = find_root(Path.cwd())
+    return run_merge_driver(kind, Path(base), Path(ours), Path(theirs), path, folder, root)
 
 
 def sync(no_push: bool = False, dry_run: bool = False) -> int:

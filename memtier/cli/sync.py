@@ -50,7 +50,7 @@ def sync_init_command(
     ],
     branch: Annotated[str, typer.Option("--branch", help="The branch to share.")] = "main",
 ) -> int:
-    """Set up sync: the memory's own repository at memory/.sync/git, the merge
+    """Set up sync: the memory's own repository at memory/.sync/.git/repo, the merge
     drivers, a host id. In a folder that is not yet a workspace, takes the remote's
     memory as it is (a second host's set-up is this one command)."""
     from memtier.commands.sync.setup import default_prefix, init_sync

@@ -43,7 +43,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("residue", "Leftover files"),
     ("shims", "Shims: memory/scripts/"),
     ("index", "Index: memory/INDEX.md, memory/consolidated/"),
-    ("sync", "Sync: conflict markers, memory/.sync/git (PROTOCOL §14)"),
+    ("sync", "Sync: conflict markers, memory/.sync/.git/repo (PROTOCOL §14)"),
 )
 _MARKS = {PASS: "✅ ", FAIL: "❌ ", WARN: "⚠️  "}
 _STYLES = {PASS: "green", FAIL: "red", WARN: "yellow"}

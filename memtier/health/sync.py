@@ -6,8 +6,9 @@ hand merge) leaves, and the four-line ``episodic.closure`` check passes on it.
 ``sync.markers`` runs always too: a conflict marker from a merge by hand with
 plain git harms a memory file as much as one from a sync (§14 names no
 condition). The other ``sync.*`` checks run once ``memtier sync init`` has set
-up ``memory/.sync/git``. None of them runs git: they read the repository's files
-(``MERGE_HEAD``, ``config``, the index's path names), so health-check stays fast.
+up the memory's repository (``memory/.sync/.git/repo``). None of them runs git: they
+read the repository's files (``MERGE_HEAD``, ``config``, ``info/attributes``, the
+index's path names), so health-check stays fast.
 """
 
 from __future__ import annotations
@@ -19,18 +20,11 @@ from pathlib import Path
 
 from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.store.reading import Reading
-from memtier.workspace import Workspace
+from memtier.workspace import SYNC_GIT_DIR, SYNC_HOST_LOCAL, Workspace
 
 # Opening and closing markers only: seven `=` alone is also a markdown heading rule.
 _MARKER = re.compile(rb"^(<{7} |>{7} )", re.MULTILINE)
 _DRIVER_NAMED = re.compile(r"\bmerge=([\w.-]+)")
-_HOST_LOCAL = (
-    "memory/working-buffer.md",
-    "memory/working-buffer.md.pending",
-    "memory/working-buffer.md.lock",
-    "memory/.memtier.lock",
-    "memory/.searches.jsonl",
-)
 _CONFLICT_ITEM = "settle sync conflict "
 _CLOSURE_UPDATED = re.compile(r"Updated: \d{4}-\d\d-\d\d[ \t]*$")
 
@@ -52,14 +46,20 @@ def _plain(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _unique(ws: Workspace, path: str, data: bytes) -> Check | None:
+def stray_closures(data: bytes) -> list[int]:
+    """The lines of a note's ``Updated:`` lines outside its final closure block (the
+    damage of a text merge); sync reads it too before it pushes (§14)."""
     if data.count(b"Updated:") < 2:  # the common case, cheap
-        return None
+        return []
     lines = data.decode("utf-8", "replace").rstrip("\n").split("\n")
     # A closure block's own line: the date alone after it. One line of text that
     # happens to start with the word (an appended note quoting a block, folded into
     # one line) is not a block (PROTOCOL §2: a closure block is four lines).
-    stray = [n for n, line in enumerate(lines[:-4], start=1) if _CLOSURE_UPDATED.match(line)]
+    return [n for n, line in enumerate(lines[:-4], start=1) if _CLOSURE_UPDATED.match(line)]
+
+
+def _unique(ws: Workspace, path: str, data: bytes) -> Check | None:
+    stray = stray_closures(data)
     if not stray:
         return None
     message = f"{os.path.basename(path)} — Updated: line outside the final closure block "
@@ -135,7 +135,9 @@ def note_checks(ws: Workspace, reading: Reading | None = None) -> tuple[list[Che
 
 
 def _drivers(ws: Workspace) -> list[Check]:
-    attributes = (_read(ws.root / ".gitattributes") or b"").decode("utf-8", "replace")
+    # (v4) The attributes are the repository's own, never a tracked file.
+    where = f"{SYNC_GIT_DIR}/info/attributes"
+    attributes = (_read(ws.root / where) or b"").decode("utf-8", "replace")
     named = set(_DRIVER_NAMED.findall(attributes))
     config = (_read(ws.sync_git_dir / "config") or b"").decode("utf-8", "replace")
     defined = set()
@@ -146,19 +148,27 @@ def _drivers(ws: Workspace) -> list[Check]:
     missing = sorted(named - defined - {"text", "binary", "union"})
     if missing:
         message = (
-            f"merge driver(s) named in .gitattributes but not configured: {', '.join(missing)}"
+            f"merge driver(s) named in the attributes but not configured: {', '.join(missing)}"
         )
         hint = "fix: memtier sync init REMOTE (sets the drivers again)"
-        return [Check("sync.driver", FAIL, ".gitattributes", message, (), hint)]
-    return [Check("sync.driver", PASS, ".gitattributes", "merge drivers configured")]
+        return [Check("sync.driver", FAIL, where, message, (), hint)]
+    return [Check("sync.driver", PASS, where, "merge drivers configured")]
 
 
 def _local(ws: Workspace) -> list[Check]:
     index = _read(ws.sync_git_dir / "index") or b""
-    found = [n for n in _HOST_LOCAL if bytes([len(n)]) + n.encode() + b"\0" in index]
-    if b"memory/.sync/" in index:
-        found.append("memory/.sync/")
-    hint = "fix: git rm --cached the file in the memory's repository (memory/.sync/git)"
+    # A file: an entry of its name (the length byte of the flags before it); a folder:
+    # any entry under it.
+    found = [
+        n
+        for n in SYNC_HOST_LOCAL
+        if (
+            n.encode() in index
+            if n.endswith("/")
+            else bytes([len(n)]) + n.encode() + b"\0" in index
+        )
+    ]
+    hint = f"fix: git rm --cached the file in the memory's repository ({SYNC_GIT_DIR})"
     checks = [
         Check("sync.local", FAIL, name, f"{name} — host-local file is tracked", (), hint)
         for name in found
@@ -172,7 +182,7 @@ def _state(ws: Workspace) -> list[Check]:
     ]
     if busy:
         message = f"a git {'merge' if busy[0] == 'MERGE_HEAD' else 'rebase'} is in progress"
-        hint = "fix: finish or abort it in memory/.sync/git, then memtier sync"
+        hint = f"fix: finish or abort it in {SYNC_GIT_DIR}, then memtier sync"
         return [Check("sync.state", FAIL, None, message, (), hint)]
     return [Check("sync.state", PASS, None, "no merge in progress")]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from memtier.workspace import SYNC_GIT_DIR
 from tests.conftest import new_workspace
 from tests.sync_support import git, hosts, memtier, ok
 
@@ -87,7 +88,7 @@ def test_sync_checks_name_markers_drivers_tracked_buffer_and_merges(tmp_path: Pa
     git(a, "config", "--unset", "merge.memtier-fact.driver")
     ok(a, "session-start")
     git(a, "add", "-f", "memory/working-buffer.md")
-    (a / "memory/.sync/git/MERGE_HEAD").write_text(git(a, "rev-parse", "HEAD"))
+    (a / SYNC_GIT_DIR / "MERGE_HEAD").write_text(git(a, "rev-parse", "HEAD"))
     checks = _checks(a)
     assert checks["sync.markers"][0]["status"] == "fail"
     assert checks["sync.markers"][0]["message"].startswith("memory/semantic/infrastructure.md:")

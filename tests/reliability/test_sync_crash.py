@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from memtier.workspace import SYNC_GIT_DIR
 from tests.conftest import memtier_command
 from tests.reliability.test_crash_matrix import SYNC_POINTS
 from tests.sync_support import NOW, hosts, memtier, ok, settle, tracked
@@ -95,7 +96,7 @@ def test_kill_during_git_push_loses_nothing(tmp_path: Path) -> None:
 
 def test_a_stale_index_lock_left_by_a_crash_does_not_block_sync(tmp_path: Path) -> None:
     _remote, (a,) = hosts(tmp_path, 1)
-    (a / "memory/.sync/git/index.lock").write_text("")
+    (a / SYNC_GIT_DIR / "index.lock").write_text("")
     ok(a, "remember", "the nas has four disks now", "--kind", "infrastructure")
     assert memtier(a, "sync").returncode == 0
 

@@ -136,6 +136,9 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
         raise RefusedError(f"git rev-parse failed: {remote_ref} names no commit")
     if head is not None and (theirs == head or _is_ancestor(git, theirs, head)):
         return "up-to-date"
+    from memtier.commands.sync._trust import check_incoming
+
+    check_incoming(git, head, theirs, related=not unrelated)  # (v4) before anything moves
     backup_head(ws, git)
     if head is None or _is_ancestor(git, head, theirs):
         git.run("merge", "-q", "--ff-only", theirs)

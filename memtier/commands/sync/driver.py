@@ -15,13 +15,17 @@ that merges the pair decides alike) and records the other (``g-….json``).
 git starts a driver once for every file both hosts changed, so this module
 imports little: the store (its lock, the secrets rules) only to write a record.
 ``%A`` is git's own temporary file: written in place, as git reads it back only
-after the driver exits 0.
+after the driver exits 0. (v4) Git makes its three temporary files in the work
+tree's top folder, the workspace; `confine` refuses (exit 2, nothing written) any
+of the three that is elsewhere, not a regular file, or (``%A``) a symlink.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from pathlib import Path
 
 from memtier.errors import InputError
@@ -47,10 +51,41 @@ def _read(path: Path) -> str:
         return ""
 
 
+def confine(root: Path, base: Path, ours: Path, theirs: Path) -> None:
+    """(v4) The three files must lie in the workspace *root* (symlinks followed) and be
+    regular files; *ours*, which is written, no symlink. Else exit 2, nothing written."""
+    from memtier.workspace import inside_root, printable_name
+
+    real_root = os.path.realpath(root)
+    for path in (base, ours, theirs):
+        shown = printable_name(str(path))
+        if not inside_root(real_root, os.path.realpath(path)):
+            raise InputError(f"merge-driver: {shown} is outside the workspace; nothing written")
+        try:
+            mode = os.lstat(path).st_mode if path == ours else os.stat(path).st_mode
+        except FileNotFoundError:
+            if path == ours:
+                raise InputError(f"merge-driver: {shown} does not exist") from None
+            continue  # read as empty, as git's missing side
+        except OSError as exc:
+            raise InputError(f"merge-driver: {shown} cannot be read ({exc.strerror})") from None
+        if not stat.S_ISREG(mode):
+            raise InputError(f"merge-driver: {shown} is not a regular file; nothing written")
+
+
 def run_merge_driver(
-    kind: str, base: Path, ours: Path, theirs: Path, shown: str, conflicts_dir: Path | None
+    kind: str,
+    base: Path,
+    ours: Path,
+    theirs: Path,
+    shown: str,
+    conflicts_dir: Path | None,
+    root: Path | None = None,
 ) -> int:
-    """Merge *ours* with *theirs* over *base* into *ours*; 0 (git: merged cleanly)."""
+    """Merge *ours* with *theirs* over *base* into *ours*; 0 (git: merged cleanly).
+    With a workspace *root* (the command line's), the three files are `confine`d to it."""
+    if root is not None:
+        confine(root, base, ours, theirs)
     if kind == GENERATION:
         return _keep_both(ours, theirs, shown, conflicts_dir)
     merge = KINDS.get(kind)

@@ -69,10 +69,6 @@ class SyncReport(Result, Fields):
         return [self.message] if self.message else []
 
 
-_BUFFER = "memory/working-buffer.md"
-_ARCHIVE = "memory/archive/"
-
-
 def _refusals(ws: Workspace, git: Git) -> None:
     from memtier.commands.sync.setup import missing_drivers
 
@@ -92,40 +88,16 @@ def _refusals(ws: Workspace, git: Git) -> None:
 def _refuse_credential(
     ws: Workspace, git: Git, remote_ref: str, outgoing: tuple[str, ...] | None = None
 ) -> None:
-    found = _credential_in_outgoing(ws, git, remote_ref, outgoing)
+    """The ``secrets`` check on what leaves this host (§14 v4: every file, the archive
+    included, and each file's name). *outgoing*: those files, when a ``git status``
+    already told them; ``()`` is nothing to share, and no scanner is loaded."""
+    if outgoing == ():
+        return
+    from memtier.commands.sync._trust import outgoing_credential
+
+    found = outgoing_credential(ws, git, remote_ref, outgoing)
     if found:
         raise RefusedError(f"a credential stands in {found}; nothing is shared until it goes")
-
-
-def _credential_in_outgoing(
-    ws: Workspace, git: Git, remote_ref: str, outgoing: tuple[str, ...] | None = None
-) -> str | None:
-    """The first file about to be shared that holds a credential (the ``secrets``
-    check of §6 on what leaves this host: files changed since the remote's head,
-    or every file before the first push). The archive is left alone, as there.
-    *outgoing*: those files, when a ``git status`` already told them."""
-    if outgoing == ():
-        return None  # nothing leaves: the scanners are not even loaded
-    from memtier.health.secrets_scan import SecretsScan
-    from memtier.secrets import detect
-
-    if git.resolve(remote_ref) is None:
-        with SecretsScan(ws) as scan:
-            failed = [c for c in scan.finish() if c.status == "fail" and c.path != _BUFFER]
-        return failed[0].path if failed else None
-    if outgoing is not None:
-        changed, new = list(outgoing), []
-    else:
-        changed = git.run("diff", "--name-only", "-z", remote_ref, "--").out.split("\0")
-        new = git.run("ls-files", "--others", "--exclude-standard", "-z").out.split("\0")
-    for name in sorted({n for n in (*changed, *new) if n and not n.startswith(_ARCHIVE)}):
-        path = ws.root / name
-        if not path.is_file() or path.is_symlink():
-            continue
-        text = path.read_bytes().decode("utf-8", "replace")
-        if detect(text):
-            return name
-    return None
 
 
 def _rebuild_index(ws: Workspace, merged: list[str]) -> bool:
@@ -148,7 +120,11 @@ def _clear_stale_locks(ws: Workspace) -> None:
 
 
 def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
-    """Tracked files changed since *since* that hold a conflict marker (``file:line``)."""
+    """What stops a push in the tracked files changed since *since*: a conflict
+    marker, or (v4) a note's second closure block, a text merge's damage that
+    ``episodic.closure.unique`` fails (``<what> in <file>:<line>``)."""
+    from memtier.health.sync import stray_closures
+
     if since is None or since == head_of(git):
         return []  # nothing came in, nothing changed: HEAD is where it was
     names = git.run("diff", "--name-only", "-z", since, "HEAD").out.split("\0")
@@ -157,10 +133,13 @@ def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
         path = ws.root / name
         if not path.is_file() or path.is_symlink():
             continue
-        text = path.read_bytes().decode("utf-8", "replace")
+        data = path.read_bytes()
+        text = data.decode("utf-8", "replace")
         for number, line in enumerate(text.split("\n"), start=1):
             if line.startswith(MARKERS):
-                found.append(f"{name}:{number}")
+                found.append(f"conflict marker in {name}:{number}")
+        if name.endswith(".md") and name.startswith(("memory/episodic/", "memory/archive/")):
+            found.extend(f"a second closure block in {name}:{n}" for n in stray_closures(data)[:1])
     return found
 
 
@@ -188,17 +167,25 @@ def _sync_rounds(
 ) -> SyncReport:
     from memtier.commands.sync._conflicts import keep_generations, record_conflicts
     from memtier.commands.sync._state import read_state
-    from memtier.commands.sync.setup import REMOTE_NAME, is_set_up, repository
+    from memtier.commands.sync.setup import (
+        REMOTE_NAME,
+        is_set_up,
+        move_repository,
+        repository,
+        upgrade,
+    )
 
     if not is_set_up(ws):
         raise RefusedError(
             ("sync is not set up in this workspace (set it up: ", Term("sync_init"), ")")
         )
+    move_repository(ws)  # (v4) out of any checkout's reach, before git runs
     git = repository(ws, env)
     branch = git.run("symbolic-ref", "--short", "HEAD").out.strip()
     remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
     with sync_lock(ws):
         _clear_stale_locks(ws)
+        upgrade(ws, git)  # (v4) attributes in info/, none tracked: two reads when done
         _refusals(ws, git)
         if dry_run:  # fetching moves only the remote-tracking ref, never the memory
             _refuse_credential(ws, git, remote_ref)
@@ -232,7 +219,7 @@ def _sync_rounds(
                     commit_all(ws, git, "memtier sync: conflicts recorded, index rebuilt")
                 left = _markers(ws, git, before)
             if left:
-                failure = SyncConflict(f"conflict marker in {left[0]}; not pushed")
+                failure = SyncConflict(f"{left[0]}; not pushed")
                 return SyncReport(
                     "conflict",
                     tuple(merged),

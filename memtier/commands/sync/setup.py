@@ -1,15 +1,18 @@
 """`memtier sync init REMOTE`: the memory's own repository (PROTOCOL §14).
 
-The repository lives at ``memory/.sync/git`` with the workspace root as its work
-tree, so a workspace that is itself inside another repository is not disturbed.
-It tracks ``MEMORY.md``, ``memory/``, ``.learnings/`` and ``.gitattributes``; the
-host-local files (the working buffer and its ``.pending``/``.lock``, the workspace
-lock, the search log, temporary files, ``memory/.sync/``) are excluded in the
+The repository lives at ``memory/.sync/.git/repo`` with the workspace root as its
+work tree, so a workspace that is itself inside another repository is not
+disturbed, and (v4) no checkout can write into it: git refuses every tracked path
+with a ``.git`` component. It tracks ``MEMORY.md``, ``memory/`` and ``.learnings/``;
+the host-local files (`memtier.workspace.SYNC_HOST_LOCAL`) are excluded in the
 repository's own ``info/exclude``, so they are never tracked.
 
-The merge drivers live in the repository's config, which git never clones; a
-``.gitattributes`` that names an undefined driver makes git fall back silently
-to its text merge, so `missing_drivers` is checked before every sync.
+The merge drivers live in the repository's config, which git never clones, and
+(v4) the attributes naming them in its own ``info/attributes``, which no remote
+can change; a driver the attributes name but the config lacks makes git fall back
+silently to its text merge, so `missing_drivers` is checked before every sync.
+A repository an older memtier made (at ``memory/.sync/git``, with a tracked
+``.gitattributes``) is moved and upgraded by `upgrade` on the next sync.
 """
 
 from __future__ import annotations
@@ -17,19 +20,30 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Mapping
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from memtier import store
+from memtier.commands.sync._trust import ATTRIBUTES_BEFORE_V4
 from memtier.errors import InputError, RefusedError, Term
 from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.results import Result, fixed
 from memtier.values import Fields
-from memtier.workspace import LAYOUT_FOLDERS, Workspace
+from memtier.workspace import (
+    HOT_FILE,
+    LAYOUT_FOLDERS,
+    LEARNINGS_DIR,
+    MEMORY_DIR,
+    SYNC_GIT_DIR_BEFORE_V4,
+    SYNC_HOST_LOCAL,
+    Workspace,
+)
 
 DEFAULT_BRANCH = "main"
 REMOTE_NAME = "origin"
 DRIVERS: tuple[str, ...] = ("note", "fact", "lines", "generation")
+# The one attributes text: written to the repository's own info/attributes (v4).
 ATTRIBUTES = """\
 # memtier sync (PROTOCOL §14): merges that understand these files.
 # The drivers are set by `memtier sync init` in the memory's repository config.
@@ -44,28 +58,12 @@ ATTRIBUTES = """\
 /memory/INDEX.md merge=memtier-ours
 /memory/consolidated/* merge=memtier-generation
 """
-# Tracked: the three tiers' homes and the attributes; never the host-local files.
-EXCLUDE = """\
-# memtier sync (PROTOCOL §14): only the memory is tracked, never host-local files
-/*
-!/MEMORY.md
-!/memory/
-!/.learnings/
-!/.gitattributes
-/memory/working-buffer.md
-/memory/working-buffer.md.pending
-/memory/working-buffer.md.lock
-/memory/.memtier.lock
-/memory/.searches.jsonl
-/memory/.sync/
-.*.memtier-tmp
-"""
-HOST_LOCAL: tuple[str, ...] = (
-    "memory/working-buffer.md",
-    "memory/working-buffer.md.pending",
-    "memory/working-buffer.md.lock",
-    "memory/.memtier.lock",
-    "memory/.searches.jsonl",
+# Tracked: the three tiers' homes; never the host-local files.
+EXCLUDE = (
+    "# memtier sync (PROTOCOL §14): only the memory is tracked, never host-local files\n"
+    f"/*\n!/{HOT_FILE}\n!/{MEMORY_DIR}/\n!/{LEARNINGS_DIR}/\n"
+    + "".join(f"/{path}\n" for path in SYNC_HOST_LOCAL)
+    + ".*.memtier-tmp\n"
 )
 
 
@@ -74,7 +72,57 @@ def repository(ws: Workspace, env: Mapping[str, str]) -> Git:
 
 
 def is_set_up(ws: Workspace) -> bool:
-    return (ws.sync_git_dir / "HEAD").is_file()
+    """True once `sync init` made the repository (where v4 keeps it or before)."""
+    return (ws.sync_git_dir / "HEAD").is_file() or (
+        ws.root / SYNC_GIT_DIR_BEFORE_V4 / "HEAD"
+    ).is_file()
+
+
+def move_repository(ws: Workspace) -> None:
+    """(v4) A repository at ``memory/.sync/git`` (where a checkout could write into
+    it) moves to `memtier.workspace.SYNC_GIT_DIR` in one rename; a second sync
+    racing this one finds it moved."""
+    before = ws.root / SYNC_GIT_DIR_BEFORE_V4
+    if not (before / "HEAD").is_file() or os.path.lexists(ws.sync_git_dir):
+        return
+    store.make_dirs(ws.sync_git_dir.parent, root=ws.root)
+    with suppress(FileNotFoundError):  # the other sync moved it first
+        os.rename(before, ws.sync_git_dir)
+
+
+def upgrade(ws: Workspace, git: Git) -> bool:
+    """(v4) The attributes in ``info/attributes`` and the current excludes; a tracked
+    ``.gitattributes`` leaves the index (its removal is shared by the next commit)
+    and, when memtier wrote it, the work tree. Reads two files when nothing is to do."""
+    info = ws.sync_git_dir / "info"
+    wanted = {"attributes": ATTRIBUTES, "exclude": EXCLUDE}
+    if all(_text(ws, info / name) == text for name, text in wanted.items()):
+        return False
+    _write_info(ws)
+    untrack_attributes(ws, git)
+    return True
+
+
+def untrack_attributes(ws: Workspace, git: Git) -> None:
+    """A tracked ``.gitattributes`` (before v4) leaves the index; the file itself too
+    when memtier wrote it (every line one of its own)."""
+    git.run("rm", "-q", "--cached", "--ignore-unmatch", "--", ".gitattributes")
+    path = ws.root / ".gitattributes"
+    if path.is_file() and not path.is_symlink():
+        lines = set(store.read_text(path, root=ws.root).splitlines())
+        if lines <= ATTRIBUTES_BEFORE_V4:
+            os.unlink(path)  # memtier's own file, not a memory file
+
+
+def _text(ws: Workspace, path: Path) -> str:
+    return store.read_text(path, root=ws.root) if path.is_file() else ""
+
+
+def _write_info(ws: Workspace) -> None:
+    info = ws.sync_git_dir / "info"
+    store.make_dirs(info, root=ws.root)
+    store.write_text(info / "attributes", ATTRIBUTES, root=ws.root)
+    store.write_text(info / "exclude", EXCLUDE, root=ws.root)
 
 
 def driver_config(prefix: str) -> dict[str, str]:
@@ -89,7 +137,7 @@ def driver_config(prefix: str) -> dict[str, str]:
 
 
 def missing_drivers(git: Git) -> list[str]:
-    """The drivers `.gitattributes` names that the repository's config lacks."""
+    """The drivers the attributes name that the repository's config lacks."""
     found = git.run("config", "--get-regexp", r"^merge\.memtier-.*\.driver$", check=False)
     have = {line.split(" ", 1)[0].split(".")[1] for line in found.out.splitlines() if line}
     return [f"memtier-{k}" for k in (*DRIVERS, "ours") if f"memtier-{k}" not in have]
@@ -140,8 +188,7 @@ def configure(ws: Workspace, git: Git, prefix: str, host: str) -> None:
     git.run("config", "gc.autoDetach", "false")
     git.run("config", "user.name", f"memtier {host}")
     git.run("config", "user.email", f"memtier-{host}@localhost")
-    store.make_dirs(ws.sync_git_dir / "info", root=ws.root)
-    store.write_text(ws.sync_git_dir / "info" / "exclude", EXCLUDE, root=ws.root)
+    upgrade(ws, git)
 
 
 def init_sync(
@@ -172,11 +219,12 @@ def init_sync(
         local = False
     if local:  # a local path: absolute, wherever git runs from
         remote = str((root / remote).resolve())
-    store.make_dirs(root / "memory" / ".sync", root=root)
     ws: Workspace = ws_factory(root)
+    store.make_dirs(ws.sync_git_dir.parent, root=root)
     git = repository(ws, env)
     git.version()
     with sync_lock(ws):
+        move_repository(ws)
         if not is_set_up(ws):
             git.run("init", "-q", f"--initial-branch={branch}")
         # The host id salts snapshot ids from now on: never while a rotation is
@@ -204,14 +252,17 @@ def init_sync(
             )
         adopted = merged = False
         if remote_has and not was_workspace:
+            from memtier.commands.sync._trust import check_incoming
+
+            tip = git.resolve(remote_ref) or remote_ref
+            check_incoming(git, None, tip)  # (v4) before a byte of it is written
             git.run("checkout", "-q", "-f", "-B", branch, remote_ref)
+            untrack_attributes(ws, git)  # one an older memtier tracked: committed next
             for folder in LAYOUT_FOLDERS:  # git keeps no empty folder
                 store.make_dirs(root / folder, root=root)
-            write_attributes(root)  # committed by the next sync
             adopted = True
         else:
             ws = ws_factory(root)
-            write_attributes(root)
             git.run("symbolic-ref", "HEAD", f"refs/heads/{branch}")
             commit_all(ws, git, "memtier sync init")
             if remote_has:
@@ -223,23 +274,9 @@ def init_sync(
     return SyncInitReport(remote, branch, host, adopted, merged)
 
 
-def write_attributes(root: Path) -> bool:
-    """`ATTRIBUTES` into ``.gitattributes``; one an older memtier wrote gets the lines it
-    lacks (a new driver), appended. A file of a person's own is left alone."""
-    path = root / ".gitattributes"
-    if not path.exists():
-        store.write_text(path, ATTRIBUTES, root=root)
-        return True
-    text = store.read_text(path, root=root)
-    if not text.startswith(ATTRIBUTES.split("\n", 1)[0]):
-        return False
-    have = set(text.splitlines())
-    missing = [line for line in ATTRIBUTES.splitlines() if line not in have]
-    if not missing:
-        return False
-    body = text if text.endswith("\n") else text + "\n"
-    store.write_text(path, body + "\n".join(missing) + "\n", root=root)
-    return True
+def _last(err: str) -> str:
+    lines = [line for line in err.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "no answer"
 
 
 def default_prefix(executable: str) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from memtier.workspace import SYNC_GIT_DIR
 from tests.sync_support import NOW, git, hosts, memtier, ok, settle, tracked
 
 pytestmark = pytest.mark.skipif(
@@ -132,7 +133,8 @@ def test_an_unreachable_remote_exits_3_with_the_work_committed(tmp_path: Path) -
 
 def test_a_missing_driver_refuses_the_sync(tmp_path: Path) -> None:
     _remote, (a,) = hosts(tmp_path, 1)
-    attributes = (a / ".gitattributes").read_text()
+    assert not (a / ".gitattributes").exists()  # (v4) the repository's own, never tracked
+    attributes = (a / SYNC_GIT_DIR / "info/attributes").read_text()
     assert "/memory/consolidated/* merge=memtier-generation" in attributes
     git(a, "config", "--unset", "merge.memtier-note.driver")
     git(a, "config", "--unset", "merge.memtier-generation.driver")
@@ -144,20 +146,15 @@ def test_a_missing_driver_refuses_the_sync(tmp_path: Path) -> None:
 
 def test_sync_init_again_adds_a_new_driver_to_an_older_attributes_file(tmp_path: Path) -> None:
     remote, (a,) = hosts(tmp_path, 1)
+    attributes = a / SYNC_GIT_DIR / "info/attributes"
     older = "".join(
-        line + "\n"
-        for line in (a / ".gitattributes").read_text().splitlines()
-        if "consolidated" not in line
+        line + "\n" for line in attributes.read_text().splitlines() if "consolidated" not in line
     )
-    (a / ".gitattributes").write_text(older)
+    attributes.write_text(older)
     git(a, "config", "--unset", "merge.memtier-generation.driver")
     assert memtier(a, "sync").returncode == 1
     ok(a, "sync", "init", str(remote))
-    assert (
-        (a / ".gitattributes")
-        .read_text()
-        .endswith("/memory/consolidated/* merge=memtier-generation\n")
-    )
+    assert attributes.read_text().endswith("/memory/consolidated/* merge=memtier-generation\n")
     assert memtier(a, "sync").returncode == 0
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from memtier.workspace import SYNC_GIT_DIR
 from tests.sync_support import NOW, git, hosts, memtier, ok, settle
 
 pytestmark = pytest.mark.skipif(
@@ -98,7 +99,7 @@ def test_a_committing_sync_runs_git_gc_auto_quietly_with_hooks_off(
     tmp_path: Path, git_calls: list[list[str]]
 ) -> None:
     _remote, (a,) = hosts(tmp_path, 1)
-    hooks = a / "memory/.sync/git/hooks"
+    hooks = a / SYNC_GIT_DIR / "hooks"
     hooks.mkdir(exist_ok=True)
     witness = tmp_path / "hook-ran"
     script = hooks / "pre-auto-gc"
