@@ -243,6 +243,10 @@ class Workspace(Fields):
     def archive_dir(self) -> Path:
         return self.memory_dir / ARCHIVE_DIR
 
+    def archive_month(self, day: date) -> Path:
+        """Where TTL archival puts the notes of *day*'s month (PROTOCOL §7)."""
+        return self.archive_dir / f"{day.year:04d}" / f"{day.month:02d}"
+
     @property
     def learnings_archive_dir(self) -> Path:
         return self.archive_dir / "learnings"

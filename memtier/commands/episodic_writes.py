@@ -214,9 +214,11 @@ def day_note(ws: Workspace, day: date) -> tuple[Path, store.Document | None]:
     live = ws.episodic_note(day)
     found: Path | None = live
     if not exists_or_link(live):
-        from memtier.commands.fact_get import find_day_note
+        found = None
+        if ws.archive_month(day).is_dir():  # a new day's note loads nothing more
+            from memtier.commands.fact_get import find_day_note
 
-        found = find_day_note(ws, day)
+            found = find_day_note(ws, day)
     if found is None:
         return live, None
     return found, store.read_document(found, root=ws.root)

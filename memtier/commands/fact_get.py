@@ -78,7 +78,7 @@ def find_day_note(ws: Workspace, day: date) -> Path | None:
     live = ws.episodic_note(day)
     if os.path.lexists(live):
         return live
-    folder = ws.archive_dir / f"{day.year:04d}" / f"{day.month:02d}"
+    folder = ws.archive_month(day)
     name = f"{day.isoformat()}.md"
     if os.path.lexists(folder / name):
         return folder / name

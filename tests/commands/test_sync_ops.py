@@ -332,3 +332,18 @@ def test_stale_backups_read_their_age_from_their_names() -> None:
     assert stale_backups(names, now, 14) == ["refs/memtier/backup/20261117T085959-aaaaaaaa"]
     assert stale_backups(names, now, 0) == [names[0], names[1]]
     assert stale_backups(names[:1], now, 0) == []  # the newest stays
+
+
+def test_a_quiet_sync_loads_neither_typer_nor_dataclasses(tmp_path: Path) -> None:
+    import sys
+
+    _remote, (a,) = hosts(tmp_path, 1)
+    ok(a, "sync")
+    code = (
+        "import sys; from memtier.__main__ import main; "
+        f"code = main(['--root', {str(a)!r}, '--now', {NOW!r}, 'sync']); "
+        "loaded = [m for m in ('typer', 'click', 'dataclasses', 'inspect') if m in sys.modules]; "
+        "sys.stderr.write(f'\\nexit {code} loaded {loaded}')"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stderr.splitlines()[-1] == "exit 0 loaded []", proc.stderr
