@@ -269,6 +269,10 @@ class Workspace(Fields):
     def archive_dir(self) -> Path:
         return self.memory_dir / ARCHIVE_DIR
 
+    def archive_month(self, day: date) -> Path:
+        """Where TTL archival puts the notes of *day*'s month (PROTOCOL §7)."""
+        return self.archive_dir / f"{day.year:04d}" / f"{day.month:02d}"
+
     @property
     def learnings_archive_dir(self) -> Path:
         return self.archive_dir / "learnings"
@@ -368,7 +372,7 @@ def find_day_note(ws: Workspace, day: date) -> Path | None:
     live = ws.episodic_note(day)
     if os.path.lexists(live):
         return live
-    folder = ws.archive_dir / f"{day.year:04d}" / f"{day.month:02d}"
+    folder = ws.archive_month(day)
     name = f"{day.isoformat()}.md"
     if os.path.lexists(folder / name):
         return folder / name

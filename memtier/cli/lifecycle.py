@@ -171,8 +171,8 @@ def episodic_close_command(
         text_option(
             "--drop",
             help="Remove one item from the block's Open: line and change nothing else (the "
-            "item equal to ITEM, else the one that holds it: a sync conflict's s- id); "
-            "alone, without the other options.",
+            "item equal to this text, else the one item holding it, such as a sync "
+            "conflict's s- id); alone, without the other options.",
         ),
     ] = None,
 ) -> int:

@@ -1,14 +1,16 @@
 """`memtier sync`: one round of PROTOCOL §14 through git.
 
 The steps, in order: take the sync lock without waiting (busy: refused); refuse
-while a rotation's ``.pending``/``.lock`` stands, a merge driver is missing from
-the repository's config, or the ``secrets`` check fails; fetch *without* the
-workspace lock; then under it commit this host's changes (trailer
-``Memtier-Host: <id>``), fast-forward or merge (never rebase, never force), write
-each conflict the drivers reported as a block of today's note, check for
-markers, and push. A push that is not a fast-forward starts again from the fetch,
-at most `MAX_ROUNDS` times. Before anything moves the branch the old head is kept
-as ``refs/memtier/backup/<time>``.
+while a rotation's ``.pending``/``.lock`` stands or a merge driver is missing
+from the repository's config; fetch *without* the workspace lock; then under it
+read the work tree's state (one ``git status``, `memtier.commands.sync._state`),
+refuse when the ``secrets`` check fails on what would leave, commit this host's
+changes (trailer ``Memtier-Host: <id>``), fast-forward or merge (never rebase,
+never force), write each conflict the drivers reported as a block of today's
+note, check for markers, and push. A sync that moved the branch ends with the
+repository's housekeeping (`memtier.commands.sync._tidy`). A push that is not a
+fast-forward starts again from the fetch, at most `MAX_ROUNDS` times. Before
+anything moves the branch the old head is kept as ``refs/memtier/backup/<time>``.
 
 The merge is computed by ``git merge-tree --write-tree``, which never touches the
 work tree or the index: a crash (kill -9) during it changes nothing. The work tree

@@ -282,3 +282,69 @@ def test_a_crashed_rotation_still_asks_for_session_start(tmp_path: Path) -> None
     done = memtier(a, "sync")
     assert done.returncode == 1
     assert "session-start" in done.stderr and "busy" not in done.stderr
+
+
+# ---------------------------------------------------------------------------
+# what the one status tells the outgoing secrets check
+
+
+def _remote_head(remote: Path) -> str:
+    return subprocess.run(
+        ["git", "--git-dir", str(remote), "rev-parse", "main"], capture_output=True, text=True
+    ).stdout
+
+
+def test_a_credential_in_a_new_file_refuses_the_sync(tmp_path: Path) -> None:
+    remote, (a,) = hosts(tmp_path, 1)
+    before = _remote_head(remote)
+    (a / "memory/semantic/new-host.md").write_text(
+        "# New host\n#tags: ssh\n> last_verified: 2026-12-01\n- key ghp_" + "b2C3" * 9 + "\n"
+    )
+    done = memtier(a, "sync")
+    assert done.returncode == 1 and "memory/semantic/new-host.md" in done.stderr
+    assert _remote_head(remote) == before
+    assert "new-host.md" not in git(a, "ls-files")
+
+
+def test_a_credential_committed_but_not_pushed_refuses_the_next_sync(tmp_path: Path) -> None:
+    remote, (a,) = hosts(tmp_path, 1)
+    before = _remote_head(remote)
+    infra = a / "memory/semantic/infrastructure.md"
+    infra.write_text(infra.read_text() + "- token ghp_" + "d4E5" * 9 + "\n")
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "by hand")  # ahead of the remote, nothing changed on disk
+    done = memtier(a, "sync")
+    assert done.returncode == 1 and "credential" in done.stderr
+    assert _remote_head(remote) == before
+
+
+def test_stale_backups_read_their_age_from_their_names() -> None:
+    from datetime import datetime
+
+    from memtier.commands.sync._tidy import stale_backups
+
+    now = datetime.fromisoformat("2026-12-01T09:00:00+01:00")
+    names = [
+        "refs/memtier/backup/20261117T085959-aaaaaaaa",  # 14 days and a second ago
+        "refs/memtier/backup/20261117T090000-bbbbbbbb",  # exactly 14 days: kept
+        "refs/memtier/backup/by-hand",  # not memtier's: left alone
+        "refs/memtier/backup/20261201T090000-cccccccc",
+    ]
+    assert stale_backups(names, now, 14) == ["refs/memtier/backup/20261117T085959-aaaaaaaa"]
+    assert stale_backups(names, now, 0) == [names[0], names[1]]
+    assert stale_backups(names[:1], now, 0) == []  # the newest stays
+
+
+def test_a_quiet_sync_loads_neither_typer_nor_dataclasses(tmp_path: Path) -> None:
+    import sys
+
+    _remote, (a,) = hosts(tmp_path, 1)
+    ok(a, "sync")
+    code = (
+        "import sys; from memtier.__main__ import main; "
+        f"code = main(['--root', {str(a)!r}, '--now', {NOW!r}, 'sync']); "
+        "loaded = [m for m in ('typer', 'click', 'dataclasses', 'inspect') if m in sys.modules]; "
+        "sys.stderr.write(f'\\nexit {code} loaded {loaded}')"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stderr.splitlines()[-1] == "exit 0 loaded []", proc.stderr
