@@ -151,18 +151,20 @@ def paired(
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
     before: Callable[[], None] | None = None,
+    before_floor: Callable[[], None] | None = None,
     warmup: int = 1,
 ) -> Paired:
     """Run *floor* and *argv* alternately (A B A B …) and take the median of the
     per-pair ratios: both halves of a pair see the same load on a shared machine.
-    *before* runs untimed before each run of *argv* (a fresh copy of a workspace)."""
+    *before* (*before_floor*) runs untimed before each run of *argv* (*floor*):
+    a fresh copy of a workspace."""
     for _ in range(warmup):
-        run_seconds(floor, cwd=cwd, env=env)
+        run_seconds(floor, cwd=cwd, env=env, before=before_floor)
         run_seconds(argv, cwd=cwd, env=env, before=before)
     floors: list[float] = []
     timed: list[float] = []
     for _ in range(runs):
-        floors.append(run_seconds(floor, cwd=cwd, env=env))
+        floors.append(run_seconds(floor, cwd=cwd, env=env, before=before_floor))
         timed.append(run_seconds(argv, cwd=cwd, env=env, before=before))
     ratios = [t / f for t, f in zip(timed, floors, strict=True) if f > 0]
     return Paired(

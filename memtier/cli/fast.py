@@ -1,16 +1,17 @@
 """The entry point, and a typer-free fast path for the hot commands' commonest shapes.
 
-An agent calls ``buffer note``, ``episodic append``, ``learn``, ``session-start``
-and ``health-check`` many times a session; importing typer and click and building
-the command costs about as much as starting Python itself. `main` (the script's
-entry) runs those commands here when their shape is plain, calling the bodies in
-`memtier.cli.invocation` that the typer commands (the one definition of the CLI,
-its help and its errors) call too and take their defaults from. `parse` reads
-the line with `memtier.cli.invocation`, as typer's path does, and recognises only plain
-shapes: the command name, its text, and the options of `SHAPES`. Anything else
-(``-`` for stdin, ``--help``, a typo, a missing or extra argument) goes to typer,
-which decides. ``tests/cli/test_fast.py`` checks `SHAPES` against the typer app
-and compares both parses on drawn argument lists.
+An agent calls ``buffer note``, ``episodic append``, ``learn``, ``session-start``,
+``health-check``, ``search``, ``recall`` and ``consolidate --plan`` many times a
+session; importing typer and click and building the command costs about as much as
+starting Python itself. `main` (the script's entry) runs those commands here when
+their shape is plain, calling the bodies in `memtier.cli.invocation` that the typer
+commands (the one definition of the CLI, its help and its errors) call too and take
+their defaults from. `parse` reads the line with `memtier.cli.invocation`, as
+typer's path does, and recognises only plain shapes: the command name, its text, and
+the options of `SHAPES`. Anything else (``-`` for stdin, ``--help``, a typo, a
+missing or extra argument) goes to typer, which decides. ``tests/cli/test_fast.py``
+checks `SHAPES` against the typer app and compares both parses on drawn argument
+lists.
 """
 
 from __future__ import annotations
@@ -79,6 +80,16 @@ SHAPES: dict[tuple[str, ...], tuple[str, tuple[str, ...], dict[str, tuple[str, s
     ),
     ("merge-driver",): ("merge_driver", ("kind", "base", "ours", "theirs", "path"), {}),
     ("sync",): ("sync", (), {"--no-push": ("no_push", FLAG), "--dry-run": ("dry_run", FLAG)}),
+    ("recall",): (
+        "recall_topic",
+        ("text*",),
+        {"--max-chars": ("max_chars", VALUE), "--all": ("everything", FLAG)},
+    ),
+    ("consolidate",): (
+        "consolidate_topic",
+        ("slug",),
+        {"--due": ("due", FLAG), "--plan": ("plan", FLAG), "--plan-id": ("plan_id", VALUE)},
+    ),
 }
 
 # The hot commands' bodies, by name, each once (see `body`).

@@ -427,6 +427,36 @@ def search(
     return show(report, warnings=warnings)
 
 
+def recall_topic(text: list[str], max_chars: int = 8000, everything: bool = False) -> int:
+    """`memtier recall`: an agent's "do you remember …", asked often, without typer.
+    *everything* (``--all``) is accepted and changes nothing: recall always reads the
+    archive (PROTOCOL §13 v4)."""
+    from memtier.commands.topics.recall import recall
+    from memtier.secrets import replace_invalid
+
+    face = surface()
+    scanner = face.scanner()
+    query = replace_invalid(" ".join(text))  # as the TEXT type does on typer's path
+    report = recall(face.workspace(), query, max_chars, scanner.rg)
+    return show(report, warnings=scanner.warnings)
+
+
+def consolidate_topic(
+    slug: str | None,
+    due: bool = False,
+    plan: bool = False,
+    summary: str | None = None,
+    plan_id: str | None = None,
+) -> int:
+    """`memtier consolidate`; its plain shapes (SLUG, --plan) start without typer."""
+    from memtier.commands.topics.consolidate import consolidate
+
+    report = consolidate(
+        open_workspace(), slug, due=due, plan_only=plan, summary=summary, plan_id=plan_id
+    )
+    return show(report)
+
+
 def merge_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
     """The merge driver git calls (PROTOCOL §14): once for every file both hosts
     changed, so it starts without typer like the other hot commands."""

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from memtier.cli import invocation
 from memtier.cli._app import SHARED_OPTIONS, app, command, group
 from memtier.cli._text import text_argument, text_option
 from memtier.cli.invocation import open_workspace, show
@@ -129,12 +130,7 @@ def consolidate_command(
     still stands. Notes are never changed. A summary is written only against
     the plan id of the sources it was shown (refused when one changed since).
     """
-    from memtier.commands.topics.consolidate import consolidate
-
-    report = consolidate(
-        open_workspace(), slug, due=due, plan_only=plan, summary=summary, plan_id=plan_id
-    )
-    return show(report)
+    return invocation.consolidate_topic(slug, due, plan, summary, plan_id)
 
 
 @command(app, "recall")
@@ -156,16 +152,7 @@ def recall_command(
     is taken off; the topic is found by slug, its words, a Match term or a close
     slug. No topic found: a search of memory. Reads only.
     """
-    import os
-
-    from memtier.commands.topics.recall import recall
-
-    del everything  # PROTOCOL §13 v4: archived notes are always read
-    from memtier.search import find_rg
-
-    override = os.environ.get("MEMTIER_RG")
-    rg = None if override == "none" else find_rg(override or None)
-    return show(recall(open_workspace(), " ".join(text), max_chars, rg))
+    return invocation.recall_topic(text, max_chars, everything)
 
 
 @command(app, "flush")

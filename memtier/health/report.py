@@ -131,7 +131,9 @@ def run_health_check(ws: Workspace) -> HealthReport:
     reading = Reading()
     # rg (when the COLD tier is large) searches the notes while Python imports
     # and runs the other checks; the report keeps the section order regardless.
-    with SecretsScan(ws, reading) as scan:
+    from memtier.health.topics import IndexScan
+
+    with SecretsScan(ws, reading) as scan, IndexScan(ws, reading) as topics:
         from memtier.health import checks as hc
         from memtier.health.confinement import confinement_checks
         from memtier.health.sync import note_checks
@@ -152,7 +154,7 @@ def run_health_check(ws: Workspace) -> HealthReport:
         after = [
             *hc.residue_checks(ws, reading),
             *hc.shim_checks(ws),
-            *index_checks(ws, reading),
+            *index_checks(ws, reading, topics),
             *synced,
         ]
         secrets = scan.finish()

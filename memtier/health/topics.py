@@ -12,16 +12,48 @@ Nothing runs in a workspace without ``INDEX.md`` and ``consolidated/``.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
+from memtier.errors import MemtierError
 from memtier.health.checks import load
 from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.store.reading import Reading
 from memtier.workspace import Workspace
 
+if TYPE_CHECKING:
+    from memtier.commands.topics.state import IndexState
+
 _REBUILD = "fix: memtier index rebuild"
 
 
-def index_checks(ws: Workspace, reading: Reading | None = None) -> list[Check]:
+class IndexScan:
+    """``index.fresh``'s ripgrep passes, started early so they run alongside the
+    other checks (as the secrets scan's does). A context manager: leaving it stops
+    a pass nobody collected."""
+
+    def __init__(self, ws: Workspace, reading: Reading) -> None:
+        self.state: IndexState | None = None
+        if os.path.lexists(ws.index_file):
+            from memtier.commands.topics.state import read_index
+
+            try:
+                self.state = read_index(ws, reading)
+            except MemtierError:
+                return  # index.format says why
+            if not self.state.parsed.problems:
+                self.state.notes.start(self.state.parsed.entries)
+
+    def __enter__(self) -> IndexScan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.state is not None:
+            self.state.notes.close()
+
+
+def index_checks(
+    ws: Workspace, reading: Reading | None = None, scan: IndexScan | None = None
+) -> list[Check]:
     checks: list[Check] = []
     rel = ws.relative(ws.index_file)
     if os.path.lexists(ws.index_file):
@@ -41,7 +73,7 @@ def index_checks(ws: Workspace, reading: Reading | None = None) -> list[Check]:
             checks.append(Check("index.format", PASS, rel, f"{rel} — {count} topic(s)"))
         checks += _refs(ws, rel, parsed.entries)
         if not parsed.problems:
-            checks.append(_fresh(ws, rel, reading))
+            checks.append(_fresh(ws, rel, reading, scan))
     checks += consolidation_checks(ws)
     return checks
 
@@ -58,10 +90,11 @@ def _refs(ws: Workspace, rel: str, entries: tuple[object, ...]) -> list[Check]:
     return missing or [Check("index.refs", PASS, rel, "every generation the index names exists")]
 
 
-def _fresh(ws: Workspace, rel: str, reading: Reading | None) -> Check:
+def _fresh(ws: Workspace, rel: str, reading: Reading | None, scan: IndexScan | None) -> Check:
     from memtier.commands.topics.state import read_index
 
-    if read_index(ws, reading).stale:
+    state = scan.state if scan is not None and scan.state is not None else None
+    if (state or read_index(ws, reading)).stale:
         message = f"{rel} — out of date (a rebuild would change it)"
         return Check("index.fresh", WARN, rel, message, hint=_REBUILD)
     return Check("index.fresh", PASS, rel, f"{rel} — up to date")

@@ -1,15 +1,18 @@
 """The search log ``memory/.searches.jsonl`` and `memtier recent-searches`.
 
 Every search appends one JSON line ``{"query", "tiers", "result_count",
-"timestamp"}``; the log keeps the newest `MAX_ENTRIES`. Queries that found
+"timestamp"}``; the log keeps at least the newest `MAX_ENTRIES`. Queries that found
 nothing (``recent-searches --zero``, each query once with how often it found
 nothing) show a person what memory is missing.
 ``search_log = false`` in ``memory/memtier.toml`` turns the log off.
 
-An append is a read and a whole-file atomic rewrite under the workspace lock
-(PROTOCOL §3), so two searches at once never lose an entry and a crash leaves
-the old log or the new one. The query passes through secret redaction first.
-Writing the log is never allowed to fail a search: a failure becomes a warning.
+A search writes little: its line is appended (``O_APPEND``, one write, no
+fsync: a log line lost to a power cut is no memory lost) under the workspace
+lock (PROTOCOL §3), so two searches at once never lose an entry. Only when the
+log has grown past twice `MAX_ENTRIES` is it rewritten, whole and atomically,
+with the newest `MAX_ENTRIES`: a crash then leaves the old log or the new one.
+The query passes through secret redaction first. Writing the log is never
+allowed to fail a search: a failure becomes a warning.
 """
 
 from __future__ import annotations
@@ -89,6 +92,11 @@ def read_log(ws: Workspace) -> tuple[list[LoggedSearch], list[str]]:
     return entries, warnings
 
 
+# No entry is shorter than this (its keys alone take 60 bytes): a log smaller than
+# twice the cap times this is never counted.
+_MIN_ENTRY_BYTES = 64
+
+
 def record_search(ws: Workspace, query: str, tiers: tuple[str, ...], result_count: int) -> Logged:
     """Append one search to the log; never raises for a failed write (it warns)."""
     from memtier import store
@@ -98,21 +106,50 @@ def record_search(ws: Workspace, query: str, tiers: tuple[str, ...], result_coun
     # query's lines is caught once folded (PROTOCOL §3 v2).
     cleaned = redact_folded(query)
     entry = LoggedSearch(cleaned.text, tiers, result_count, format_timestamp(ws.now))
+    line = json.dumps(entry.to_json(), ensure_ascii=False) + "\n"
     path = log_path(ws)
     try:
+        # The lock also confines memory/ to the root; the log itself is never a link.
         with store.workspace_lock(ws.lock_file, timeout=LOCK_TIMEOUT_SECONDS):
-            # Re-read under the lock: another search may have appended meanwhile (PROTOCOL §3).
-            entries, _ = read_log(ws)
-            entries.append(entry)
-            kept = entries[-MAX_ENTRIES:]
-            lines = [json.dumps(e.to_json(), ensure_ascii=False) for e in kept]
             checkpoint("searchlog.before-write")
-            store.write_text(path, "\n".join(lines) + "\n", root=ws.root)
+            size = _append(path, line.encode("utf-8"))
             checkpoint("searchlog.written")
+            if size > 2 * MAX_ENTRIES * _MIN_ENTRY_BYTES:
+                _compact(ws, path)
     except (MemtierError, OSError) as exc:
         reason = exc.message if isinstance(exc, MemtierError) else str(exc)
         return Logged(warnings=(f"search not logged: {reason}",), redacted=dict(cleaned.counts))
     return Logged(redacted=dict(cleaned.counts))
+
+
+def _append(path: Path, data: bytes) -> int:
+    """Append *data* as one line to the log at *path* (created when missing); the
+    log's size after it. A last line left without its line break is ended first."""
+    import os
+    import stat
+
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path.name} is not a regular file")
+        if info.st_size and os.pread(fd, 1, info.st_size - 1) != b"\n":
+            data = b"\n" + data
+        os.write(fd, data)
+        return os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+
+
+def _compact(ws: Workspace, path: Path) -> None:
+    """Past twice the cap: the newest `MAX_ENTRIES` lines, written whole (§3)."""
+    from memtier import store
+
+    text = store.read_text_or_none(path, root=ws.root) or ""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) > 2 * MAX_ENTRIES:
+        store.write_text(path, "\n".join(lines[-MAX_ENTRIES:]) + "\n", root=ws.root)
 
 
 class RecentSearches(Result, Fields):

@@ -88,9 +88,9 @@ from memtier.search.tokens import (
     FRAME_WORDS,
     SHAPES,
     Term,
-    combined_pattern,
     exactness,
     length_in_words,
+    precise_re,
     term_of,
 )
 from memtier.workspace import TIERS
@@ -186,7 +186,7 @@ def rank(
     if recent:
         ctx.recency_bonus = RECENT_QUERY_BONUS
     if not regex and terms:
-        ctx.precise = re.compile(combined_pattern(terms), re.IGNORECASE)
+        ctx.precise = precise_re(terms)
     counts = scanned.counted
     raw = pick.RawCounts({}, {}, {}, {})
     if counts is not None:

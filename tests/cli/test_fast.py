@@ -60,6 +60,10 @@ ACCEPTED = [
     ["search", "- a bullet", "--limit=+2"],
     ["search", "x", "--tier", "warm", "--tier=COLD"],
     ["search", "--tag", "docker", "x", "--tag", "ssh", "--json"],
+    ["recall", "do", "you", "remember", "qdrant"],
+    ["recall", "qdrant", "--max-chars", "500", "--json"],
+    ["consolidate", "qdrant-move", "--plan"],
+    ["consolidate", "qdrant-move", "--plan-id", "p-0123456789abcdef"],
 ]
 DECLINED = [
     ["buffer", "note", "-"],
@@ -84,6 +88,10 @@ DECLINED = [
     ["search", "x", "--limit", "many"],
     ["search", "x", "--limit"],
     ["search"],
+    ["recall"],
+    ["recall", "-"],
+    ["consolidate", "--due"],
+    ["consolidate", "x", "--summary", "text", "--plan-id", "p-1"],
     [],
 ]
 
@@ -147,6 +155,7 @@ def test_the_command_path_stops_at_the_first_option() -> None:
 # it is either added to `fast.SHAPES` or named here.
 LEFT_TO_TYPER: dict[tuple[str, ...], set[str]] = {
     ("session-start",): {"--max-chars"},
+    ("consolidate",): {"--summary"},  # TEXT or `-` (standard input): typer's
 }
 
 

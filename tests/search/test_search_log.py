@@ -32,18 +32,45 @@ def test_each_search_appends_one_entry(cli: CliRunner, root: Path) -> None:
     assert (root / LOG).read_bytes().endswith(b"}\n")
 
 
-def test_log_is_bounded_to_the_newest_entries(ws: Workspace) -> None:
-    path = ws.root / LOG
-    old = [
+def _old_entries(count: int) -> list[str]:
+    return [
         json.dumps({"query": f"q{i}", "tiers": ["cold"], "result_count": i, "timestamp": NOW_TEXT})
-        for i in range(MAX_ENTRIES + 20)
+        for i in range(count)
     ]
-    path.write_text("\n".join(old) + "\n")
+
+
+def test_a_search_appends_its_line_and_leaves_the_log_as_it_was(ws: Workspace) -> None:
+    """A search writes little: its line at the end, nothing before it rewritten
+    (the same file, the earlier bytes as they were), even above the cap."""
+    path = ws.root / LOG
+    before = "\n".join(_old_entries(MAX_ENTRIES + 20)) + "\n"
+    path.write_text(before)
+    inode = path.stat().st_ino
+    assert record_search(ws, "newest", ("cold",), 3).warnings == ()
+    after = path.read_text()
+    assert after.startswith(before) and path.stat().st_ino == inode
+    assert json.loads(after[len(before) :])["query"] == "newest"
+    assert recent_searches(ws, limit=1).searches[0].query == "newest"
+
+
+def test_a_torn_last_line_is_ended_before_the_next(ws: Workspace) -> None:
+    (ws.root / LOG).write_text('{"query": "cut')
+    record_search(ws, "next", ("cold",), 1)
+    report = recent_searches(ws)
+    assert [s.query for s in report.searches] == ["next"]
+    assert report.warnings == (f"{LOG}: 1 malformed line(s) ignored",)
+
+
+def test_log_past_twice_the_cap_is_cut_to_the_newest_entries(ws: Workspace) -> None:
+    """Updated for v4 (a search writes little): the log is compacted only past
+    twice `MAX_ENTRIES`, then to the newest `MAX_ENTRIES` (it was cut on every search)."""
+    path = ws.root / LOG
+    path.write_text("\n".join(_old_entries(2 * MAX_ENTRIES)) + "\n")
     assert record_search(ws, "newest", ("cold",), 3).warnings == ()
     entries = log_entries(ws.root)
     assert len(entries) == MAX_ENTRIES
     assert entries[-1]["query"] == "newest"
-    assert entries[0]["query"] == "q21"
+    assert entries[0]["query"] == f"q{MAX_ENTRIES + 1}"
 
 
 def test_search_log_false_writes_nothing(cli: CliRunner, root: Path) -> None:
@@ -139,3 +166,16 @@ def test_recent_searches_zero_lists_each_query_once_with_its_count(
     text = cli("recent-searches", "--zero", "--root", str(root)).stdout.splitlines()
     assert text[0].endswith("nas  [cold]  (3 times)")
     assert text[1].endswith("vlan  [cold]")
+
+
+def test_a_second_search_compiles_no_pattern_again(ws: Workspace) -> None:
+    """Patterns are compiled once per process (the tool server answers many searches)."""
+    from memtier.search import SearchRequest, search
+    from memtier.search.tokens import precise_re
+
+    (ws.root / "memory/episodic/2026-11-29.md").write_text("# x\n\n- badger sett\n")
+    search(ws, SearchRequest(query="badger sett", rg=None))
+    before = precise_re.cache_info()
+    search(ws, SearchRequest(query="badger sett", rg=None))
+    after = precise_re.cache_info()
+    assert (after.misses, after.hits) == (before.misses, before.hits + 1)

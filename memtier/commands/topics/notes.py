@@ -150,6 +150,7 @@ class NoteFiles:
         self.folders = {f.path: f for f in listed if f is not None}
         self._read: dict[str, DayNote | None] = {}
         self._matching: dict[tuple[str, tuple[str, ...]], list[DayNote]] = {}
+        self._started: dict[tuple[str, tuple[str, ...]], subprocess.Popen[bytes] | None] = {}
 
     def _all(self) -> Iterable[NoteFile]:
         for folder in self.folders.values():
@@ -202,7 +203,7 @@ class NoteFiles:
         keys = [(e.slug, tuple(e.terms)) for e in entries]
         todo = {k: TopicMatcher(e) for k, e in zip(keys, entries, strict=True)}
         todo = {k: m for k, m in todo.items() if k not in self._matching}
-        started = {k: self._start_rg(m) for k, m in todo.items()}
+        started = {k: self._started.pop(k, None) or self._start_rg(m) for k, m in todo.items()}
         for key, matcher in todo.items():
             named = self._finish_rg(started[key])
             files = self._all() if named is None else self._named(named)
@@ -211,6 +212,22 @@ class NoteFiles:
                 n for n in notes if n is not None and matcher.matches("\n".join(n.lines))
             )
         return [self._matching[k] for k in keys]
+
+    def start(self, entries: Iterable[IndexEntry]) -> None:
+        """Start the ripgrep passes of *entries* now, to run while the caller does
+        other work (health-check's other checks); `matching` collects them."""
+        for entry in entries:
+            key = (entry.slug, tuple(entry.terms))
+            if key not in self._matching and key not in self._started:
+                self._started[key] = self._start_rg(TopicMatcher(entry))
+
+    def close(self) -> None:
+        """Stop the passes nobody collected (a check that raised)."""
+        for process in self._started.values():
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+        self._started.clear()
 
     def _named(self, paths: set[str]) -> Iterable[NoteFile]:
         """The notes ripgrep named, and every note it cannot search (not plain)."""

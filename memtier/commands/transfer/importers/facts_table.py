@@ -3,10 +3,18 @@
 `remember` scans every HOT and WARM line for each new fact; an import of thousands
 would do that thousands of times. The table is built once from the fact files and
 kept current as the import adds lines: an exact match is one dictionary look-up,
-and the near-duplicate check (word overlap ≥ 0.85, the rule of `remember`) looks
-only at lines sharing one of a few of the fact's rarest words — a line that shares
-none of them cannot reach the threshold (prefix filtering: overlap ≥ t·|A| means
-at most |A| − ⌈t·|A|⌉ of A's words are missing from it).
+and so is most of the near-duplicate check (word overlap ≥ 0.85, the rule of
+`remember`), whatever the number of lines:
+
+A line B that nearly duplicates a fact A misses at most k = |A| − ⌈0.85·|A|⌉ of
+A's words (k is 0 up to six words, 1 up to thirteen). Take R, the k words of A
+with the fewest lines. Either B holds a word of R — found among those words'
+lines, which are few — or B holds none of them and so every other word of A:
+B is A − R plus at most one more word (a second one would take the overlap
+under 0.85, for any |A|; for most sizes even one would). Each line is therefore
+also kept under the sum of its words' hashes and under that sum less each one
+word: B is one look-up away from A − R. A look-up only proposes lines; the
+overlap is computed for each.
 
 Lines are compared by their core: a trailing date ``(YYYY-MM-DD)`` and ``#tag``
 words, which an import adds to a fact, do not make a fact new.
@@ -43,16 +51,28 @@ class Match:
     text: str
 
 
+_MASK = (1 << 64) - 1
+
+
+def _set_hash(words: frozenset[str]) -> int:
+    """The same number for the same words, whatever their order."""
+    return sum(hash(w) for w in words) & _MASK
+
+
 class FactTable:
-    """Every fact line of HOT and WARM, by exact text and by word."""
+    """Every fact line of HOT and WARM, by exact text, by word and by word set."""
 
     def __init__(self) -> None:
         self.exact: dict[str, Match] = {}
         self.entries: list[tuple[frozenset[str], str, Match]] = []
         self.postings: dict[str, list[int]] = defaultdict(list)
+        # The sum of a line's word hashes, and that sum less each of its words.
+        self.by_words: dict[int, list[int]] = defaultdict(list)
+        self.less_one: dict[int, list[int]] = defaultdict(list)
         self.dead: set[int] = set()
         self.by_file: dict[str, list[int]] = defaultdict(list)
         self.texts: dict[str, str] = {}  # each file's text as the table last saw it
+        self.examined = 0  # lines whose overlap was computed (the cost of `find`)
 
     def load(self, rel: str, lines: list[str], header: int) -> None:
         """Forget what *rel* held and take its *lines* (a file read afresh)."""
@@ -73,10 +93,14 @@ class FactTable:
         match = Match(1.0, rel, number, line.strip())
         self.exact.setdefault(key, match)
         index = len(self.entries)
-        self.entries.append((word_set(key), key, match))
+        words = word_set(key)
+        self.entries.append((words, key, match))
         self.by_file[rel].append(index)
-        for word in word_set(key):
+        whole = _set_hash(words)
+        self.by_words[whole].append(index)
+        for word in words:
             self.postings[word].append(index)
+            self.less_one[(whole - hash(word)) & _MASK].append(index)
 
     def has_all(self, lines: list[str]) -> bool:
         """True when every content line of a block already stands (a block duplicate)."""
@@ -93,18 +117,21 @@ class FactTable:
         if key in self.exact:
             return self.exact[key]
         words = word_set(key)
-        need = len(words) - math.ceil(NEAR_DUPLICATE_THRESHOLD * len(words) - 1e-9) + 1
-        probes = sorted(words, key=lambda w: len(self.postings.get(w, ())))[:need]
+        missing = len(words) - math.ceil(NEAR_DUPLICATE_THRESHOLD * len(words) - 1e-9)
+        rare = sorted(words, key=lambda w: (len(self.postings.get(w, ())), w))[:missing]
+        rest = _set_hash(words.difference(rare))
+        candidates: set[int] = set(self.by_words.get(rest, ()))
+        kept = len(words) - missing
+        if kept / (len(words) + 1) >= NEAR_DUPLICATE_THRESHOLD:  # room for one more word
+            candidates.update(self.less_one.get(rest, ()))
+        for word in rare:
+            candidates.update(self.postings.get(word, ()))
         best: Match | None = None
-        seen: set[int] = set()
-        for word in probes:
-            for index in self.postings.get(word, ()):
-                if index in seen or index in self.dead:
-                    continue
-                seen.add(index)
-                other, _key, match = self.entries[index]
-                shared = len(words & other)
-                score = shared / (len(words) + len(other) - shared)
-                if score >= NEAR_DUPLICATE_THRESHOLD and (best is None or score > best.score):
-                    best = Match(score, match.file, match.line, match.text)
+        for index in sorted(candidates - self.dead):  # equal overlaps: the first line wins
+            self.examined += 1
+            other, _key, match = self.entries[index]
+            shared = len(words & other)
+            score = shared / (len(words) + len(other) - shared)
+            if score >= NEAR_DUPLICATE_THRESHOLD and (best is None or score > best.score):
+                best = Match(score, match.file, match.line, match.text)
         return best

@@ -62,3 +62,53 @@ def test_the_prefix_filter_finds_what_a_full_scan_finds(mine: list[str], other: 
     found = table.find(" ".join(mine))
     if a and core(" ".join(mine)) != core(" ".join(other)):
         assert (found is not None) == (jaccard(a, b) >= NEAR_DUPLICATE_THRESHOLD)
+
+
+@settings(max_examples=100)
+@given(lines=st.lists(words, min_size=1, max_size=8), mine=words)
+def test_the_best_overlap_is_the_one_a_full_scan_finds(
+    lines: list[list[str]], mine: list[str]
+) -> None:
+    """Several lines, some of them near each other: `find` scores what a scan of
+    every line scores best (the first such line)."""
+    from memtier.formats.fact_text import NEAR_DUPLICATE_THRESHOLD, jaccard, word_set
+
+    table = FactTable()
+    for number, line in enumerate(lines, start=1):
+        table.add("a.md", number, "- " + " ".join(line))
+    a = word_set(core(" ".join(mine)))
+    scores = [jaccard(a, word_set(core(" ".join(line)))) for line in lines]
+    best = max(scores)
+    found = table.find(" ".join(mine))
+    if core(" ".join(mine)) in {core(" ".join(line)) for line in lines}:
+        assert found is not None and found.score == 1.0
+    elif best >= NEAR_DUPLICATE_THRESHOLD:
+        assert found is not None and found.score == best
+        assert found.line == scores.index(best) + 1
+    else:
+        assert found is None
+
+
+def _graph_fact(n: int, step: int) -> str:
+    """An observation of a generated knowledge graph: a unique name among a few
+    words every other fact shares too (the shape that made the check quadratic)."""
+    verbs, hosts = ["restarted", "upgraded", "checked"], ["nas01", "pi-gw", "router"]
+    return f"person-{n:05d} {verbs[n % 3]} qdrant on {hosts[n // 3 % 3]} step {step}"
+
+
+def _examined(count: int) -> int:
+    table = FactTable()
+    for n in range(count):
+        for step in range(3):
+            table.add("a.md", 3 * n + step + 1, "- " + _graph_fact(n, step))
+    table.examined = 0
+    for n in range(count, count + 50):
+        assert table.find(_graph_fact(n, 0)) is None
+    return table.examined
+
+
+def test_a_check_looks_at_as_many_lines_at_any_size() -> None:
+    """PROTOCOL §12 v3 "Scale": linear imports. The lines a check compares do not
+    grow with the table (before, every line sharing a common word was compared)."""
+    small, large = _examined(100), _examined(2000)
+    assert large <= small
