@@ -59,6 +59,7 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
 
+from memtier.secrets_keyed import KEYED
 from memtier.secrets_rules import PRIVATE_KEY, SYNTAX, Rule, secret_group
 from memtier.secrets_tokens import TOKENS
 from memtier.values import Fields, field
@@ -83,8 +84,9 @@ class Redaction(Fields):
         return bool(self.counts)
 
 
-# The whole table: a provider rule wins over a generic one where spans overlap.
-_RULES: tuple[Rule, ...] = (PRIVATE_KEY, *TOKENS, *SYNTAX)
+# The whole table: a provider rule wins over a generic one where spans overlap, and a
+# secret known only by its name (`memtier.secrets_keyed`, v4) comes last.
+_RULES: tuple[Rule, ...] = (PRIVATE_KEY, *TOKENS, *SYNTAX, *KEYED)
 
 RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in _RULES)
 

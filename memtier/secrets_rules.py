@@ -50,7 +50,7 @@ _VALUE = r"""([^\s"'`$<{(*/\[;&][^\s"'`;&]{5,})"""
 # A quoted value is taken whole, blanks and punctuation included (issue 19):
 # ``DB_PASSWORD="correct horse battery staple"``, ``password="hunter2;rest"``.
 _QUOTED = r""""([^"\n]{3,256})"|'([^'\n]{3,256})'|`([^`\n]{3,256})`"""
-_KEY_END = r"[*\"'`]{0,2}[ \t]*[:=\uff1a][*]{0,2}[ \t]*"
+_KEY_END = r"[*\"'`]{0,2}[ \t]*(?:=>|[:=\uff1a])[*]{0,2}[ \t]*"
 ASSIGN = _KEY_END + r"""["'`]?"""
 # A command-line value: quoted (whole) or bare, never an option itself.
 _ARG = r"""(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'-][^\s"']*))"""
@@ -132,9 +132,11 @@ def _assigned_value_is_credential(match: re.Match[str]) -> bool:
     that reads as words, or holds no letter at all (``pass: 57.00, 46.00``,
     ``password: 2024-05-01``), is prose (PROTOCOL §3 v3).
     """
+    from memtier.secrets_keyed import names_something_else  # (it builds on this module)
+
     group = secret_group(match)
     value = match.group(group)
-    if not _keyword_stands_alone(match):
+    if not _keyword_stands_alone(match) or names_something_else(match):
         return False
     if group in (1, 2, 3):
         return not _placeholder_value(value)

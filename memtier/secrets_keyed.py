@@ -1,0 +1,249 @@
+"""Secrets known by the name they are assigned to, for `memtier.secrets` (PROTOCOL §3 v4).
+
+Most provider credentials have no prefix of their own: a Mailchimp key, a Kraken
+secret, a Twitter bearer token are just random characters. What gives them away
+is the line they stand on -- a name that holds a provider's name or a word such as
+``key``, ``token``, ``secret``, ``auth``, ``access``, ``bearer``, ``client`` or
+``pat``, an assignment (``=``, ``:``, ``:=``, ``=>``, ``?=``), and a value that
+reads as random. The public scanners' default lists describe this as one rule per
+provider plus a generic one; here it is one rule, `KEYED_SECRET`, whose regex
+finds the candidates and whose check in Python (`keyed_value_is_secret`) decides:
+
+- the **name** is the identifier the keyword stands in (``TWITTER_BEARER``,
+  ``adafruitIoKey``, ``"api-key"``) or, when it holds blanks, a short phrase whose
+  last word is a key word (``Twitter bearer token:``, never ``Access granted:``);
+  a provider's name or a key word must start one of its parts (``monkey``,
+  ``keyboard``, ``bypass`` are not names of secrets), and names of things that are
+  not secret -- ``public_key``, ``key_id``, ``api_version``, ``token_url``,
+  ``csrf_token``, ``next_page_token`` -- are left alone;
+- the **value** must read as random: a letter and a digit, no blank, at least 10
+  characters (14 after a provider's name), a Shannon entropy of at least 3.5 bits
+  per character after a key word (3.0 after a provider's name, which is already a
+  strong hint), and none of the shapes of ordinary text: a placeholder
+  (``<your-key>``, ``xxxx``, ``example``), a path, a host name or a version
+  (lower-case with dots), a dotted version number, or words joined by hyphens
+  (``PROJ-12345-fix``).
+
+The rule is tried only where one of its keywords stands (`Rule.lead` is 0), so
+its long alternation costs nothing on the rest of a line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from itertools import pairwise
+
+from memtier.secrets_rules import Rule, ci, secret_group
+
+# Providers whose credentials the public rule lists recognise by the provider's
+# name before an assignment (lower case; a name may be spelled with or without
+# its separator).
+PROVIDER_NAMES: tuple[str, ...] = (
+    "adafruit", "adobe", "airtable", "algolia", "alibaba", "asana", "atlassian",
+    "confluence", "jira", "beamer", "bitbucket", "bittrex", "meraki", "cloudflare",
+    "codecov", "cohere", "coinbase", "confluent", "contentful", "datadog", "dnkey",
+    "discord", "droneci", "dropbox", "etsy", "facebook", "fastly", "finicity", "finnhub",
+    "flickr", "freshbooks", "gitter", "gocardless", "heroku", "hubspot", "intercom",
+    "jfrog", "artifactory", "bintray", "xray", "kraken", "kucoin", "launchdarkly",
+    "linear", "linkedin", "linked_in", "linked-in", "mailchimp", "mailgun", "mapbox",
+    "mattermost", "messagebird", "message_bird", "message-bird", "netlify", "newrelic",
+    "new_relic", "new-relic", "nytimes", "newyorktimes", "new-york-times", "okta", "plaid",
+    "privateai", "private_ai", "private-ai", "rapidapi", "sendbird", "sentry", "snyk",
+    "sonar", "sourcegraph", "squarespace", "sumo", "telegr", "travis", "twitch", "twitter",
+    "typeform", "yandex", "zendesk", "github", "gitlab", "slack", "stripe", "openai",
+    "anthropic", "huggingface", "vercel", "supabase", "pinecone", "replicate",
+)  # fmt: skip
+
+# Words that make a name the name of a credential when they are one of its parts.
+KEY_WORDS: frozenset[str] = frozenset(
+    {
+        "key", "keys", "apikey", "token", "tokens", "secret", "secrets", "auth", "authtoken",
+        "authorization", "access", "accesskey", "accesstoken", "api", "credential",
+        "credentials", "creds", "bearer", "client", "pat", "passwd", "password", "pwd", "oauth",
+        "secretkey", "privatekey", "signature", "sig",
+    }
+)  # fmt: skip
+_KEY_ANCHORS = (
+    "key", "token", "secret", "auth", "access", "api", "credential", "creds", "bearer",
+    "client", "pat", "passw", "pwd", "sig",
+)  # fmt: skip
+
+# A name whose last part is one of these names something else than the secret.
+_NOT_SECRET_LAST = frozenset(
+    {
+        "id", "ids", "name", "names", "url", "uri", "urls", "endpoint", "endpoints", "version",
+        "versions", "path", "paths", "file", "files", "dir", "length", "len", "size", "type",
+        "types", "count", "format", "alias", "prefix", "suffix", "expiry", "expires",
+        "expiration", "ttl", "header", "field", "label", "region", "hint", "mode", "scope",
+        "scopes", "usage", "policy", "date", "time", "user", "username", "email", "host",
+        "port", "method", "provider", "issuer", "audience", "algorithm", "alg", "level",
+        "status", "store", "storetype", "ring", "board", "code", "hash", "fingerprint",
+        "rotation", "pair", "vault", "env", "var", "variable", "location", "kind", "owner",
+    }
+)  # fmt: skip
+# A part before the key word that says the thing is not secret.
+_NOT_SECRET_BEFORE = frozenset(
+    {
+        "public", "pub", "publishable", "primary", "foreign", "sort", "partition", "bucket",
+        "cache", "idempotency", "csrf", "xsrf", "page", "next", "continuation", "cursor",
+        "sync", "hot", "turn", "monkey", "registry", "translation", "i18n", "row", "dict",
+    }
+)  # fmt: skip
+_PLACEHOLDER_WORDS = (
+    "example", "xxxx", "changeme", "change_me", "your", "placeholder", "dummy", "redacted",
+    "sample", "fake", "insert", "replace", "todo", "0000000", "1234567", "abcdef", "****",
+)  # fmt: skip
+_FILE_EXTENSIONS = frozenset(
+    {
+        "pem", "pub", "key", "json", "yaml", "yml", "txt", "md", "env", "crt", "cer", "p12",
+        "pfx", "toml", "ini", "conf", "cfg", "log", "gpg", "asc", "der", "jks", "py", "js",
+        "ts", "sh", "html", "xml", "csv", "db", "sqlite",
+    }
+)  # fmt: skip
+
+_IDENT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+# Patterns are strings: `re` compiles and caches them on first use, not at import.
+_PARTS = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"
+_DOTTED_NUMBER = r"[0-9]+\.[0-9]+\.[0-9]+"
+_OPERATOR = "\"'`*= \t:?>\uff1a"
+
+
+def _name_of(match: re.Match[str]) -> str:
+    """The name a match's value is assigned to: its identifier, from where that starts
+    (before the keyword the match starts on) to the assignment."""
+    text = match.string
+    start = match.start()
+    while start > 0 and text[start - 1] in _IDENT:
+        start -= 1
+    head = text[match.start() : match.start(secret_group(match))].rstrip(_OPERATOR)
+    return text[start : match.start()] + head
+
+
+def _parts(name: str) -> list[str]:
+    """``TWITTER_BEARER`` → twitter, bearer; ``adafruitIoKey`` → adafruit, io, key."""
+    return [part.lower() for part in re.findall(_PARTS, name)]
+
+
+def _provider_named(name: str) -> bool:
+    lowered = name.lower()
+    starts = {0}
+    for i in range(1, len(name)):
+        before, here = name[i - 1], name[i]
+        if not before.isalnum() or (before.islower() and here.isupper()):
+            starts.add(i)
+    return any(lowered.startswith(provider, i) for provider in PROVIDER_NAMES for i in starts)
+
+
+def names_something_else(match: re.Match[str]) -> bool:
+    """The name of *match*'s value says it is not the secret itself (``csrf_token``,
+    ``next_page_token``, ``secret_name``, ``token_url``): shared with the password rule."""
+    parts = _parts(_name_of(match))
+    if parts and parts[-1] in _NOT_SECRET_LAST:
+        return True
+    return any(
+        here in KEY_WORDS and before in _NOT_SECRET_BEFORE for before, here in pairwise(parts)
+    )
+
+
+def _credential_name(name: str) -> tuple[bool, bool]:
+    """(is the name that of a credential, is it a provider's name)."""
+    words = name.split()
+    if not words:
+        return False, False
+    if len(words) > 1:
+        # A phrase: "Twitter bearer token", "API key", not "Access granted".
+        last = _parts(words[-1])
+        if not last or last[-1] not in KEY_WORDS:
+            return False, False
+    parts = _parts(name)
+    if not parts or parts[-1] in _NOT_SECRET_LAST:
+        return False, False
+    for before, here in pairwise(parts):
+        if here in KEY_WORDS and before in _NOT_SECRET_BEFORE:
+            return False, False
+    provider = _provider_named(name)
+    return provider or any(part in KEY_WORDS for part in parts), provider
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    size = len(value)
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
+
+
+def _reads_as_part(segment: str) -> bool:
+    """A word in one case, a number, or a short piece: a part of a name, not of a key."""
+    if segment.isalpha() and (segment.islower() or segment.isupper()):
+        return True
+    return segment.isdigit() or len(segment) <= 6
+
+
+def reads_as_random(value: str, minimum: int = 10, bits: float = 3.5) -> bool:
+    """A generated credential, not text (module docstring)."""
+    if len(value) < minimum:
+        return False
+    if not any(ch.isdigit() for ch in value) or not any(ch.isalpha() for ch in value):
+        return False
+    lowered = value.lower()
+    if any(word in lowered for word in _PLACEHOLDER_WORDS):
+        return False
+    if value == lowered and ("." in value or "/" in value):
+        return False  # a host name, a path, a file name, a version
+    if "." in value and value.rsplit(".", 1)[1].lower() in _FILE_EXTENSIONS:
+        return False
+    if re.search(_DOTTED_NUMBER, value):
+        return False  # a version: 1.2.3, chrome-126.0.6478
+    segments = [s for s in re.split(r"[-_.]", value) if s]
+    if len(segments) > 1 and all(_reads_as_part(s) for s in segments):
+        return False  # PROJ-12345-fix, build-2024-final, not live_<random>
+    words = re.findall(_PARTS, value)
+    if len(words) <= 4 and all(len(w) >= 3 for w in words if w.isalpha()):
+        return False  # LinearRegression2024: words and a number
+    return entropy(value) >= bits
+
+
+def keyed_value_is_secret(match: re.Match[str]) -> bool:
+    """The check in Python of `KEYED_SECRET` (module docstring)."""
+    value = match.group(secret_group(match)).rstrip(".,")
+    credential, provider = _credential_name(_name_of(match))
+    if not credential:
+        return False
+    if provider:
+        return reads_as_random(value, minimum=14, bits=3.0)
+    return reads_as_random(value)
+
+
+_KEYWORDS = sorted({*PROVIDER_NAMES, *_KEY_ANCHORS})
+
+
+def _trie(words: list[str]) -> str:
+    """One regex for *words*, spelled case-insensitively and factored by common
+    prefixes (``[Aa](?:[Dd](?:...)|...)``): ``re`` tries an alternation one branch
+    after the other, so a hundred flat branches would cost a hundred tries."""
+    if "" in words and len(words) == 1:
+        return ""
+    heads: dict[str, list[str]] = {}
+    for word in words:
+        if word:
+            heads.setdefault(word[0], []).append(word[1:])
+    branches = [ci(head) + _trie(rest) for head, rest in sorted(heads.items())]
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    return f"(?:{body})?" if "" in words else body
+
+
+KEYED: tuple[Rule, ...] = (
+    Rule(
+        "KEYED_SECRET",
+        _trie(_KEYWORDS)
+        + r"[A-Za-z0-9_. \t-]{0,30}[*\"'`]{0,2}[ \t]*(?:::=|:=|\?=|=>|[:=\uff1a])[*]{0,2}[ \t]*"
+        + r"[\"'`]?([A-Za-z0-9_.=+-][A-Za-z0-9_.=+/~%-]{9,199})",
+        tuple(_KEYWORDS),
+        folded=True,
+        plausible=keyed_value_is_secret,
+        lead=0,
+    ),
+)
