@@ -15,7 +15,7 @@ finds the candidates and whose check in Python (`keyed_value_is_secret`) decides
   a provider's name or a key word must start one of its parts (``monkey``,
   ``keyboard``, ``bypass`` are not names of secrets), and names of things that are
   not secret -- ``public_key``, ``key_id``, ``api_version``, ``token_url``,
-  ``csrf_token``, ``next_page_token`` -- are left alone;
+  ``csrf_token``, ``next_page_token`` -- are left alone (`memtier.secrets_names`);
 - the **value** must read as random: a letter and a digit, no blank, at least 10
   characters (14 after a provider's name), a Shannon entropy of at least 3.5 bits
   per character after a key word (3.0 after a provider's name, which is already a
@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import math
 import re
-from itertools import pairwise
 
+from memtier.secrets_names import KEY_WORDS, name_of, names_something_else, parts
 from memtier.secrets_rules import Rule, ci, secret_group
 
 # Providers whose credentials the public rule lists recognise by the provider's
@@ -55,41 +55,11 @@ PROVIDER_NAMES: tuple[str, ...] = (
     "anthropic", "huggingface", "vercel", "supabase", "pinecone", "replicate",
 )  # fmt: skip
 
-# Words that make a name the name of a credential when they are one of its parts.
-KEY_WORDS: frozenset[str] = frozenset(
-    {
-        "key", "keys", "apikey", "token", "tokens", "secret", "secrets", "auth", "authtoken",
-        "authorization", "access", "accesskey", "accesstoken", "api", "credential",
-        "credentials", "creds", "bearer", "client", "pat", "passwd", "password", "pwd", "oauth",
-        "secretkey", "privatekey", "signature", "sig",
-    }
-)  # fmt: skip
 _KEY_ANCHORS = (
     "key", "token", "secret", "auth", "access", "api", "credential", "creds", "bearer",
     "client", "pat", "passw", "pwd", "sig",
 )  # fmt: skip
 
-# A name whose last part is one of these names something else than the secret.
-_NOT_SECRET_LAST = frozenset(
-    {
-        "id", "ids", "name", "names", "url", "uri", "urls", "endpoint", "endpoints", "version",
-        "versions", "path", "paths", "file", "files", "dir", "length", "len", "size", "type",
-        "types", "count", "format", "alias", "prefix", "suffix", "expiry", "expires",
-        "expiration", "ttl", "header", "field", "label", "region", "hint", "mode", "scope",
-        "scopes", "usage", "policy", "date", "time", "user", "username", "email", "host",
-        "port", "method", "provider", "issuer", "audience", "algorithm", "alg", "level",
-        "status", "store", "storetype", "ring", "board", "code", "hash", "fingerprint",
-        "rotation", "pair", "vault", "env", "var", "variable", "location", "kind", "owner",
-    }
-)  # fmt: skip
-# A part before the key word that says the thing is not secret.
-_NOT_SECRET_BEFORE = frozenset(
-    {
-        "public", "pub", "publishable", "primary", "foreign", "sort", "partition", "bucket",
-        "cache", "idempotency", "csrf", "xsrf", "page", "next", "continuation", "cursor",
-        "sync", "hot", "turn", "monkey", "registry", "translation", "i18n", "row", "dict",
-    }
-)  # fmt: skip
 _PLACEHOLDER_WORDS = (
     "example", "xxxx", "changeme", "change_me", "your", "placeholder", "dummy", "redacted",
     "sample", "fake", "insert", "replace", "todo", "0000000", "1234567", "abcdef", "****",
@@ -102,27 +72,12 @@ _FILE_EXTENSIONS = frozenset(
     }
 )  # fmt: skip
 
-_IDENT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # Patterns are strings: `re` compiles and caches them on first use, not at import.
-_PARTS = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"
 _DOTTED_NUMBER = r"[0-9]+\.[0-9]+\.[0-9]+"
-_OPERATOR = "\"'`*= \t:?>\uff1a"
 
 
 def _name_of(match: re.Match[str]) -> str:
-    """The name a match's value is assigned to: its identifier, from where that starts
-    (before the keyword the match starts on) to the assignment."""
-    text = match.string
-    start = match.start()
-    while start > 0 and text[start - 1] in _IDENT:
-        start -= 1
-    head = text[match.start() : match.start(secret_group(match))].rstrip(_OPERATOR)
-    return text[start : match.start()] + head
-
-
-def _parts(name: str) -> list[str]:
-    """``TWITTER_BEARER`` → twitter, bearer; ``adafruitIoKey`` → adafruit, io, key."""
-    return [part.lower() for part in re.findall(_PARTS, name)]
+    return name_of(match.string, match.start(), match.start(secret_group(match)))
 
 
 def _provider_named(name: str) -> bool:
@@ -135,17 +90,6 @@ def _provider_named(name: str) -> bool:
     return any(lowered.startswith(provider, i) for provider in PROVIDER_NAMES for i in starts)
 
 
-def names_something_else(match: re.Match[str]) -> bool:
-    """The name of *match*'s value says it is not the secret itself (``csrf_token``,
-    ``next_page_token``, ``secret_name``, ``token_url``): shared with the password rule."""
-    parts = _parts(_name_of(match))
-    if parts and parts[-1] in _NOT_SECRET_LAST:
-        return True
-    return any(
-        here in KEY_WORDS and before in _NOT_SECRET_BEFORE for before, here in pairwise(parts)
-    )
-
-
 def _credential_name(name: str) -> tuple[bool, bool]:
     """(is the name that of a credential, is it a provider's name)."""
     words = name.split()
@@ -153,17 +97,13 @@ def _credential_name(name: str) -> tuple[bool, bool]:
         return False, False
     if len(words) > 1:
         # A phrase: "Twitter bearer token", "API key", not "Access granted".
-        last = _parts(words[-1])
+        last = parts(words[-1])
         if not last or last[-1] not in KEY_WORDS:
             return False, False
-    parts = _parts(name)
-    if not parts or parts[-1] in _NOT_SECRET_LAST:
+    if names_something_else(name, 0, len(name)):
         return False, False
-    for before, here in pairwise(parts):
-        if here in KEY_WORDS and before in _NOT_SECRET_BEFORE:
-            return False, False
     provider = _provider_named(name)
-    return provider or any(part in KEY_WORDS for part in parts), provider
+    return provider or any(part in KEY_WORDS for part in parts(name)), provider
 
 
 def entropy(value: str) -> float:
@@ -200,7 +140,7 @@ def reads_as_random(value: str, minimum: int = 10, bits: float = 3.5) -> bool:
     segments = [s for s in re.split(r"[-_.]", value) if s]
     if len(segments) > 1 and all(_reads_as_part(s) for s in segments):
         return False  # PROJ-12345-fix, build-2024-final, not live_<random>
-    words = re.findall(_PARTS, value)
+    words = parts(value, lower=False)
     if len(words) <= 4 and all(len(w) >= 3 for w in words if w.isalpha()):
         return False  # LinearRegression2024: words and a number
     return entropy(value) >= bits

@@ -33,6 +33,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from memtier.secrets_names import names_something_else
+
 
 def ci(snippet: str) -> str:
     """Spell a backslash-free regex snippet case-insensitively, letter by letter.
@@ -132,11 +134,11 @@ def _assigned_value_is_credential(match: re.Match[str]) -> bool:
     that reads as words, or holds no letter at all (``pass: 57.00, 46.00``,
     ``password: 2024-05-01``), is prose (PROTOCOL §3 v3).
     """
-    from memtier.secrets_keyed import names_something_else  # (it builds on this module)
-
     group = secret_group(match)
     value = match.group(group)
-    if not _keyword_stands_alone(match) or names_something_else(match):
+    if not _keyword_stands_alone(match):
+        return False
+    if names_something_else(match.string, match.start(), match.start(group)):
         return False
     if group in (1, 2, 3):
         return not _placeholder_value(value)
