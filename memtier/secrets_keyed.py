@@ -34,7 +34,7 @@ import math
 import re
 
 from memtier.secrets_names import KEY_WORDS, name_of, names_something_else, parts
-from memtier.secrets_rules import Rule, ci, secret_group
+from memtier.secrets_rules import Rule, secret_group
 
 # Providers whose credentials the public rule lists recognise by the provider's
 # name before an assignment (lower case; a name may be spelled with or without
@@ -161,24 +161,60 @@ _KEYWORDS = sorted({*PROVIDER_NAMES, *_KEY_ANCHORS})
 
 
 def _trie(words: list[str]) -> str:
-    """One regex for *words*, spelled case-insensitively and factored by common
-    prefixes (``[Aa](?:[Dd](?:...)|...)``): ``re`` tries an alternation one branch
-    after the other, so a hundred flat branches would cost a hundred tries."""
-    if "" in words and len(words) == 1:
-        return ""
+    """One regex for *words* (lower case, no regex syntax), factored by common
+    prefixes (``a(?:d(?:afruit|obe)|...)``): ``re`` tries an alternation one branch
+    after the other, so a hundred flat branches would cost a hundred tries. `ci`
+    then spells it case-insensitively."""
     heads: dict[str, list[str]] = {}
     for word in words:
         if word:
             heads.setdefault(word[0], []).append(word[1:])
-    branches = [ci(head) + _trie(rest) for head, rest in sorted(heads.items())]
+    branches = [head + _trie(rest) for head, rest in sorted(heads.items())]
+    if not branches:
+        return ""
     body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
     return f"(?:{body})?" if "" in words else body
 
 
+# ci(_trie(_KEYWORDS)), written out: building it costs milliseconds at every start
+# of a writing process (a test checks that the two agree).
+_KEYWORD_PATTERN = (
+    "(?:[Aa](?:[Cc][Cc][Ee][Ss][Ss]|[Dd](?:[Aa][Ff][Rr][Uu][Ii][Tt]|[Oo][Bb][Ee])|[Ii][Rr][Tt"
+    "][Aa][Bb][Ll][Ee]|[Ll](?:[Gg][Oo][Ll][Ii][Aa]|[Ii][Bb][Aa][Bb][Aa])|[Nn][Tt][Hh][Rr][Oo]"
+    "[Pp][Ii][Cc]|[Pp][Ii]|[Rr][Tt][Ii][Ff][Aa][Cc][Tt][Oo][Rr][Yy]|[Ss][Aa][Nn][Aa]|[Tt][Ll]"
+    "[Aa][Ss][Ss][Ii][Aa][Nn]|[Uu][Tt][Hh])|[Bb](?:[Ee][Aa](?:[Mm][Ee][Rr]|[Rr][Ee][Rr])|[Ii]"
+    "(?:[Nn][Tt][Rr][Aa][Yy]|[Tt](?:[Bb][Uu][Cc][Kk][Ee][Tt]|[Tt][Rr][Ee][Xx])))|[Cc](?:[Ll]("
+    "?:[Ii][Ee][Nn][Tt]|[Oo][Uu][Dd][Ff][Ll][Aa][Rr][Ee])|[Oo](?:[Dd][Ee][Cc][Oo][Vv]|[Hh][Ee"
+    "][Rr][Ee]|[Ii][Nn][Bb][Aa][Ss][Ee]|[Nn](?:[Ff][Ll][Uu][Ee][Nn](?:[Cc][Ee]|[Tt])|[Tt][Ee]"
+    "[Nn][Tt][Ff][Uu][Ll]))|[Rr][Ee][Dd](?:[Ee][Nn][Tt][Ii][Aa][Ll]|[Ss]))|[Dd](?:[Aa][Tt][Aa"
+    "][Dd][Oo][Gg]|[Ii][Ss][Cc][Oo][Rr][Dd]|[Nn][Kk][Ee][Yy]|[Rr][Oo](?:[Nn][Ee][Cc][Ii]|[Pp]"
+    "[Bb][Oo][Xx]))|[Ee][Tt][Ss][Yy]|[Ff](?:[Aa](?:[Cc][Ee][Bb][Oo][Oo][Kk]|[Ss][Tt][Ll][Yy])"
+    "|[Ii][Nn](?:[Ii][Cc][Ii][Tt][Yy]|[Nn][Hh][Uu][Bb])|[Ll][Ii][Cc][Kk][Rr]|[Rr][Ee][Ss][Hh]"
+    "[Bb][Oo][Oo][Kk][Ss])|[Gg](?:[Ii][Tt](?:[Hh][Uu][Bb]|[Ll][Aa][Bb]|[Tt][Ee][Rr])|[Oo][Cc]"
+    "[Aa][Rr][Dd][Ll][Ee][Ss][Ss])|[Hh](?:[Ee][Rr][Oo][Kk][Uu]|[Uu](?:[Bb][Ss][Pp][Oo][Tt]|[G"
+    "g][Gg][Ii][Nn][Gg][Ff][Aa][Cc][Ee]))|[Ii][Nn][Tt][Ee][Rr][Cc][Oo][Mm]|[Jj](?:[Ff][Rr][Oo"
+    "][Gg]|[Ii][Rr][Aa])|[Kk](?:[Ee][Yy]|[Rr][Aa][Kk][Ee][Nn]|[Uu][Cc][Oo][Ii][Nn])|[Ll](?:[A"
+    "a][Uu][Nn][Cc][Hh][Dd][Aa][Rr][Kk][Ll][Yy]|[Ii][Nn](?:[Ee][Aa][Rr]|[Kk][Ee][Dd](?:-[Ii]["
+    "Nn]|_[Ii][Nn]|[Ii][Nn])))|[Mm](?:[Aa](?:[Ii][Ll](?:[Cc][Hh][Ii][Mm][Pp]|[Gg][Uu][Nn])|[P"
+    "p][Bb][Oo][Xx]|[Tt][Tt][Ee][Rr][Mm][Oo][Ss][Tt])|[Ee](?:[Rr][Aa][Kk][Ii]|[Ss][Ss][Aa][Gg"
+    "][Ee](?:-[Bb][Ii][Rr][Dd]|_[Bb][Ii][Rr][Dd]|[Bb][Ii][Rr][Dd])))|[Nn](?:[Ee](?:[Tt][Ll][I"
+    "i][Ff][Yy]|[Ww](?:-(?:[Rr][Ee][Ll][Ii][Cc]|[Yy][Oo][Rr][Kk]-[Tt][Ii][Mm][Ee][Ss])|_[Rr]["
+    "Ee][Ll][Ii][Cc]|[Rr][Ee][Ll][Ii][Cc]|[Yy][Oo][Rr][Kk][Tt][Ii][Mm][Ee][Ss]))|[Yy][Tt][Ii]"
+    "[Mm][Ee][Ss])|[Oo](?:[Kk][Tt][Aa]|[Pp][Ee][Nn][Aa][Ii])|[Pp](?:[Aa](?:[Ss][Ss][Ww]|[Tt])"
+    "|[Ii][Nn][Ee][Cc][Oo][Nn][Ee]|[Ll][Aa][Ii][Dd]|[Rr][Ii][Vv][Aa][Tt][Ee](?:-[Aa][Ii]|_[Aa"
+    "][Ii]|[Aa][Ii])|[Ww][Dd])|[Rr](?:[Aa][Pp][Ii][Dd][Aa][Pp][Ii]|[Ee][Pp][Ll][Ii][Cc][Aa][T"
+    "t][Ee])|[Ss](?:[Ee](?:[Cc][Rr][Ee][Tt]|[Nn](?:[Dd][Bb][Ii][Rr][Dd]|[Tt][Rr][Yy]))|[Ii][G"
+    "g]|[Ll][Aa][Cc][Kk]|[Nn][Yy][Kk]|[Oo](?:[Nn][Aa][Rr]|[Uu][Rr][Cc][Ee][Gg][Rr][Aa][Pp][Hh"
+    "])|[Qq][Uu][Aa][Rr][Ee][Ss][Pp][Aa][Cc][Ee]|[Tt][Rr][Ii][Pp][Ee]|[Uu](?:[Mm][Oo]|[Pp][Aa"
+    "][Bb][Aa][Ss][Ee]))|[Tt](?:[Ee][Ll][Ee][Gg][Rr]|[Oo][Kk][Ee][Nn]|[Rr][Aa][Vv][Ii][Ss]|[W"
+    "w][Ii][Tt](?:[Cc][Hh]|[Tt][Ee][Rr])|[Yy][Pp][Ee][Ff][Oo][Rr][Mm])|[Vv][Ee][Rr][Cc][Ee][L"
+    "l]|[Xx][Rr][Aa][Yy]|[Yy][Aa][Nn][Dd][Ee][Xx]|[Zz][Ee][Nn][Dd][Ee][Ss][Kk])"
+)
+
 KEYED: tuple[Rule, ...] = (
     Rule(
         "KEYED_SECRET",
-        _trie(_KEYWORDS)
+        _KEYWORD_PATTERN
         + r"[A-Za-z0-9_. \t-]{0,30}[*\"'`]{0,2}[ \t]*(?:::=|:=|\?=|=>|[:=\uff1a])[*]{0,2}[ \t]*"
         + r"[\"'`]?([A-Za-z0-9_.=+-][A-Za-z0-9_.=+/~%-]{9,199})",
         tuple(_KEYWORDS),

@@ -167,3 +167,13 @@ def test_health_check_fails_on_every_shape(
     failed_lines = {c.message.split(" — ")[0] for c in checks if c.status == "fail"}
     expected = {f"memory/episodic/2026-11-30.md:{n}" for n in range(3, 3 + len(shapes))}
     assert failed_lines == expected
+
+
+def test_the_written_keyword_pattern_is_the_one_the_keyword_list_gives() -> None:
+    from memtier.secrets_keyed import _KEYWORD_PATTERN, _KEYWORDS, _trie
+    from memtier.secrets_rules import ci
+
+    assert ci(_trie(_KEYWORDS)) == _KEYWORD_PATTERN
+    keyword = re.compile(_KEYWORD_PATTERN)
+    assert all(keyword.fullmatch(word) and keyword.fullmatch(word.upper()) for word in _KEYWORDS)
+    assert not keyword.fullmatch("monkey")
