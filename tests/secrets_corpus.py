@@ -847,6 +847,17 @@ GITLEAKS_NEAR_MISSES: list[tuple[str, str]] = [
     ("kubernetes prose", "kind: Secret holds data: entries in base64"),
     ("bearer word", "Bearer authentication is handled by the gateway"),
     ("client number", "client: 42 requests per second"),
+    ("cache key", "cache_key: user-profile-v2-2024"),
+    ("hotkey", "the hotkey: Ctrl+Shift+P opens the palette"),
+    ("api URL", "api: https://api.github.com/repos/acme/app"),
+    ("client version words", "client: Thunderbird 115.3.1 on nas01"),
+    ("token limit", "max_tokens = 4096; token_limit: 128000"),
+    ("idempotency key", "idempotency_key: order-2024-11-30-0001"),
+    ("secret reference", "api_key_env: OPENAI_API_KEY; secret_ref: vault://kv/prod/db"),
+    ("provider channel", "discord: #ops channel, id 112233445566778899"),
+    ("provider ticket", "jira: OPS-1423 tracks the migration"),
+    ("provider app name", "heroku app: acme-staging-eu-2024"),
+    ("model key size", "attention_key_dim=64 and key_size=128"),
 ]
 
 NEAR_MISSES += GITLEAKS_NEAR_MISSES
