@@ -55,12 +55,14 @@ def _note_names(folder: Path) -> list[str]:
 
 
 def _archive_notes(folder: Path) -> list[Path]:
-    """Every ``*.md`` under the archive (``YYYY/MM/``, ``learnings/``), symlinked
-    folders not followed, in a stable order."""
+    """Every ``*.md`` under the archive (``YYYY/MM/``, ``learnings/``), in a stable
+    order; a symlink is never followed (the confinement check reports one that leads
+    out of the workspace, PROTOCOL §3)."""
     found: list[Path] = []
     for top, dirs, files in os.walk(folder):
         dirs.sort()
-        found.extend(Path(top) / name for name in sorted(files) if name.endswith(".md"))
+        notes = (Path(top) / name for name in sorted(files) if name.endswith(".md"))
+        found.extend(note for note in notes if not note.is_symlink())
     return found
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memtier.health.secrets_scan import secrets_checks
@@ -77,3 +79,12 @@ def test_the_archive_and_file_names_on_either_engine(
         "memory/archive/2024/12/2024-12-01.md:3 — credential found (GITHUB_TOKEN)",
     ]
     assert token not in repr(checks)
+
+
+def test_a_symlink_in_the_archive_is_not_read(ws: Workspace, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text(github_token() + "\n")
+    folder = ws.archive_dir / "2024" / "12"
+    folder.mkdir(parents=True)
+    (folder / "2024-12-02.md").symlink_to(outside)
+    assert [c.status for c in secrets_checks(ws)] == [PASS]
