@@ -1,7 +1,8 @@
 """The ``secrets`` check of PROTOCOL §6: no credential may stand in a memory file.
 
 It scans every file health-check reads (PROTOCOL §6 v4): HOT, WARM, BUFFER, every
-``.learnings/*.md``, the topic index (``memory/INDEX.md``, ``consolidated/``), the COLD
+``.learnings/*.md``, the topic index (``memory/INDEX.md``, ``consolidated/``), the
+configuration (``memory/memtier.toml``), the COLD
 notes (``memory/episodic/*.md``) and the archive (``memory/archive/**/*.md``); and
 the name of each of them, since a name is shown by every listing. A finding names
 the rule and the line, never the credential (a name holding one is shown redacted).
@@ -139,6 +140,7 @@ def _small_tiers(ws: Workspace) -> list[Path]:
     learnings = [ws.learnings_dir / name for name in sorted(_note_names(ws.learnings_dir))]
     generations = [ws.consolidated_dir / n for n in sorted(_note_names(ws.consolidated_dir))]
     paths = [ws.hot, *warm_paths(ws), ws.buffer, *learnings, ws.index_file, *generations]
+    paths.append(ws.config_file)  # read by every command, health-check included
     return [p for p in paths if p.is_file()]
 
 

@@ -50,6 +50,14 @@ def test_the_topic_index_and_its_generations_are_scanned(root: Path) -> None:
     ]
 
 
+def test_the_configuration_is_scanned(root: Path) -> None:
+    config = root / "memory" / "memtier.toml"
+    config.write_text(config.read_text() + f"# sync remote token {_token()}\n")
+    (message,) = _secrets_failures(root)
+    assert message.startswith("memory/memtier.toml:")
+    assert message.endswith("— credential found (GITHUB_TOKEN)")
+
+
 def test_archived_notes_and_learnings_are_scanned(root: Path) -> None:
     folder = root / "memory" / "archive" / "2025" / "03"
     folder.mkdir(parents=True)
