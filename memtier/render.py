@@ -154,8 +154,11 @@ def emit_json(payload: dict[str, Any], stream: TextIO | None = None) -> None:
 
 
 def warn(message: str) -> None:
-    """A warning on stderr; warnings never change the exit code."""
-    sys.stderr.write(f"memtier: warning: {escape_controls(message)}\n")
+    """A warning on stderr; warnings never change the exit code. A warning may name a
+    file (``skipped <path>: …``): a credential in the name is shown redacted (§3 v4)."""
+    from memtier.secrets import redact
+
+    sys.stderr.write(f"memtier: warning: {escape_controls(redact(message).text)}\n")
 
 
 def notice(message: str) -> None:

@@ -3,7 +3,8 @@
 How it works
 ------------
 Detection is driven by one ordered table of named rules (``_RULES``), kept in
-`memtier.secrets_tokens` (provider tokens) and `memtier.secrets_rules` (syntax):
+`memtier.secrets_tokens` (provider tokens), `memtier.secrets_rules` (syntax) and
+`memtier.secrets_keyed` (a random value known by the name it is assigned to, v4):
 regular expressions valid for Python's ``re`` and ripgrep alike, each with the
 literal anchors that find its candidate lines. When a rule has capturing
 groups, the first group that took part is the secret (the ``password=`` key,
@@ -59,6 +60,7 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
 
+from memtier.secrets_keyed import KEYED
 from memtier.secrets_rules import PRIVATE_KEY, SYNTAX, Rule, secret_group
 from memtier.secrets_tokens import TOKENS
 from memtier.values import Fields, field
@@ -83,8 +85,9 @@ class Redaction(Fields):
         return bool(self.counts)
 
 
-# The whole table: a provider rule wins over a generic one where spans overlap.
-_RULES: tuple[Rule, ...] = (PRIVATE_KEY, *TOKENS, *SYNTAX)
+# The whole table: a provider rule wins over a generic one where spans overlap, and a
+# secret known only by its name (`memtier.secrets_keyed`, v4) comes last.
+_RULES: tuple[Rule, ...] = (PRIVATE_KEY, *TOKENS, *SYNTAX, *KEYED)
 
 RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in _RULES)
 
@@ -310,6 +313,31 @@ def redact(text: str) -> Redaction:
         parts.append(current[pos:])
         current = "".join(parts)
     return Redaction(text=current, counts=counts)
+
+
+# Every rule's shortest match without one of these characters is 12 characters long
+# (``xoxr-`` and 8): a shorter part of a path, less ``.md``, holds no secret.
+_NAME_MARKS = frozenset("=:@ \t\uff1a|%")
+_NAME_MIN = 12
+
+
+def _name_may_hold_secret(name: str) -> bool:
+    """Cheap test before `detect` on a path: 10,000 dated note names cost nothing."""
+    for part in name.split("/"):
+        stem = part[:-3] if part.endswith(".md") else part
+        if len(stem) >= _NAME_MIN or not _NAME_MARKS.isdisjoint(stem):
+            return True
+    return False
+
+
+def detect_in_name(name: str) -> list[Finding]:
+    """The secrets in a file or folder name (PROTOCOL §3 v4: file names are scanned too)."""
+    return detect(name) if _name_may_hold_secret(name) else []
+
+
+def redact_name(name: str) -> str:
+    """*name* as it may be shown: a credential in it replaced by its placeholder."""
+    return redact(name).text if _name_may_hold_secret(name) else name
 
 
 def refuse_secret_in_name(shown: str) -> None:

@@ -33,6 +33,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from memtier.secrets_names import names_something_else
+
 
 def ci(snippet: str) -> str:
     """Spell a backslash-free regex snippet case-insensitively, letter by letter.
@@ -50,7 +52,7 @@ _VALUE = r"""([^\s"'`$<{(*/\[;&][^\s"'`;&]{5,})"""
 # A quoted value is taken whole, blanks and punctuation included (issue 19):
 # ``DB_PASSWORD="correct horse battery staple"``, ``password="hunter2;rest"``.
 _QUOTED = r""""([^"\n]{3,256})"|'([^'\n]{3,256})'|`([^`\n]{3,256})`"""
-_KEY_END = r"[*\"'`]{0,2}[ \t]*[:=\uff1a][*]{0,2}[ \t]*"
+_KEY_END = r"[*\"'`]{0,2}[ \t]*(?:=>|[:=\uff1a])[*]{0,2}[ \t]*"
 ASSIGN = _KEY_END + r"""["'`]?"""
 # A command-line value: quoted (whole) or bare, never an option itself.
 _ARG = r"""(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'-][^\s"']*))"""
@@ -135,6 +137,8 @@ def _assigned_value_is_credential(match: re.Match[str]) -> bool:
     group = secret_group(match)
     value = match.group(group)
     if not _keyword_stands_alone(match):
+        return False
+    if names_something_else(match.string, match.start(), match.start(group)):
         return False
     if group in (1, 2, 3):
         return not _placeholder_value(value)

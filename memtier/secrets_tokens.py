@@ -7,7 +7,15 @@ project's own. Ordered from most to least specific (see `memtier.secrets_rules`)
 
 from __future__ import annotations
 
+import re
+
 from memtier.secrets_rules import ASSIGN, Rule, ci, random_token
+
+
+def _not_documented_example(match: re.Match[str]) -> bool:
+    """AWS documents its key ids with ones ending in EXAMPLE: they open no account."""
+    return not match.group(0).endswith("EXAMPLE")
+
 
 TOKENS: tuple[Rule, ...] = (
     Rule("ANTHROPIC_KEY", r"\bsk-ant-[A-Za-z0-9_-]{32,}", ("sk-ant-",)),
@@ -18,7 +26,7 @@ TOKENS: tuple[Rule, ...] = (
     ),
     Rule(
         "STRIPE_KEY",
-        r"\b(?:[rs]k_(?:live|test|prod)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{32,})\b",
+        r"\b(?:[rs]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{32,})\b",
         ("k_live_", "k_test_", "k_prod_", "whsec_"),
     ),
     Rule(
@@ -33,7 +41,12 @@ TOKENS: tuple[Rule, ...] = (
         r"|1//0[A-Za-z0-9_-]{40,})",
         ("GOCSPX-", "ya29.", "1//0"),
     ),
-    Rule("AWS_ACCESS_KEY_ID", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", ("AKIA", "ASIA")),
+    Rule(
+        "AWS_ACCESS_KEY_ID",
+        r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b",
+        ("A3T", "AKIA", "ASIA", "ABIA", "ACCA"),
+        plausible=_not_documented_example,
+    ),
     Rule(
         "AWS_SECRET_ACCESS_KEY",
         "(?:"
@@ -61,13 +74,14 @@ TOKENS: tuple[Rule, ...] = (
     ),
     Rule(
         "SLACK_TOKEN",
-        r"\b(?:xox[abprs]-[0-9]+-[A-Za-z0-9-]{8,}|xoxe(?:\.xox[bp])?-[0-9]-[A-Za-z0-9]{100,}"
+        r"\b(?:xox[abposr]-[0-9]+-[A-Za-z0-9-]{8,}|xox[ar]-[0-9A-Za-z]{8,48}\b"
+        r"|xoxe(?:\.xox[bp])?-[0-9]-[A-Za-z0-9]{100,}"
         r"|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]{16,})",
         ("xox", "xapp-"),
     ),
     Rule(
         "SLACK_WEBHOOK",
-        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/"
+        r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
         r"([A-Za-z0-9_]{6,}/[A-Za-z0-9_]{6,}/[A-Za-z0-9_]{16,})",
         ("hooks.slack.com",),
     ),
@@ -91,7 +105,7 @@ TOKENS: tuple[Rule, ...] = (
     Rule(
         "GITLAB_TOKEN",
         r"\b(?:gl(?:pat|ptt|rt|dt|ft|cbt|ffct|imt|oas|soat|agent)-[A-Za-z0-9_-]{20,}"
-        r"|GR1348941[A-Za-z0-9_-]{20,})",
+        r"(?:\.[0-9a-z]{9}\b)?|GR1348941[A-Za-z0-9_-]{20,})|_gitlab_session=([0-9a-z]{32})",
         (
             "glpat-",
             "glptt-",
@@ -105,6 +119,7 @@ TOKENS: tuple[Rule, ...] = (
             "glsoat-",
             "glagent-",
             "GR1348941",
+            "_gitlab_session=",
         ),
     ),
     Rule("PYPI_TOKEN", r"\bpypi-AgE[A-Za-z0-9_-]{50,}", ("pypi-AgE",)),
@@ -141,8 +156,9 @@ TOKENS: tuple[Rule, ...] = (
     Rule("MAILGUN_KEY", r"\b(?:pub)?key-[a-f0-9]{32}\b", ("key-",)),
     Rule(
         "SQUARE_TOKEN",
-        r"\b(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{60,})",
+        r"\b(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{22,})",
         ("sq0atp-", "sq0csp-", "EAAA"),
+        plausible=random_token,
     ),
     Rule("ATLASSIAN_TOKEN", r"\bAT(?:ATT|CTT)3[A-Za-z0-9_=-]{100,}", ("ATATT3", "ATCTT3")),
     Rule(
@@ -174,8 +190,8 @@ TOKENS: tuple[Rule, ...] = (
     Rule("SUPABASE_TOKEN", r"\bsbp_[a-f0-9]{40}\b", ("sbp_",)),
     Rule(
         "PLANETSCALE_TOKEN",
-        r"\bpscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}",
-        ("pscale_tkn_", "pscale_oauth_", "pscale_pw_"),
+        r"\bpscale_(?:tkn|tok|oauth|pw)_[A-Za-z0-9_=.-]{32,64}",
+        ("pscale_tkn_", "pscale_tok_", "pscale_oauth_", "pscale_pw_"),
     ),
     Rule("PULUMI_TOKEN", r"\bpul-[a-f0-9]{40}\b", ("pul-",)),
     Rule("RUBYGEMS_KEY", r"\brubygems_[a-f0-9]{48}\b", ("rubygems_",)),
@@ -199,7 +215,15 @@ TOKENS: tuple[Rule, ...] = (
         r"|tk-us-[A-Za-z0-9_-]{48}|shippo_(?:live|test)_[a-fA-F0-9]{40}"
         r"|tfp_[A-Za-z0-9_.=-]{59}|duffel_(?:live|test)_[A-Za-z0-9_=-]{43}"
         r"|[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk|CLOJARS_[A-Za-z0-9]{60}"
-        r"|sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,})\b",
+        r"|sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"
+        # (v4) Artifactory reference token, ClickHouse, Defined Networking, Flutterwave,
+        # Intra42, SettleMint, Sourcegraph, NuGet, base64 of a JWT, Authress.
+        r"|cmVmd[A-Za-z0-9]{59}|4b1d[A-Za-z0-9]{38}|dnkey-[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}"
+        r"|FLW(?:SECK|PUBK)_TEST-[A-Ha-h0-9]{12,32}(?:-X)?|s-s4t2(?:ud|af)-[a-fA-F0-9]{64}"
+        r"|sm_[aps]at_[A-Za-z0-9]{16}|sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}"
+        r"|oy2[a-z0-9]{43}|ZXlK[A-Za-z0-9+/_-]{40,}={0,2}"
+        r"|(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[a-z0-9]{4,6}\.acc[_-][a-z0-9-]{10,32}"
+        r"\.[A-Za-z0-9+/_=-]{30,120})\b",
         (
             "p8e-",
             "LTAI",
@@ -222,11 +246,71 @@ TOKENS: tuple[Rule, ...] = (
             "_mmk",
             "CLOJARS_",
             "sk.eyJ",
+            "cmVmd",
+            "4b1d",
+            "dnkey-",
+            "FLWSECK_TEST-",
+            "FLWPUBK_TEST-",
+            "s-s4t2",
+            "sm_aat_",
+            "sm_pat_",
+            "sm_sat_",
+            "sgp_",
+            "oy2",
+            "ZXlK",
+            ".acc",
         ),
     ),
     Rule(
+        # (v4) Facebook page and app tokens: EAAC/EAAM and 100+ characters, or an
+        # app id of 15-16 digits, a bar, and the app secret.
+        "FACEBOOK_TOKEN",
+        r"\bEAA[MC][A-Za-z0-9]{100,}|\b[0-9]{15,16}(?:\||%7[Cc])([0-9A-Za-z_-]{27,40})\b",
+        ("EAAM", "EAAC", "|", "%7"),
+    ),
+    Rule(
+        # (v4) Harness personal and service-account tokens.
+        "HARNESS_TOKEN",
+        r"\b(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}\b",
+        ("pat.", "sat."),
+    ),
+    Rule(
+        # (v4) Octopus Deploy: API- and 26 capitals or digits (a digit among them).
+        "OCTOPUS_KEY",
+        r"\bAPI-[A-Z0-9]{26}\b",
+        ("API-",),
+        plausible=random_token,
+    ),
+    Rule(
+        # (v4) Mailchimp: 32 hex digits and the data centre; Lob: live_/test_ keys.
+        "MAILCHIMP_KEY",
+        r"\b[a-f0-9]{32}-us[0-9]{1,2}\b",
+        ("-us",),
+    ),
+    Rule(
+        "LOB_KEY",
+        r"\b(?:live|test)_(?:[a-f0-9]{35}|pub_[a-f0-9]{31})\b",
+        ("live_", "test_"),
+        plausible=random_token,
+    ),
+    Rule(
+        # (v4) Sidekiq Enterprise/Pro credentials, in Bundler's variable or the gem URL.
+        "SIDEKIQ_SECRET",
+        r"\bBUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM[ \t]*[=:][ \t]*[\"']?"
+        r"([a-f0-9]{8}:[a-f0-9]{8})"
+        r"|\bhttps?://([a-f0-9]{8}:[a-f0-9]{8})@(?:gems|enterprise)\.contribsys\.com",
+        ("bundle_", "contribsys"),
+        folded=True,
+    ),
+    Rule(
+        # (v4) NuGet.Config: <add key="ClearTextPassword" value="..." />.
+        "NUGET_CONFIG_PASSWORD",
+        r"<add[ \t]+key=\"(?:[Cc]lear[Tt]ext)?[Pp]assword\"[ \t]+value=\"([^\"\n]{8,})\"",
+        ("<add",),
+    ),
+    Rule(
         "TELEGRAM_BOT_TOKEN",
-        r"\b[0-9]{8,10}:[A-Za-z0-9_-]{35}",
+        r"\b(?:[0-9]{8,10}:[A-Za-z0-9_-]{35}|[0-9]{5,16}:A[A-Za-z0-9_-]{34})\b",
         tuple(f"{digit}:" for digit in range(10)),
     ),
     Rule(

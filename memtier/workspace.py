@@ -149,9 +149,10 @@ def printable_name(name: str) -> str:
     A line break or other control character is shown as a ``\\n``/``\\xNN``
     escape, and so is a byte that is not UTF-8 (Python keeps it as a lone
     surrogate), so output stays one line per item and any stdout can print it.
+    A credential in the name is shown as its placeholder (PROTOCOL §3 v4).
     """
     if name.isprintable() and name.isascii():
-        return name
+        return _without_secrets(name)
     out: list[str] = []
     for ch in name:
         code = ord(ch)
@@ -165,7 +166,13 @@ def printable_name(name: str) -> str:
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
         else:
             out.append(ch)
-    return "".join(out)
+    return _without_secrets("".join(out))
+
+
+def _without_secrets(name: str) -> str:
+    from memtier.secrets import redact_name  # (only its cheap test runs for most names)
+
+    return redact_name(name)
 
 
 def exists_or_link(path: str | os.PathLike[str]) -> bool:

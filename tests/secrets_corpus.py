@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import random
+import re
 from typing import NamedTuple
 
 _RNG = random.Random(20261201)
@@ -278,3 +279,585 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("version numbers", "v1.0-rc1 and v1.0-beta shipped; ico-2024 is a conference"),
     ("code of conduct", "Decisions: pass the baton; the key is consistency"),
 ]
+
+
+# ---------------------------------------------------------------------------
+# The default rule list of gitleaks (PROTOCOL §3 v4), one realistic line per rule
+# that applies to text an agent writes; the value is generated in the rule's
+# published shape (prefix, alphabet, length). Each is (rule id, our rule, text,
+# secret part); the secret part "" means the longest word of the text.
+
+_LOWER36 = "abcdefghijklmnopqrstuvwxyz0123456789"
+_UPPER36 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+_AH = "abcdefgh0123456789"
+
+
+def _uuid(upper: bool = False) -> str:
+    value = "-".join(_r(n, _HEX) for n in (8, 4, 4, 4, 12))
+    return value.upper() if upper else value
+
+
+class Example(NamedTuple):
+    rule_id: str
+    rule: str
+    text: str
+    secret: str = ""
+
+
+_K = "KEYED_SECRET"
+CONFLUENT_ID = _r(16, _UPPER36)
+TF_PW = _r(16, _LOWER36)
+_PA = "PASSWORD_ASSIGNMENT"
+
+GITLEAKS_EXAMPLES: list[Example] = [
+    Example(
+        "1password-secret-key",
+        "ONEPASSWORD_TOKEN",
+        "emergency kit: A"
+        + "3-"
+        + _r(6, _UPPER36)
+        + "-"
+        + _r(11, _UPPER36)
+        + "-"
+        + _r(5, _UPPER36)
+        + "-"
+        + _r(5, _UPPER36)
+        + "-"
+        + _r(5, _UPPER36),
+    ),
+    Example(
+        "1password-service-account-token",
+        "ONEPASSWORD_TOKEN",
+        "OP_SERVICE_ACCOUNT" + "_TOKEN=ops" + "_eyJ" + _r(260, _B64),
+    ),
+    Example("adafruit-api-key", _K, "ADAFRUIT_IO_KEY=" + _r(32, _LOWER36 + "_")),
+    Example("adobe-client-secret", "PROVIDER_TOKEN", "adobe secret p8" + "e-" + _r(32)),
+    Example("age-secret-key", "AGE_SECRET_KEY", "AGE-SECRET" + "-KEY-1" + _r(58, _BECH32)),
+    Example("airtable-api-key", _K, "airtable_key: " + _r(17)),
+    Example("algolia-api-key", _K, 'algoliaAdminKey = "' + _r(32, _LOWER36) + '"'),
+    Example("alibaba-access-key-id", "PROVIDER_TOKEN", "aliyun id LT" + "AI" + _r(20)),
+    Example("alibaba-secret-key", _PA, "ALIBABA_CLOUD_ACCESS_KEY_SECRET=" + _r(30)),
+    Example(
+        "anthropic-admin-api-key",
+        "ANTHROPIC_KEY",
+        "admin key sk-" + "ant-admin01-" + _r(93, _URLSAFE) + "AA",
+    ),
+    Example("anthropic-api-key", "ANTHROPIC_KEY", "sk-" + "ant-api03-" + _r(93, _URLSAFE) + "AA"),
+    Example("artifactory-api-key", "PROVIDER_TOKEN", "jfrog AK" + "Cp" + _r(69)),
+    Example("artifactory-reference-token", "PROVIDER_TOKEN", "ref token cmV" + "md" + _r(59)),
+    Example("asana-client-secret", _PA, "ASANA_CLIENT_SECRET=" + _r(32, _LOWER36)),
+    Example("atlassian-api-token", _K, "jira_cloud = " + _r(20, _LOWER36) + _r(4, _HEX)),
+    Example(
+        "authress-service-client-access-key",
+        "PROVIDER_TOKEN",
+        "authress "
+        + "sc"
+        + "_"
+        + _r(12, _LOWER36)
+        + "."
+        + _r(5, _LOWER36)
+        + ".ac"
+        + "c_"
+        + _r(20, _LOWER36)
+        + "."
+        + _r(60, _B64),
+    ),
+    Example(
+        "aws-access-token",
+        "AWS_ACCESS_KEY_ID",
+        "aws id AB" + "IA" + _r(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
+    ),
+    Example(
+        "azure-ad-client-secret",
+        "AZURE_AD_SECRET",
+        "AZURE_CLIENT_SECRET=" + _r(3) + "8Q" + "~" + _r(34, _URLSAFE),
+    ),
+    Example("beamer-api-token", _K, "beamer = b_" + _r(44, _URLSAFE)),
+    Example("bitbucket-client-secret", _PA, "bitbucket_oauth_secret: " + _r(64, _URLSAFE)),
+    Example("bittrex-access-key", _K, "bittrex.access = " + _r(32, _LOWER36)),
+    Example("bittrex-secret-key", _PA, "BITTREX_SECRET=" + _r(32, _LOWER36)),
+    Example("cisco-meraki-api-key", _K, "MERAKI_DASHBOARD = " + _r(40, _HEX)),
+    Example("clickhouse-cloud-api-secret-key", "PROVIDER_TOKEN", "clickhouse 4b" + "1d" + _r(38)),
+    Example("clojars-api-token", "PROVIDER_TOKEN", "CLOJARS" + "_" + _r(60, _LOWER36)),
+    Example("cloudflare-api-key", _PA, "CLOUDFLARE_API_KEY=" + _r(40, _URLSAFE)),
+    Example("cloudflare-global-api-key", _K, "cloudflare_global: " + _r(37, _HEX)),
+    Example(
+        "cloudflare-origin-ca-key",
+        "PROVIDER_TOKEN",
+        "origin ca v1" + ".0-" + _r(24, _HEX) + "-" + _r(146, _HEX),
+    ),
+    Example("codecov-access-token", _K, "CODECOV_UPLOAD=" + _r(32, _LOWER36)),
+    Example("cohere-api-token", _K, "cohere = '" + _r(40) + "'"),
+    Example("coinbase-access-token", _K, "coinbase: " + _r(64, _URLSAFE)),
+    Example("confluent-access-token", _K, "confluent_cluster_key = " + CONFLUENT_ID, CONFLUENT_ID),
+    Example("confluent-secret-key", _PA, "CONFLUENT_SECRET=" + _r(64, _LOWER36)),
+    Example("contentful-delivery-api-token", _K, "contentful_delivery = " + _r(43, _URLSAFE)),
+    Example(
+        "curl-auth-header",
+        "BEARER_TOKEN",
+        "curl -H 'Authorization: Bearer " + _r(40, _URLSAFE) + "' https://api.example.com",
+    ),
+    Example(
+        "curl-auth-user",
+        "CLI_USER_PASSWORD",
+        "curl -u deploy:" + PW2 + " https://ci.example.com/api",
+        PW2,
+    ),
+    Example("database-password", _PA, "DB_PASS" + "WORD=" + PW2, PW2),
+    Example("databricks-api-token", "DATABRICKS_TOKEN", "databricks da" + "pi" + _r(32, _HEX)),
+    Example("datadog-access-token", _K, "DATADOG_APP=" + _r(40, _LOWER36)),
+    Example(
+        "defined-networking-api-token",
+        "PROVIDER_TOKEN",
+        "dnkey: dnk" + "ey-" + _r(26, _LOWER36) + "-" + _r(52, _LOWER36),
+    ),
+    Example("digitalocean-access-token", "DIGITALOCEAN_TOKEN", "do" + "o_v1_" + _r(64, _HEX)),
+    Example("digitalocean-pat", "DIGITALOCEAN_TOKEN", "do" + "p_v1_" + _r(64, _HEX)),
+    Example("digitalocean-refresh-token", "DIGITALOCEAN_TOKEN", "do" + "r_v1_" + _r(64, _HEX)),
+    Example("discord-api-token", _K, "discord_bot = " + _r(64, _HEX)),
+    Example("discord-client-secret", _PA, "DISCORD_CLIENT_SECRET=" + _r(32, _URLSAFE)),
+    Example("doppler-api-token", "DOPPLER_TOKEN", "doppler dp" + ".pt." + _r(43)),
+    Example("droneci-access-token", _PA, "DRONECI_SERVER_TOKEN=" + _r(32, _LOWER36)),
+    Example("dropbox-api-token", _K, "dropbox_app = " + _r(15, _LOWER36)),
+    Example(
+        "dropbox-long-lived-api-token",
+        _K,
+        "dropbox: " + _r(11, _LOWER36) + "AAAA" + "AAAAAA" + _r(43, _URLSAFE),
+    ),
+    Example("dropbox-short-lived-api-token", _K, "dropbox = sl." + _r(135, _URLSAFE)),
+    Example("duffel-api-token", "PROVIDER_TOKEN", "duffel" + "_live_" + _r(43, _URLSAFE)),
+    Example("dynatrace-api-token", "PROVIDER_TOKEN", "dt0c" + "01." + _r(24) + "." + _r(64)),
+    Example("easypost-api-token", "PROVIDER_TOKEN", "EZ" + "AK" + _r(54)),
+    Example("easypost-test-api-token", "PROVIDER_TOKEN", "EZ" + "TK" + _r(54)),
+    Example("etsy-access-token", _K, "ETSY_SHOP=" + _r(24, _LOWER36)),
+    Example(
+        "facebook-access-token",
+        "FACEBOOK_TOKEN",
+        "graph app token "
+        + "".join(_RNG.choice("0123456789") for _ in range(15))
+        + "|"
+        + _r(32, _URLSAFE),
+    ),
+    Example("facebook-page-access-token", "FACEBOOK_TOKEN", "page token EA" + "AC" + _r(120)),
+    Example("facebook-secret", _PA, "FACEBOOK_APP_SECRET=" + _r(32, _HEX)),
+    Example("fastly-api-token", _K, "fastly: " + _r(32, _URLSAFE)),
+    Example("finicity-api-token", _K, "finicity_app = " + _r(32, _HEX)),
+    Example("finicity-client-secret", _PA, "FINICITY_CLIENT_SECRET=" + _r(20, _LOWER36)),
+    Example("finnhub-access-token", _K, "finnhub = " + _r(20, _LOWER36)),
+    Example("flickr-access-token", _K, "flickr: " + _r(32, _LOWER36)),
+    Example("flutterwave-encryption-key", "PROVIDER_TOKEN", "FLWSECK" + "_TEST-" + _r(12, _AH)),
+    Example("flutterwave-public-key", "PROVIDER_TOKEN", "FLWPUBK" + "_TEST-" + _r(32, _AH) + "-X"),
+    Example("flutterwave-secret-key", "PROVIDER_TOKEN", "FLWSECK" + "_TEST-" + _r(32, _AH) + "-X"),
+    Example("flyio-access-token", "PROVIDER_TOKEN", "fly fm" + "2_" + _r(120, _B64)),
+    Example("frameio-api-token", "PROVIDER_TOKEN", "frame.io fio" + "-u-" + _r(64, _URLSAFE)),
+    Example("freemius-secret-key", _PA, "'secret" + "_key' => 'sk" + "_" + _r(29) + "',", ""),
+    Example("freshbooks-access-token", _K, "FRESHBOOKS=" + _r(64, _LOWER36)),
+    Example("gcp-api-key", "GOOGLE_API_KEY", "maps AI" + "za" + _r(35, _URLSAFE)),
+    Example("generic-api-key", _K, "client_" + 'key = "' + _r(32) + '"'),
+    Example("github-app-token", "GITHUB_TOKEN", "gh" + "s_" + _r(36)),
+    Example("github-fine-grained-pat", "GITHUB_TOKEN", "github" + "_pat_" + _r(82, _B62 + "_")),
+    Example("github-oauth", "GITHUB_TOKEN", "gh" + "o_" + _r(36)),
+    Example("github-pat", "GITHUB_TOKEN", "gh" + "p_" + _r(36)),
+    Example("github-refresh-token", "GITHUB_TOKEN", "gh" + "r_" + _r(36)),
+    Example(
+        "gitlab-cicd-job-token", "GITLAB_TOKEN", "glcb" + "t-" + _r(4) + "_" + _r(20, _URLSAFE)
+    ),
+    Example("gitlab-deploy-token", "GITLAB_TOKEN", "gld" + "t-" + _r(20, _URLSAFE)),
+    Example("gitlab-feature-flag-client-token", "GITLAB_TOKEN", "glff" + "ct-" + _r(20, _URLSAFE)),
+    Example("gitlab-feed-token", "GITLAB_TOKEN", "glf" + "t-" + _r(20, _URLSAFE)),
+    Example("gitlab-incoming-mail-token", "GITLAB_TOKEN", "glim" + "t-" + _r(25, _URLSAFE)),
+    Example("gitlab-kubernetes-agent-token", "GITLAB_TOKEN", "glag" + "ent-" + _r(50, _URLSAFE)),
+    Example("gitlab-oauth-app-secret", "GITLAB_TOKEN", "glo" + "as-" + _r(64, _URLSAFE)),
+    Example("gitlab-pat", "GITLAB_TOKEN", "glp" + "at-" + _r(20, _URLSAFE)),
+    Example(
+        "gitlab-pat-routable",
+        "GITLAB_TOKEN",
+        "glp" + "at-" + _r(36, _URLSAFE) + "." + _r(9, _LOWER36),
+    ),
+    Example("gitlab-ptt", "GITLAB_TOKEN", "glpt" + "t-" + _r(40, _HEX)),
+    Example("gitlab-rrt", "GITLAB_TOKEN", "GR134" + "8941" + _r(20, _URLSAFE)),
+    Example("gitlab-runner-authentication-token", "GITLAB_TOKEN", "glr" + "t-" + _r(20, _URLSAFE)),
+    Example(
+        "gitlab-runner-authentication-token-routable",
+        "GITLAB_TOKEN",
+        "glr" + "t-t1_" + _r(30, _URLSAFE) + "." + _r(9, _LOWER36),
+    ),
+    Example("gitlab-scim-token", "GITLAB_TOKEN", "glso" + "at-" + _r(20, _URLSAFE)),
+    Example(
+        "gitlab-session-cookie", "GITLAB_TOKEN", "Cookie: _gitlab" + "_session=" + _r(32, _LOWER36)
+    ),
+    Example("gitter-access-token", _K, "GITTER=" + _r(40, _LOWER36 + "_-")),
+    Example("gocardless-api-token", _K, "gocardless = live_" + _r(40, _URLSAFE)),
+    Example("grafana-api-key", "GRAFANA_TOKEN", "ey" + "JrIjoi" + _r(80) + "="),
+    Example("grafana-cloud-api-token", "GRAFANA_TOKEN", "gl" + "c_" + _r(80, _B64) + "=="),
+    Example(
+        "grafana-service-account-token", "GRAFANA_TOKEN", "gl" + "sa_" + _r(32) + "_" + _r(8, _HEX)
+    ),
+    Example(
+        "harness-api-key",
+        "HARNESS_TOKEN",
+        "harness pa" + "t." + _r(22, _URLSAFE) + "." + _r(24) + "." + _r(20),
+    ),
+    Example(
+        "hashicorp-tf-api-token",
+        "TERRAFORM_TOKEN",
+        "tfc " + _r(14) + ".atlas" + "v1." + _r(67, _URLSAFE),
+    ),
+    Example(
+        "hashicorp-tf-password", _PA, "administrator_login_pass" + 'word = "' + TF_PW + '"', TF_PW
+    ),
+    Example("heroku-api-key", _K, "HEROKU_API=" + _uuid()),
+    Example("heroku-api-key-v2", "HEROKU_KEY", "HRKU" + "-AA" + _r(58, _URLSAFE)),
+    Example("hubspot-api-key", _K, "hubspot: " + _uuid(upper=True)),
+    Example("huggingface-access-token", "HUGGINGFACE_TOKEN", "h" + "f_" + _r(34, _B62[:52])),
+    Example(
+        "huggingface-organization-api-token",
+        "HUGGINGFACE_TOKEN",
+        "api" + "_org_" + _r(34, _B62[:52]),
+    ),
+    Example("infracost-api-token", "PROVIDER_TOKEN", "infracost ic" + "o-" + _r(32)),
+    Example("intercom-api-key", _K, "INTERCOM_ACCESS=" + _r(60, _URLSAFE)),
+    Example("intra42-client-secret", "PROVIDER_TOKEN", "intra s-s4" + "t2ud-" + _r(64, _HEX)),
+    Example("jfrog-api-key", _K, "artifactory = " + _r(73, _LOWER36)),
+    Example("jfrog-identity-token", _K, "JFROG_IDENTITY=" + _r(64, _LOWER36)),
+    Example(
+        "jwt",
+        "JWT",
+        "ey" + "J" + _r(30, _URLSAFE) + ".ey" + "J" + _r(40, _URLSAFE) + "." + _r(43, _URLSAFE),
+    ),
+    Example("jwt-base64", "PROVIDER_TOKEN", "encoded ZX" + "lKaGJHY2lPaU" + _r(80, _B64)),
+    Example("kraken-access-token", _K, "kraken_private = " + _r(86, _B64 + "=_-")),
+    Example("kucoin-access-token", _K, "kucoin_key = " + _r(24, _HEX)),
+    Example("kucoin-secret-key", _K, "kucoin: " + _uuid()),
+    Example("launchdarkly-access-token", _K, "LAUNCHDARKLY_SDK=" + _r(40, _URLSAFE)),
+    Example("linear-api-key", "LINEAR_KEY", "linear li" + "n_api_" + _r(40)),
+    Example("linear-client-secret", _PA, "LINEAR_CLIENT_SECRET=" + _r(32, _HEX)),
+    Example("linkedin-client-secret", _PA, "linkedin_client_secret: " + _r(16, _LOWER36)),
+    Example("lob-api-key", "LOB_KEY", "lob live" + "_" + _r(35, _HEX)),
+    Example("lob-pub-api-key", "LOB_KEY", "lob test" + "_pub_" + _r(31, _HEX)),
+    Example("mailchimp-api-key", "MAILCHIMP_KEY", "MAILCHIMP=" + _r(32, _HEX) + "-us" + "20"),
+    Example("mailgun-private-api-token", "MAILGUN_KEY", "mailgun ke" + "y-" + _r(32, _HEX)),
+    Example("mailgun-pub-key", "MAILGUN_KEY", "mailgun pubke" + "y-" + _r(32, _HEX)),
+    Example(
+        "mailgun-signing-key",
+        _K,
+        "MAILGUN_WEBHOOK_SIGNING=" + _r(32, _AH) + "-" + _r(8, _AH) + "-" + _r(8, _AH),
+    ),
+    Example("mapbox-api-token", _K, "mapbox = pk." + _r(60) + "." + _r(22)),
+    Example("mattermost-access-token", _K, "mattermost: " + _r(26, _LOWER36)),
+    Example(
+        "maxmind-license-key", "PROVIDER_TOKEN", "maxmind " + _r(6) + "_" + _r(29) + "_m" + "mk"
+    ),
+    Example("messagebird-api-token", _K, "MESSAGEBIRD=" + _r(25, _LOWER36)),
+    Example(
+        "microsoft-teams-webhook",
+        "TEAMS_WEBHOOK",
+        next(s.text for s in SHAPES if s.label == "Teams webhook"),
+    ),
+    Example("netlify-access-token", _K, "NETLIFY_AUTH=" + _r(43, _URLSAFE)),
+    Example("new-relic-browser-api-token", "NEWRELIC_KEY", "newrelic NR" + "JS-" + _r(19, _HEX)),
+    Example("new-relic-insert-key", "NEWRELIC_KEY", "newrelic NR" + "II-" + _r(32, _URLSAFE)),
+    Example("new-relic-user-api-key", "NEWRELIC_KEY", "newrelic NR" + "AK-" + _r(27, _UPPER36)),
+    Example("notion-api-token", "NOTION_TOKEN", "notion nt" + "n_" + _r(11, "0123456789") + _r(35)),
+    Example("npm-access-token", "NPM_TOKEN", "//registry.npmjs.org/:_authToken=np" + "m_" + _r(36)),
+    Example(
+        "nuget-config-password",
+        "NUGET_CONFIG_PASSWORD",
+        '<add key="ClearTextPass' + 'word" value="' + PW2 + '" />',
+        PW2,
+    ),
+    Example("nytimes-access-token", _K, "NYTIMES=" + _r(32, _URLSAFE)),
+    Example("octopus-deploy-api-key", "OCTOPUS_KEY", "octopus AP" + "I-" + _r(26, _UPPER36)),
+    Example("okta-access-token", _K, "okta = 00" + _r(40, _URLSAFE)),
+    Example(
+        "openai-api-key",
+        "OPENAI_KEY",
+        "sk-" + "proj-" + _r(74, _URLSAFE) + "T3Blbk" + "FJ" + _r(74, _URLSAFE),
+    ),
+    Example(
+        "openshift-user-token",
+        "OPENSHIFT_TOKEN",
+        "oc login --token=sha256" + "~" + _r(43, _URLSAFE),
+    ),
+    Example("perplexity-api-key", "PERPLEXITY_KEY", "pp" + "lx-" + _r(48)),
+    Example("plaid-api-token", _K, "PLAID_ITEM = access-sandbox-" + _uuid()),
+    Example("plaid-secret-key", _PA, "plaid_secret: " + _r(30, _LOWER36)),
+    Example("planetscale-api-token", "PLANETSCALE_TOKEN", "pscale" + "_tkn_" + _r(43, _URLSAFE)),
+    Example(
+        "planetscale-oauth-token", "PLANETSCALE_TOKEN", "pscale" + "_oauth_" + _r(43, _URLSAFE)
+    ),
+    Example("planetscale-password", "PLANETSCALE_TOKEN", "pscale" + "_pw_" + _r(43, _URLSAFE)),
+    Example("postman-api-token", "POSTMAN_KEY", "PM" + "AK-" + _r(24, _HEX) + "-" + _r(34, _HEX)),
+    Example("prefect-api-token", "PROVIDER_TOKEN", "prefect pn" + "u_" + _r(36)),
+    Example(
+        "private-key",
+        "PRIVATE_KEY",
+        # (one line, as JSON holds it; the END line is left out so that this line
+        # does not close the unclosed key of "service-account JSON key" above)
+        '"key": "-----BEGIN '
+        + "EC PRIVATE KEY-----\\n"
+        + _r(64, _B64)
+        + "\\n"
+        + _r(64, _B64)
+        + '\\n"',
+        "",
+    ),
+    Example("privateai-api-token", _K, "PRIVATE_AI = " + _r(32, _LOWER36)),
+    Example("pulumi-api-token", "PULUMI_TOKEN", "pu" + "l-" + _r(40, _HEX)),
+    Example("pypi-upload-token", "PYPI_TOKEN", "pypi" + "-AgEIcHlwaS5vcmc" + _r(60, _URLSAFE)),
+    Example("rapidapi-access-token", _PA, "X-RapidAPI-Host-Secret: " + _r(50, _URLSAFE)),
+    Example("readme-api-token", "PROVIDER_TOKEN", "readme rd" + "me_" + _r(70, _LOWER36)),
+    Example("rubygems-api-token", "RUBYGEMS_KEY", "ruby" + "gems_" + _r(48, _HEX)),
+    Example("scalingo-api-token", "PROVIDER_TOKEN", "scalingo tk" + "-us-" + _r(48, _URLSAFE)),
+    Example("sendbird-access-token", _K, "SENDBIRD_API=" + _r(40, _HEX)),
+    Example(
+        "sendgrid-api-token", "SENDGRID_KEY", "S" + "G." + _r(22, _URLSAFE) + "." + _r(43, _URLSAFE)
+    ),
+    Example(
+        "sendinblue-api-token", "SENDINBLUE_KEY", "xkey" + "sib-" + _r(64, _HEX) + "-" + _r(16)
+    ),
+    Example("sentry-access-token", _K, "SENTRY_AUTH=" + _r(64, _HEX)),
+    Example(
+        "sentry-org-token",
+        "SENTRY_TOKEN",
+        "sntr"
+        + "ys_eyJpYXQiO"
+        + _r(40, _B64)
+        + "LCJyZWdpb25fdXJs"
+        + _r(40, _B64)
+        + "_"
+        + _r(43, _B64),
+    ),
+    Example("sentry-user-token", "SENTRY_TOKEN", "sntr" + "yu_" + _r(64, _HEX)),
+    Example("settlemint-application-access-token", "PROVIDER_TOKEN", "sm" + "_aat_" + _r(16)),
+    Example("settlemint-personal-access-token", "PROVIDER_TOKEN", "sm" + "_pat_" + _r(16)),
+    Example("settlemint-service-access-token", "PROVIDER_TOKEN", "sm" + "_sat_" + _r(16)),
+    Example("shippo-api-token", "PROVIDER_TOKEN", "shippo" + "_test_" + _r(40, _HEX)),
+    Example("shopify-access-token", "SHOPIFY_TOKEN", "shp" + "at_" + _r(32, _HEX)),
+    Example("shopify-custom-access-token", "SHOPIFY_TOKEN", "shp" + "ca_" + _r(32, _HEX)),
+    Example("shopify-private-app-access-token", "SHOPIFY_TOKEN", "shp" + "pa_" + _r(32, _HEX)),
+    Example("shopify-shared-secret", "SHOPIFY_TOKEN", "shp" + "ss_" + _r(32, _HEX)),
+    Example(
+        "sidekiq-secret",
+        "SIDEKIQ_SECRET",
+        "BUNDLE_ENTERPRISE__CONTRIBSYS" + "__COM=" + _r(8, _HEX) + ":" + _r(8, _HEX),
+        "",
+    ),
+    Example(
+        "sidekiq-sensitive-url",
+        "SIDEKIQ_SECRET",
+        "source https://" + _r(8, _HEX) + ":" + _r(8, _HEX) + "@gems.contribsys.com/",
+        "",
+    ),
+    Example(
+        "slack-app-token",
+        "SLACK_TOKEN",
+        "xap"
+        + "p-1-A"
+        + _r(10, _UPPER36)
+        + "-"
+        + "".join(_RNG.choice("0123456789") for _ in range(13))
+        + "-"
+        + _r(64, _LOWER36),
+    ),
+    Example(
+        "slack-bot-token",
+        "SLACK_TOKEN",
+        "xox"
+        + "b-"
+        + "".join(_RNG.choice("0123456789") for _ in range(12))
+        + "-"
+        + "".join(_RNG.choice("0123456789") for _ in range(13))
+        + "-"
+        + _r(24),
+    ),
+    Example("slack-config-access-token", "SLACK_TOKEN", "xoxe.xo" + "xp-1-" + _r(164, _UPPER36)),
+    Example("slack-config-refresh-token", "SLACK_TOKEN", "xox" + "e-1-" + _r(146, _UPPER36)),
+    Example(
+        "slack-legacy-bot-token",
+        "SLACK_TOKEN",
+        "xox" + "b-" + "".join(_RNG.choice("0123456789") for _ in range(10)) + "-" + _r(24),
+    ),
+    Example(
+        "slack-legacy-token",
+        "SLACK_TOKEN",
+        "xox" + "s-" + "1234567890-1234567890-1234567890-" + _r(40, _HEX),
+    ),
+    Example("slack-legacy-workspace-token", "SLACK_TOKEN", "xox" + "r-" + _r(40)),
+    Example(
+        "slack-user-token",
+        "SLACK_TOKEN",
+        "xox"
+        + "p-"
+        + "-".join("".join(_RNG.choice("0123456789") for _ in range(12)) for _ in range(3))
+        + "-"
+        + _r(32),
+    ),
+    Example(
+        "slack-webhook-url",
+        "SLACK_WEBHOOK",
+        "hooks.slack.com"
+        + "/services/T"
+        + _r(10, _UPPER36)
+        + "/B"
+        + _r(10, _UPPER36)
+        + "/"
+        + _r(24),
+    ),
+    Example("snyk-api-token", _K, "SNYK_TOKEN_V2 = " + _uuid()),
+    Example("sonar-api-token", _K, "sonar.login=" + _r(40, _LOWER36)),
+    Example(
+        "sourcegraph-access-token",
+        "PROVIDER_TOKEN",
+        "src sg" + "p_" + _r(16, _HEX) + "_" + _r(40, _HEX),
+    ),
+    Example("square-access-token", "SQUARE_TOKEN", "square EAA" + "A" + _r(60, _URLSAFE)),
+    Example("squarespace-access-token", _K, "squarespace: " + _uuid()),
+    Example("stripe-access-token", "STRIPE_KEY", "sk" + "_live_" + _r(24)),
+    Example("sumologic-access-token", _K, "SUMO_ACCESS=" + _r(64)),
+    Example(
+        "telegram-bot-api-token",
+        "TELEGRAM_BOT_TOKEN",
+        "telegram bot "
+        + "".join(_RNG.choice("0123456789") for _ in range(9))
+        + ":A"
+        + _r(34, _URLSAFE),
+    ),
+    Example("travisci-access-token", _K, "TRAVIS_CI = " + _r(22, _LOWER36)),
+    Example("twilio-api-key", "TWILIO_API_KEY", "twilio S" + "K" + _r(32, _HEX)),
+    Example("twitch-api-token", _K, "twitch_oauth = " + _r(30, _LOWER36)),
+    Example("twitter-access-secret", _PA, "TWITTER_ACCESS_SECRET=" + _r(45)),
+    Example(
+        "twitter-access-token",
+        _K,
+        "twitter_access = " + "".join(_RNG.choice("0123456789") for _ in range(19)) + "-" + _r(30),
+    ),
+    Example("twitter-api-key", _K, "TWITTER_CONSUMER=" + _r(25)),
+    Example("twitter-api-secret", _PA, "twitter_consumer_secret: " + _r(50)),
+    Example("twitter-bearer-token", _K, "TWITTER_BEARER=" + "A" * 22 + _r(90)),
+    Example("typeform-api-token", "PROVIDER_TOKEN", "typeform tf" + "p_" + _r(59, _URLSAFE)),
+    Example("vault-batch-token", "VAULT_TOKEN", "vault hv" + "b." + _r(140, _URLSAFE)),
+    Example("vault-service-token", "VAULT_TOKEN", "vault hv" + "s." + _r(95, _URLSAFE)),
+    Example("yandex-access-token", _K, "yandex = t1." + _r(20, _URLSAFE) + "." + _r(86, _URLSAFE)),
+    Example("yandex-api-key", _K, "YANDEX_CLOUD = AQVN" + _r(36, _URLSAFE)),
+    Example("yandex-aws-access-token", _K, "yandex_static = YC" + _r(38, _URLSAFE)),
+    Example("zendesk-secret-key", _K, "ZENDESK=" + _r(40, _LOWER36)),
+]
+
+# The rules of the list that do not apply to what an agent writes in its memory, and why.
+_ID_NOT_SECRET = (
+    "an identifier, not a credential: it names an application or an account and opens "
+    "nothing without the secret beside it (whose rule applies); an agent notes such ids "
+    "as facts, and hiding them would lose information"
+)
+GITLEAKS_NOT_APPLICABLE: dict[str, str] = {
+    "adobe-client-id": _ID_NOT_SECRET,
+    "asana-client-id": _ID_NOT_SECRET + "; sixteen digits read like any number",
+    "bitbucket-client-id": _ID_NOT_SECRET,
+    "discord-client-id": _ID_NOT_SECRET + "; eighteen digits are any Discord id (a channel)",
+    "linkedin-client-id": _ID_NOT_SECRET,
+    "messagebird-client-id": _ID_NOT_SECRET,
+    "new-relic-user-api-id": _ID_NOT_SECRET,
+    "plaid-client-id": _ID_NOT_SECRET,
+    "sendbird-access-id": _ID_NOT_SECRET + " (the application id)",
+    "sumologic-access-id": _ID_NOT_SECRET + " (the access key's id)",
+    "kubernetes-secret-yaml": (
+        "a rule on a whole YAML manifest file (kind: Secret ... data:), spanning many lines; "
+        "memory files are markdown, and the values such a manifest holds under names like "
+        "password, token or key are caught by the assignment rules wherever they stand"
+    ),
+    "pkcs12-file": (
+        "a rule on a file's name (*.p12, *.pfx), not on text: memtier writes markdown only, "
+        "and a private key written as text is caught by the private-key rule"
+    ),
+}
+
+# Every rule id of the default list, as published (gitleaks' config/gitleaks.toml).
+GITLEAKS_RULE_IDS: tuple[str, ...] = tuple(
+    sorted({example.rule_id for example in GITLEAKS_EXAMPLES} | set(GITLEAKS_NOT_APPLICABLE))
+)
+
+
+def _assigned(example: Example) -> str:
+    """The part that must vanish: given, else for an assignment its value, else ""
+    (the longest word of the text)."""
+    if example.secret or example.rule not in (_K, _PA):
+        return example.secret
+    return [part for part in re.split(r"[\s\"'=]+", example.text) if part][-1].rstrip(",")
+
+
+SHAPES += [Shape("gitleaks " + e.rule_id, e.text, _assigned(e)) for e in GITLEAKS_EXAMPLES]
+
+# Look-alikes of the rules above (v4) that are not secrets and must be kept.
+SHA40 = _r(40, _HEX)
+UUID = _uuid()
+GITLEAKS_NEAR_MISSES: list[tuple[str, str]] = [
+    ("UUID in prose", "request id " + UUID + " failed at 10:32"),
+    ("UUID as an id", "session_id: " + _uuid()),
+    ("git SHA", "fixed in commit " + SHA40 + " on main"),
+    ("git SHA assigned", "commit: " + SHA40),
+    ("short SHA", "rev=" + SHA40[:12]),
+    ("placeholder key", "API_KEY=<your-key>"),
+    ("placeholder angle token", "token: <paste the token here>"),
+    ("placeholder variable", "client_secret = ${CLIENT_SECRET}"),
+    ("placeholder template", "auth_token: {{ secrets.AUTH_TOKEN }}"),
+    ("placeholder xxx", "ADAFRUIT_IO_KEY=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+    ("placeholder example value", "client_key = example-key-1234567890abcdef"),
+    ("placeholder your", "MAILCHIMP_KEY=your_mailchimp_key_here_123"),
+    ("prose about tokens", "the token expired, so I asked for a new one on Monday"),
+    ("prose token colon words", "Token budget: about four thousand per call"),
+    ("prose key colon", "Key takeaway: deploy v2 only after the 3 checks pass"),
+    ("prose access granted", "Access granted: user42-admin after the review"),
+    ("prose secret colon", "The secret: consistent naming and small commits"),
+    ("short value", "client_key=abc123"),
+    ("words value", "auth: oauth2-pkce-flow"),
+    ("version value", "client: firefox-128.0.3 on linux"),
+    ("chrome version", "user agent client = chrome-126.0.6478.127"),
+    ("api version", "api_version: 2024-05-01T10"),
+    ("token url", "token_url = https://auth.example.com/oauth2/token"),
+    ("key id", "key_id: 8c5c2a7e-1d2f-4b8e-9a41-1f2e3d4c5b6a"),
+    ("public key", "public_key = ssh-ed25519-AAAAC3NzaC1lZDI1NTE5AAAA"),
+    ("primary key", "primary_key: order_id_2024"),
+    ("keyboard", "keyboard = us-intl-altgr-dead2"),
+    ("monkey", "monkey = chimp-9000-experiment"),
+    ("key file", "ssh_key_file: keys/prod/server-2024.pem"),
+    ("key path", "TLS_KEY=/etc/ssl/private/server2024.key"),
+    ("host name", "access: db01.internal.example.net"),
+    ("csrf token", "csrf_token = Qm9vdHN0cmFwMTIzNDU2Nzg5MA"),
+    ("pagination token", "next_page_token: CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA"),
+    ("jira ticket", "jira_ticket = PROJ-12345-fix"),
+    ("linear model", "linear_model: LinearRegression2024"),
+    ("camel words", "tokenizer = BertTokenizerFast2"),
+    ("prefix words pat", "the path pattern: src/**/*.py"),
+    ("prefix words sm_", "sm_pat_ and sm_aat_ are SettleMint prefixes"),
+    ("prefix words sgp_", "Sourcegraph tokens start with sgp_ and are long"),
+    ("prefix words API-", "the API-first design; API-Gateway-2 is down"),
+    ("prefix words EAAC", "EAAC and EAAM start Facebook tokens"),
+    ("prefix words FLWSECK", "FLWSECK_TEST- keys are Flutterwave test keys"),
+    ("prefix words cmVmd", "cmVmdG is base64 for ref"),
+    ("prefix words oy2", "oy2 is how NuGet keys start"),
+    ("pat. prose", "pat. pending; sat. afternoon meeting"),
+    ("telegram time", "12345:Alpha team meets at 10"),
+    ("Facebook id table", "| 123456789012345 | page id |"),
+    ("Mailchimp data centre", "our Mailchimp account is on us20"),
+    ("lob prose", "live_reload and test_runner are options"),
+    ("sidekiq prose", "BUNDLE_ENTERPRISE__CONTRIBSYS__COM must be set in CI"),
+    ("nuget prose", '<add key="repositoryPath" value="packages" />'),
+    ("AWS documented example", "aws key id AKIA" + "IOSFODNN7EXAMPLE from the docs"),
+    ("kubernetes prose", "kind: Secret holds data: entries in base64"),
+    ("bearer word", "Bearer authentication is handled by the gateway"),
+    ("client number", "client: 42 requests per second"),
+    ("cache key", "cache_key: user-profile-v2-2024"),
+    ("hotkey", "the hotkey: Ctrl+Shift+P opens the palette"),
+    ("api URL", "api: https://api.github.com/repos/acme/app"),
+    ("client version words", "client: Thunderbird 115.3.1 on nas01"),
+    ("token limit", "max_tokens = 4096; token_limit: 128000"),
+    ("idempotency key", "idempotency_key: order-2024-11-30-0001"),
+    ("secret reference", "api_key_env: OPENAI_API_KEY; secret_ref: vault://kv/prod/db"),
+    ("provider channel", "discord: #ops channel, id 112233445566778899"),
+    ("provider ticket", "jira: OPS-1423 tracks the migration"),
+    ("provider app name", "heroku app: acme-staging-eu-2024"),
+    ("model key size", "attention_key_dim=64 and key_size=128"),
+]
+
+NEAR_MISSES += GITLEAKS_NEAR_MISSES

@@ -157,6 +157,15 @@ RULE_NEAR_MISSES: dict[str, str] = {
     "PASSWORD_OPTION": "--password-file /etc/app/pw",
     "BEARER_TOKEN": "Authorization: Token required for the admin API",
     "PASSWORD_ASSIGNMENT": "All 3 test cases pass: 57.00, 46.00",
+    # (v4)
+    "FACEBOOK_TOKEN": "| 123456789012345 | page id | and EAAC starts a page token",
+    "HARNESS_TOKEN": "pat. pending; sat. afternoon",
+    "OCTOPUS_KEY": "API-FIRST is a design; API-Gateway-2 is down",
+    "MAILCHIMP_KEY": "our Mailchimp account is on us20",
+    "LOB_KEY": "live_reload and test_runner are options",
+    "SIDEKIQ_SECRET": "BUNDLE_ENTERPRISE__CONTRIBSYS__COM must be set in CI",
+    "NUGET_CONFIG_PASSWORD": '<add key="repositoryPath" value="packages" />',
+    "KEYED_SECRET": "Access granted: user42-admin; jira_ticket = PROJ-12345-fix",
 }
 
 

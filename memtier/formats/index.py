@@ -198,7 +198,12 @@ def parse_index(text: str) -> ParsedIndex:
             if line.startswith("#"):
                 b.problem(number, "unexpected heading")
             else:
-                b.problem(number, f"line outside an entry: {line[:40]!r}")
+                # Redacted before it is cut: a credential cut in two is no longer
+                # recognisable (PROTOCOL §3 v4).
+                from memtier.secrets import redact
+
+                shown = redact(line).text[:40]
+                b.problem(number, f"line outside an entry: {shown!r}")
             continue
         gen = _GEN_RE.match(line)
         if gen is not None and b.in_gens:

@@ -6,6 +6,10 @@
 - Anything else (headings, code fences, several paragraphs, a list with prose) is
   a block, kept line for line: a line starting with ``#`` is a heading or, inside a
   fence, code, and is never dropped.
+- Nothing here folds a line break away (PROTOCOL §3 v4): a paragraph or a wrapped
+  bullet keeps its breaks, and the writer's one folding function
+  (`memtier.secrets.fold_line`) folds them only after it has seen the halves of a
+  hard-wrapped token together, as it does for every other writer.
 - ``---`` rules and "last updated" lines say nothing about the world: not facts.
 """
 
@@ -58,9 +62,9 @@ def grouped_bullets(lines: list[str]) -> list[str] | None:
         if not _BULLET.match(inner):  # a wrapped line continues what stands above it
             parent, children = facts[-1]
             if children:
-                children[-1] += f" {inner}"
+                children[-1] += f"\n{inner}"
             else:
-                facts[-1] = (f"{parent} {inner}", children)
+                facts[-1] = (f"{parent}\n{inner}", children)
             continue
         facts[-1][1].append(_BULLET.sub("", inner).strip())
     return [join_children(parent, children) for parent, children in facts]
@@ -96,7 +100,7 @@ def split_body(title: str, body: str) -> Body:
         if listed is not None:
             return Body(tuple(listed))
         if not any(_BULLET.match(line.lstrip()) for line in content):
-            prose = " ".join(line.strip() for line in content)
+            prose = "\n".join(line.strip() for line in content)
             if title and not prose.lower().startswith(title.lower()):
                 prose = f"{title}: {prose}"
             return Body((prose,))

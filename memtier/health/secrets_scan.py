@@ -1,9 +1,13 @@
 """The ``secrets`` check of PROTOCOL §6: no credential may stand in a memory file.
 
-It scans HOT, WARM, BUFFER, every ``.learnings/*.md`` and the non-archived COLD
-notes (``memory/episodic/*.md``); the archive is left alone.
+It scans every file health-check reads (PROTOCOL §6 v4): HOT, WARM, BUFFER, every
+``.learnings/*.md``, the topic index (``memory/INDEX.md``, ``consolidated/``), the
+configuration (``memory/memtier.toml``), the COLD
+notes (``memory/episodic/*.md``) and the archive (``memory/archive/**/*.md``); and
+the name of each of them, since a name is shown by every listing. A finding names
+the rule and the line, never the credential (a name holding one is shown redacted).
 
-COLD is the large tier: years of daily notes. For a large set of notes the
+COLD and the archive are the large tiers: years of daily notes. For a large set of notes the
 secrets prefilter (`memtier.secrets.prefilter_pattern`, valid for Python and
 ripgrep alike) runs through the ``rg`` binary, which reads the files in
 parallel and names the few that hold a candidate line; only those are read and
@@ -52,7 +56,19 @@ def _note_names(folder: Path) -> list[str]:
         return []
 
 
-def _rg_command(rg: str, folder: Path) -> list[str]:
+def _archive_notes(folder: Path) -> list[Path]:
+    """Every ``*.md`` under the archive (``YYYY/MM/``, ``learnings/``), in a stable
+    order; a symlink is never followed (the confinement check reports one that leads
+    out of the workspace, PROTOCOL §3)."""
+    found: list[Path] = []
+    for top, dirs, files in os.walk(folder):
+        dirs.sort()
+        notes = (Path(top) / name for name in sorted(files) if name.endswith(".md"))
+        found.extend(note for note in notes if not note.is_symlink())
+    return found
+
+
+def _rg_command(rg: str, folders: list[Path]) -> list[str]:
     from memtier.secrets import prefilter_pattern
 
     return [
@@ -65,7 +81,7 @@ def _rg_command(rg: str, folder: Path) -> list[str]:
         "--follow",
         "--text",
         "--max-depth",
-        "1",
+        "3",
         "--glob",
         "*.md",
         # Multi-line search skips ripgrep 14.1.0's faulty inner-literal step, which
@@ -75,7 +91,7 @@ def _rg_command(rg: str, folder: Path) -> list[str]:
         "--regexp",
         prefilter_pattern(),
         "--",
-        str(folder),
+        *(str(folder) for folder in folders),
     ]
 
 
@@ -91,12 +107,16 @@ def _decode(data: bytes) -> tuple[str, str | None]:
 
 
 def _scan(ws: Workspace, paths: Iterable[Path], reading: Reading | None = None) -> list[Check]:
-    from memtier.secrets import detect
+    from memtier.secrets import detect, detect_in_name
 
     reading = reading or Reading()
     checks: list[Check] = []
     for path in paths:
-        rel = ws.relative(path)
+        rel = ws.relative(path)  # shown with a credential in the name redacted
+        for finding in detect_in_name(path.relative_to(ws.root).as_posix()):
+            message = f"{rel} — credential found in the file name ({finding.rule})"
+            fix = f"fix: rename {rel} (the check never prints the name), then rotate it"
+            checks.append(Check("secrets", FAIL, rel, message, (), fix))
         data = reading.data(path)  # shared with the other checks: each file read once
         if isinstance(data, OSError):
             message = f"{rel} — not scanned for credentials: {data.strerror or data}"
@@ -119,7 +139,9 @@ def _small_tiers(ws: Workspace) -> list[Path]:
     from memtier.health.checks import warm_paths
 
     learnings = [ws.learnings_dir / name for name in sorted(_note_names(ws.learnings_dir))]
-    paths = [ws.hot, *warm_paths(ws), ws.buffer, *learnings]
+    generations = [ws.consolidated_dir / n for n in sorted(_note_names(ws.consolidated_dir))]
+    paths = [ws.hot, *warm_paths(ws), ws.buffer, *learnings, ws.index_file, *generations]
+    paths.append(ws.config_file)  # read by every command, health-check included
     return [p for p in paths if p.is_file()]
 
 
@@ -134,16 +156,17 @@ class SecretsScan:
         self.ws = ws
         self.reading = reading or Reading()
         listing = self.reading.listing(ws.episodic_dir)
-        self.entries = {entry.name: entry for entry in listing if entry.name.endswith(".md")}
-        self.names = list(self.entries)
+        names = sorted(entry.name for entry in listing if entry.name.endswith(".md"))
+        self.notes = [ws.episodic_dir / name for name in names]
+        self.notes += _archive_notes(ws.archive_dir)
         self.process: subprocess.Popen[bytes] | None = None
-        rg = _ripgrep() if len(self.names) >= RG_MIN_NOTES else None
+        rg = _ripgrep() if len(self.notes) >= RG_MIN_NOTES else None
         if rg is not None:
             import subprocess  # only for a large COLD tier
 
             try:
                 self.process = subprocess.Popen(
-                    _rg_command(rg, ws.episodic_dir),
+                    _rg_command(rg, [ws.episodic_dir, ws.archive_dir]),
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL,
@@ -173,28 +196,27 @@ class SecretsScan:
             return set()
         if self.process.returncode != 0:
             return None  # an error (e.g. an unreadable note): Python looks at every file
-        return {os.path.basename(os.fsdecode(item)) for item in out.split(b"\0") if item}
-
-    def _is_file(self, name: str) -> bool:
-        try:
-            return self.entries[name].is_file()  # a link is followed, as by Path.is_file
-        except OSError:
-            return False
+        return {os.fsdecode(item) for item in out.split(b"\0") if item}
 
     def finish(self) -> list[Check]:
         """One failure per credential found (never the credential), else one pass."""
-        folder = self.ws.episodic_dir
+        from memtier.secrets import detect_in_name
+
         small = _small_tiers(self.ws)
         # The small tiers first: this also compiles the rules while rg still runs.
         checks = _scan(self.ws, small, self.reading)
         found = self._rg_candidates()
         if found is None:
-            notes = [folder / name for name in sorted(self.names) if self._is_file(name)]
-            candidates = notes
-            scanned = len(small) + len(notes)
+            candidates = [p for p in self.notes if p.is_file()]
+            scanned = len(small) + len(candidates)
         else:
-            candidates = [folder / name for name in sorted(found.intersection(self.names))]
-            scanned = len(small) + len(self.names)
+            # rg read the contents; a note it passed over is read for its name only.
+            candidates = [
+                p
+                for p in self.notes
+                if str(p) in found or detect_in_name(p.relative_to(self.ws.root).as_posix())
+            ]
+            scanned = len(small) + len(self.notes)
         checks.extend(_scan(self.ws, candidates, self.reading))
         if not any(c.status == FAIL for c in checks):
             message = f"no credentials found ({scanned} files scanned)"

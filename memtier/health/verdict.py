@@ -28,6 +28,18 @@ class Check(Fields):
     # which stays the exact compat text of §6.
     hint: str = ""
 
+    def __post_init__(self) -> None:
+        """No verdict shows a credential (PROTOCOL §3, §6 v4): a line a check quotes
+        (``line outside an entry: …``) or a file name is shown redacted."""
+        from memtier.secrets import redact, redact_name
+
+        fields = self.__dict__
+        if self.path is not None:
+            fields["path"] = redact_name(self.path)
+        fields["message"] = redact(self.message).text
+        fields["detail"] = tuple(redact(line).text for line in self.detail)
+        fields["hint"] = redact(self.hint).text
+
     def under(self, *, verbose: bool) -> tuple[str, ...]:
         """The lines shown under a failure or warning: the fixing command, and
         with --verbose the detail before it. A pass shows none."""

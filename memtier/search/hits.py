@@ -43,8 +43,10 @@ class Hit(Fields):
     match_lines: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
+        from memtier.secrets import redact_name
+
         return {
-            "path": self.path,
+            "path": redact_name(self.path),  # a credential in a name is never shown (§3 v4)
             "tier": self.tier,
             # PROTOCOL §9 v3: a hit's "line" is its best line; the span is what is shown.
             "line": self.line,

@@ -30,7 +30,7 @@ def test_routing_table(item: SourceItem, kind: str) -> None:
 
 def test_split_facts_bullets_or_titled_prose() -> None:
     assert split_facts("T", "- a\n* b\n1. c\n") == ("a", "b", "c")
-    assert split_facts("Docker", "runs on\nhost b") == ("Docker: runs on host b",)
+    assert split_facts("Docker", "runs on\nhost b") == ("Docker: runs on\nhost b",)
     assert split_facts("Docker", "Docker runs") == ("Docker runs",)
     assert split_facts("", "") == ()
 

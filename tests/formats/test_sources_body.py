@@ -12,12 +12,12 @@ from memtier.formats.sources_body import bullet_text, is_noise, split_body
 
 def test_a_flat_list_is_one_fact_per_bullet_children_kept_with_their_parent() -> None:
     body = split_body("T", "- NAS\n  - UPS\n  - 2 disks\n- router\n  wraps here\n")
-    assert body.facts == ("NAS — UPS; 2 disks", "router wraps here")
+    assert body.facts == ("NAS — UPS; 2 disks", "router\nwraps here")
     assert not body.block
 
 
 def test_one_paragraph_is_one_fact_led_by_its_title() -> None:
-    assert split_body("Docker", "runs on\nhost b").facts == ("Docker: runs on host b",)
+    assert split_body("Docker", "runs on\nhost b").facts == ("Docker: runs on\nhost b",)
     assert split_body("Docker", "docker runs").facts == ("docker runs",)
 
 

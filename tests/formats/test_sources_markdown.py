@@ -13,7 +13,7 @@ from memtier.formats.sources_markdown import daily_note, is_day_name, memory_bul
 def test_memory_bullets_carry_heading_and_continuations() -> None:
     items = memory_bullets("M", "# Top\n## Infra\n- a\n  b\n```\n- code\n```\nprose\n")
     assert [(i.facts, i.hint) for i in items] == [
-        (("a b",), "Infra"),
+        (("a\nb",), "Infra"),  # folded by the writer, after redaction
         (("Infra", "", "```", "- code", "```"), "Infra"),
         (("prose",), "Infra"),
     ]

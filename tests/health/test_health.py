@@ -541,7 +541,8 @@ def test_credential_in_an_old_note_fails_without_showing_it(root: Path) -> None:
     assert token[8:20] not in rendered
 
 
-def test_every_scanned_tier_is_checked_and_the_archive_is_not(root: Path) -> None:
+def test_every_scanned_tier_is_checked_the_archive_too(root: Path) -> None:
+    # PROTOCOL §6 v4: the archive is read by health-check, so it is scanned too.
     key = aws_key()
     write(root, "MEMORY.md", hot() + f"- deploy key {key}\n")
     write(root, ".learnings/ERRORS.md", f"# Errors\n- 2026-11-30 leaked {key}\n")
@@ -556,6 +557,7 @@ def test_every_scanned_tier_is_checked_and_the_archive_is_not(root: Path) -> Non
         "memory/working-buffer.md:6 — credential found (GITHUB_TOKEN)",
         ".learnings/ERRORS.md:2 — credential found (AWS_ACCESS_KEY_ID)",
         ".learnings/old-notes.md:1 — credential found (AWS_ACCESS_KEY_ID)",
+        "memory/archive/2025/01/2025-01-01.md:1 — credential found (AWS_ACCESS_KEY_ID)",
     ]
 
 

@@ -275,11 +275,16 @@ def test_an_old_unclosed_note_is_not_checked(root: Path, cli: CliRunner) -> None
     assert health(cli, root)[0] == 0
 
 
-def test_archive_is_not_scanned_for_secrets(root: Path, cli: CliRunner) -> None:
+def test_archive_is_scanned_for_secrets(root: Path, cli: CliRunner) -> None:
+    # v4: the secrets check scans every file health-check reads, the archive too.
     old = root / "memory" / "archive" / "2026" / "01" / "2026-01-01.md"
     old.parent.mkdir(parents=True)
     old.write_text("password=hunter2hunter2\n")
-    assert health(cli, root)[0] == 0
+    code, report = health(cli, root)
+    assert code == 1
+    assert ("secrets", "fail", "memory/archive/2026/01/2026-01-01.md:1 — credential found "
+            "(PASSWORD_ASSIGNMENT)") in not_passing(report)  # fmt: skip
+    assert "hunter2hunter2" not in str(report)
 
 
 def test_health_check_never_writes(
