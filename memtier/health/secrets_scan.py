@@ -25,7 +25,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.errors import Term
+from memtier.health.verdict import FAIL, PASS, WARN, Check, Fix
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -108,8 +109,12 @@ def _scan(ws: Workspace, paths: Iterable[Path]) -> list[Check]:
         for finding in detect(text):
             message = f"{rel}:{finding.line} — credential found ({finding.rule})"
             why = (f"line {finding.line} matches the {finding.rule} rule",)
-            fix = f"fix: remove the credential from {rel}:{finding.line} "
-            fix += "(the check never prints it), then rotate the credential"
+            fix: Fix = (
+                f"fix: remove the credential from {rel}:{finding.line} (the check never "
+                "prints it: ",
+                Term("replace", arg=rel),
+                "), then rotate the credential",
+            )
             checks.append(Check("secrets", FAIL, rel, message, why, fix))
     return checks
 

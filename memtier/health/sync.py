@@ -18,7 +18,8 @@ from contextlib import suppress
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.errors import Term
+from memtier.health.verdict import FAIL, PASS, WARN, Check, Fix
 from memtier.workspace import Workspace
 
 # Opening and closing markers only: seven `=` alone is also a markdown heading rule.
@@ -53,9 +54,10 @@ def _unique(ws: Workspace, path: Path, data: bytes) -> Check | None:
     if not stray:
         return None
     message = f"{path.name} — Updated: line outside the final closure block (line {stray[0]})"
-    hint = "fix: move its items into the last block with memtier episodic close"
+    day = path.name.removesuffix(".md")
+    fix: Fix = ("fix: move its items into the last block with ", Term("close_day", arg=day))
     return Check(
-        "episodic.closure.unique", FAIL, ws.relative(path), message, tuple(map(str, stray)), hint
+        "episodic.closure.unique", FAIL, ws.relative(path), message, tuple(map(str, stray)), fix
     )
 
 
@@ -67,8 +69,8 @@ def _marker(ws: Workspace, path: Path, data: bytes) -> Check | None:
         return None
     line = data[: match.start()].count(b"\n") + 1
     rel = ws.relative(path)
-    hint = "fix: keep the right lines, delete the markers, then memtier sync"
-    return Check("sync.markers", FAIL, rel, f"{rel}:{line} — conflict marker", (), hint)
+    fix: Fix = ("fix: keep the right lines, delete the markers, then ", Term("sync"))
+    return Check("sync.markers", FAIL, rel, f"{rel}:{line} — conflict marker", (), fix)
 
 
 def note_checks(ws: Workspace) -> tuple[list[Check], list[Check]]:
@@ -128,8 +130,8 @@ def _drivers(ws: Workspace) -> list[Check]:
         message = (
             f"merge driver(s) named in .gitattributes but not configured: {', '.join(missing)}"
         )
-        hint = "fix: memtier sync init REMOTE (sets the drivers again)"
-        return [Check("sync.driver", FAIL, ".gitattributes", message, (), hint)]
+        fix: Fix = ("fix: ", Term("sync_init"), " (sets the drivers again)")
+        return [Check("sync.driver", FAIL, ".gitattributes", message, (), fix)]
     return [Check("sync.driver", PASS, ".gitattributes", "merge drivers configured")]
 
 
@@ -138,9 +140,10 @@ def _local(ws: Workspace) -> list[Check]:
     found = [n for n in _HOST_LOCAL if bytes([len(n)]) + n.encode() + b"\0" in index]
     if b"memory/.sync/" in index:
         found.append("memory/.sync/")
-    hint = "fix: git rm --cached the file in the memory's repository (memory/.sync/git)"
+    # The person's act in the memory's own repository: no command of memtier does it.
+    fix: Fix = ("fix: the person untracks it in the memory's repository (memory/.sync/git)",)
     checks = [
-        Check("sync.local", FAIL, name, f"{name} — host-local file is tracked", (), hint)
+        Check("sync.local", FAIL, name, f"{name} — host-local file is tracked", (), fix)
         for name in found
     ]
     return checks or [Check("sync.local", PASS, None, "no host-local file tracked")]
@@ -152,8 +155,11 @@ def _state(ws: Workspace) -> list[Check]:
     ]
     if busy:
         message = f"a git {'merge' if busy[0] == 'MERGE_HEAD' else 'rebase'} is in progress"
-        hint = "fix: finish or abort it in memory/.sync/git, then memtier sync"
-        return [Check("sync.state", FAIL, None, message, (), hint)]
+        fix: Fix = (
+            "fix: the person finishes or aborts it in memory/.sync/git, then ",
+            Term("sync"),
+        )
+        return [Check("sync.state", FAIL, None, message, (), fix)]
     return [Check("sync.state", PASS, None, "no merge in progress")]
 
 
@@ -168,11 +174,14 @@ def _open_conflicts(path: Path, data: bytes) -> list[str]:
 
 
 def _conflicts(standing: list[str]) -> list[Check]:
-    hint = "settle it, then drop its Open: item (memtier episodic close --replace)"
+    fix: Fix = ("fix: settle it, then drop its Open: item (", Term("close_replace"), ")")
     return [
-        Check("sync.conflicts", WARN, None, f"sync conflict still open ({item})", (), hint)
+        Check("sync.conflicts", WARN, None, f"sync conflict still open ({item})", (), fix)
         for item in standing
     ]
+
+
+_SYNC: Fix = ("fix: ", Term("sync"))
 
 
 def _stale(ws: Workspace) -> list[Check]:
@@ -181,8 +190,8 @@ def _stale(ws: Workspace) -> list[Check]:
         last = datetime.fromisoformat(text)
         age = ws.now - last
     except (ValueError, TypeError):
-        return [Check("sync.stale", WARN, None, "never synced; run memtier sync")]
+        return [Check("sync.stale", WARN, None, "never synced", (), _SYNC)]
     if age > timedelta(hours=ws.config.sync_warn_hours):
         hours = int(age.total_seconds() // 3600)
-        return [Check("sync.stale", WARN, None, f"last sync {hours} hours ago; run memtier sync")]
+        return [Check("sync.stale", WARN, None, f"last sync {hours} hours ago", (), _SYNC)]
     return [Check("sync.stale", PASS, None, f"last sync {last.isoformat()}")]

@@ -72,7 +72,7 @@ def _session_start(ws: Workspace, max_chars: int) -> ToolOutput:
     result = session_start(ws).copy_with(max_chars=max_chars)
     head = [f"session-start: {shorten(action)}" for action in result.actions]
     head += [f"warning: {shorten(message)}" for message in result.warnings]
-    health = result.health_line(fix="call memory_health")
+    health = result.health_line(report="memory_health")
     fitted = fit_context(head, result.context_parts(), ["", health], max_chars, get_call)
     data = {
         "truncated": fitted.truncated,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -281,8 +282,19 @@ async def test_health_names_the_fix(server: Any, root: Path) -> None:
     data = result.structured_content
     assert data is not None and data["data"]["ok"] is False
     assert "warm.fresh" in data["data"]["failed"] + data["data"]["warned"]
-    assert "memory_verify files=['memory/semantic/preferences.md']" in data["text"]
-    assert "To fix:" in data["text"]
+    text = data["text"]
+    # PROTOCOL §6 (v4): one fix per failure, as a tool call, never a shell command.
+    assert text.count("memory_verify(files=['memory/semantic/preferences.md'])") == 1
+    assert "To fix:" not in text
+    assert re.search(r"(?<![\w-])--[a-z]|\bmemtier [a-z]|then run", text) is None, text
+    # The same report as the command line's, line for line, in the tool's words.
+    from memtier.health.report import run_health_check
+    from memtier.workspace import Workspace
+    from tests.conftest import NOW
+
+    shell = list(run_health_check(Workspace.open(root, NOW)).text_lines())
+    assert len(text.split("\n")) == len(shell)
+    assert "memtier verify memory/semantic/preferences.md" in "\n".join(shell)
 
 
 async def test_overview(server: Any, root: Path) -> None:
