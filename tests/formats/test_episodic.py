@@ -274,3 +274,13 @@ def test_nested_body_moves_headings_below_the_block_heading() -> None:
     )
     assert nested_body("#### already deep\n", 3) == "#### already deep\n"
     assert nested_body("- no headings\n", 3) == "- no headings\n"
+
+
+@given(st.lists(st.text(st.sampled_from("- a\n")), max_size=8))
+def test_joined_all_is_joined_part_by_part(parts: list[str]) -> None:
+    from memtier.formats.episodic import joined, joined_all
+
+    expected = ""
+    for part in parts:
+        expected = joined(expected, part)
+    assert joined_all(parts) == expected
