@@ -100,6 +100,20 @@ _COMMANDS = {
     "consolidate_write": "memtier consolidate {arg}",
     "consolidate_summary": "--plan-id {arg} --summary TEXT",
     "get": "memtier get {arg}",
+    # the fixes health names (PROTOCOL §6 v4: one fix per failure, each face's words)
+    "verify": "memtier verify {arg}",
+    "rotate": "memtier rotate",
+    "session-end": "memtier session-end",
+    "close_day": "memtier episodic close --date {arg} --decisions … --signal … --open …",
+    "close_day_none": (
+        "memtier episodic close --date {arg} --decisions none --signal none --open none"
+    ),
+    "close_replace": "memtier episodic close --replace",
+    "close_drop": "memtier episodic close --drop {arg}",
+    "on_date": " --date {arg}",
+    "install_scripts": "memtier install-scripts",
+    "tags_list": "memtier tags",
+    "tags_add_tag": "memtier tags --add {arg}",
 }
 
 

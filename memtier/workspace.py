@@ -389,3 +389,9 @@ def find_day_note(ws: Workspace, day: date) -> Path | None:
         if renamed:
             return renamed[0]
     return None
+
+
+def archived_day(ws: Workspace, day: date) -> bool:
+    """True when *day*'s note lives in the archive now, not in the episodic folder."""
+    found = find_day_note(ws, day)
+    return found is not None and found != ws.episodic_note(day)

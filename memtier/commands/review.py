@@ -40,7 +40,6 @@ from memtier.store import checkpoint
 from memtier.workspace import Workspace
 
 SESSION_GATE = "Active session detected; weekly review deferred"
-FRESHNESS = "warm.fresh"  # the one health check that does not block (§8 step 4 v3)
 SIZE_GATE = "Buffer oversized; deferring weekly review until session-end rotation"
 NO_CHANGES = "No meaningful changes"
 
@@ -290,7 +289,7 @@ def weekly_review(ws: Workspace) -> ReviewResult:
         # §8 step 4 (v3): integrity blocks the review, freshness does not: after
         # an absence longer than the TTL every WARM file is stale, and blocking
         # would keep old notes live for the whole absence.
-        blocking = [check for check in report.failed if check.id != FRESHNESS]
+        blocking = list(report.integrity_failed)
         if blocking:
             return ReviewResult(
                 HEALTH_FAILED,
@@ -298,7 +297,7 @@ def weekly_review(ws: Workspace) -> ReviewResult:
                 health_failures=tuple(check.message for check in blocking),
                 health_failed_ids=tuple(dict.fromkeys(check.id for check in blocking)),
             )
-        stale = tuple(c.path for c in report.failed if c.id == FRESHNESS and c.path)
+        stale = tuple(c.path for c in report.stale if c.path)
         failures = tuple(check.message for check in report.failed)
         ids = tuple(dict.fromkeys(check.id for check in report.failed))
         archived = archive_episodic(ws).merge(archive_learnings(ws))

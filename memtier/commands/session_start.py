@@ -66,7 +66,7 @@ from memtier.formats.episodic import (
 from memtier.results import Result
 from memtier.store import checkpoint
 from memtier.values import Fields
-from memtier.workspace import Workspace, exists_or_link
+from memtier.workspace import Workspace, archived_day, exists_or_link
 
 RECOVERED_MARKER = "[RECOVERED: STALE]"
 CONTEXT_SCRATCH_LINES = 20
@@ -82,6 +82,7 @@ class SessionStartResult(Result, Fields):
     learnings: dict[str, str]
     health_ok: bool
     health_failed: tuple[str, ...]
+    health_stale: int = 0  # WARM files not verified for too long (§6 v4), text only
     warnings: tuple[str, ...] = ()
     last_open: LastOpen | None = None
     # The base context's budget in characters (`--max-chars`); None: no limit.
@@ -127,12 +128,23 @@ class SessionStartResult(Result, Fields):
             parts.append(ContextPart(title, f".learnings/{name}", text, None, rank=3))
         return parts
 
-    def health_line(self, fix: str = "run memtier health-check") -> str:
-        """The verdict; *fix* says how to see the failures, in the words of the face."""
+    def health_line(self, report: str = "memtier health-check") -> str:
+        """The verdict, integrity apart from staleness (PROTOCOL §6 v4); *report* names
+        the full report in the words of the face."""
         if self.health_ok:
             return "health-check: ✅ All required checks passed"
-        failed = ", ".join(self.health_failed)
-        return f"health-check: ⚠️  Some required checks failed ({failed}) — {fix}"
+        from memtier.health.verdict import STALENESS
+
+        integrity = [i for i in self.health_failed if i not in STALENESS]
+        stale = ""
+        if self.health_stale:
+            files = f"{self.health_stale} WARM file{'' if self.health_stale == 1 else 's'}"
+            stale = f"{files} not verified lately: verify each when you use its facts"
+        if not integrity:
+            return f"health-check: ✅ integrity checks passed; {stale} (see {report})"
+        line = f"health-check: ❌ integrity check(s) failed ({', '.join(integrity)}): "
+        line += f"fix them before relying on memory (see {report})"
+        return f"{line}; {stale}" if stale else line
 
     def text_lines(self) -> Iterable[str]:
         head = [f"session-start: {action}" for action in self.actions]
@@ -193,11 +205,12 @@ def session_start(ws: Workspace) -> SessionStartResult:
             _recover_stale(run)
         _heartbeat(run)  # step 6
         context = _context(run)
-    ok, failed = _health_verdict(ws)
+    ok, failed, stale = _health_verdict(ws)
     return SessionStartResult(
         actions=tuple(run.actions),
         health_ok=ok,
         health_failed=failed,
+        health_stale=stale,
         warnings=tuple(dict.fromkeys(run.warnings)),
         today=ws.today,
         **context,
@@ -500,16 +513,9 @@ def recovery_day(ws: Workspace, buffer: Buffer) -> tuple[date, str]:
         return ws.today, ""
     if (ws.today - day).days > ws.config.episodic_ttl_days:
         return ws.today, f" (work of {day.isoformat()}; older than the notes' TTL)"
-    if not ws.episodic_note(day).exists() and _archived(ws, day):
+    if not ws.episodic_note(day).exists() and archived_day(ws, day):
         return ws.today, f" (work of {day.isoformat()}; its note is archived)"
     return day, ""
-
-
-def _archived(ws: Workspace, day: date) -> bool:
-    from memtier.workspace import find_day_note
-
-    found = find_day_note(ws, day)
-    return found is not None and found != ws.episodic_note(day)
 
 
 def _append_recovered(run: _Run, buffer: Buffer, rid: str) -> None:
@@ -579,10 +585,11 @@ def _context(run: _Run) -> dict[str, Any]:
     }
 
 
-def _health_verdict(ws: Workspace) -> tuple[bool, tuple[str, ...]]:
-    """The health-check verdict of PROTOCOL §6 for the last line of the context."""
+def _health_verdict(ws: Workspace) -> tuple[bool, tuple[str, ...], int]:
+    """The health-check verdict of PROTOCOL §6 for the last line of the context: ok,
+    the ids that failed, and how many WARM files are stale (§6 v4)."""
     from memtier.health.report import run_health_check
 
     report = run_health_check(ws)
     failed = tuple(dict.fromkeys(c.id for c in report.checks if c.status == "fail"))
-    return bool(report.ok), failed
+    return bool(report.ok), failed, len(report.stale)

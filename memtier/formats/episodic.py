@@ -169,11 +169,24 @@ def joined(head: str, addition: str) -> str:
 
 
 def joined_all(parts: Iterable[str]) -> str:
-    """The *parts* joined by `joined`, each kept apart from its neighbours."""
-    text = ""
+    """The *parts* joined as `joined` joins two, each kept apart from its neighbours;
+    linear in the whole (an import joins thousands of items into one note)."""
+    out: list[str] = []
+    last = ""  # the last line written so far, or "" for none or a blank one
     for part in parts:
-        text = joined(text, part)
-    return text
+        part = _ensure_newline(part)
+        if not part:
+            continue
+        if not part.strip():
+            out.append(part)
+            last = ""
+            continue
+        if last:
+            out.append(joined(last + "\n", part)[len(last) + 1 :])
+        else:
+            out.append(part)
+        last = _content_lines(part)[-1].strip() and _content_lines(part)[-1]
+    return "".join(out)
 
 
 def item_paragraph(line: str) -> str:

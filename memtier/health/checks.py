@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from memtier import store
 from memtier.clock import parse_day
-from memtier.errors import InputError
+from memtier.errors import InputError, Term
 from memtier.formats.tags import is_tag_line, parse_tag_line
-from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.health.verdict import FAIL, PASS, WARN, Check, Fix
 from memtier.workspace import WARM_DIRS, Workspace, is_workspace
 
 if TYPE_CHECKING:
@@ -85,9 +85,12 @@ def hot_checks(ws: Workspace) -> list[Check]:
     size = count_lines(text)
     if size > limit:
         message = f"{rel} — {size} lines — exceeds {limit} line limit"
-        fix = (
-            f"fix: move facts to their WARM file (memtier remember TEXT --kind K), then "
-            f"memtier retire TEXT --in {rel} --reason …, until at most {limit} lines"
+        fix: Fix = (
+            "fix: move facts to their WARM file (",
+            Term("remember_warm"),
+            "), then ",
+            Term("retire", arg=rel),
+            f", until at most {limit} lines",
         )
         checks.append(Check("hot.size", FAIL, rel, message, (f"at most {limit} lines",), fix))
     else:
@@ -102,13 +105,21 @@ def tags_check(ws: Workspace, rel: str, text: str) -> Check:
     line2 = lines[1] if len(lines) > 1 else ""
     tokens = parse_tag_line(line2)
     if tokens is None:
-        fix = "fix: line 2 must start with '#tags:' (edit it by hand; memtier tags lists the tags)"
+        fix: Fix = (
+            "fix: line 2 must start with '#tags:' (edit it by hand; ",
+            Term("tags_list"),
+            " lists the tags)",
+        )
         return Check("tags", FAIL, rel, f"{rel} — missing #tags:", (f"line 2: {line2}",), fix)
     invalid = list(dict.fromkeys(t for t in tokens if not ws.config.in_vocabulary(t)))
     if invalid:
         detail = (f"line 2: {line2}", "allowed tags: see 'vocabulary' in memory/memtier.toml")
-        fix = "fix: use tags of the vocabulary (memtier tags); a new tag is the person's "
-        fix += f"choice: memtier tags --add {invalid[0]}"
+        fix = (
+            "fix: use tags of the vocabulary (",
+            Term("tags_list"),
+            "); a new tag is the person's choice: ",
+            Term("tags_add_tag", arg=invalid[0]),
+        )
         message = f"{rel} — invalid tag(s): {', '.join(invalid)}"
         return Check("tags", FAIL, rel, message, detail, fix)
     if not tokens:
@@ -150,12 +161,18 @@ def fresh_check(ws: Workspace, rel: str, text: str) -> Check:
         ago = f"{age} day{'' if age == 1 else 's'} ago"
         return Check("warm.fresh", PASS, rel, f"{rel} — last_verified {day} ({ago})")
     message = f"{rel} — missing last_verified"
-    return Check("warm.fresh", FAIL, rel, message, hint=verify_hint(rel))
+    return Check("warm.fresh", FAIL, rel, message, fix=verify_hint(rel))
 
 
-def verify_hint(rel: str) -> str:
-    """The way out of a stale file (PROTOCOL §10), kept apart from the compat message."""
-    return f"fix: check its facts (memtier get {rel}), then run: memtier verify {rel}"
+def verify_hint(rel: str) -> Fix:
+    """The way out of a stale file (PROTOCOL §6 v4, §10), kept apart from the compat
+    message: a stale file is verified when its facts are used, not a reason to stop."""
+    return (
+        "fix: when you use its facts, check them (",
+        Term("get", arg=rel),
+        "), then ",
+        Term("verify", arg=rel),
+    )
 
 
 def warm_checks(ws: Workspace) -> list[Check]:
@@ -197,20 +214,24 @@ def buffer_checks(ws: Workspace) -> list[Check]:
         size = count_lines(text)
         if size > limit:
             message = f"{size} lines — exceeds {limit} line limit"
-            from memtier.formats.buffer import oversize_advice
-
-            fix = "fix: " + oversize_advice("memtier rotate", "memtier session-end")
-            checks.append(Check("buffer.size", FAIL, rel, message, hint=fix))
+            rotate: Fix = (
+                "fix: rotation is due at session end (",
+                Term("session-end"),
+                "), or rotate now at a natural break (",
+                Term("rotate"),
+                ")",
+            )
+            checks.append(Check("buffer.size", FAIL, rel, message, fix=rotate))
         else:
             checks.append(Check("buffer.size", PASS, rel, f"{name} — {size} lines (limit {limit})"))
     residue = [
         (ws.buffer_pending, "pending rotation file present"),
         (ws.buffer_lock, "rotation lock file present"),
     ]
-    fix = "fix: memtier session-start (finishes or undoes the interrupted rotation)"
+    fix: Fix = ("fix: ", Term("session-start"), " (finishes or undoes the interrupted rotation)")
     present = [(p, m) for p, m in residue if exists(p)]
     for path, message in present:
-        checks.append(Check("buffer.residue", FAIL, ws.relative(path), message, hint=fix))
+        checks.append(Check("buffer.residue", FAIL, ws.relative(path), message, fix=fix))
     if not present:
         checks.append(Check("buffer.residue", PASS, None, "no rotation residue (.pending, .lock)"))
     return checks
@@ -266,19 +287,21 @@ def _closure_failure(name: str, rel: str, text: str, trouble: str) -> Check:
     if displaced is not None:
         number, line = displaced
         case = f"line {number}: {shorten(line)!r}: text after the closure block"
-        fix = f"fix: memtier episodic close --date {day} --decisions none --signal none "
-        fix += "--open none (merges, and moves that text before the block)"
         return Check(
             "episodic.closure",
             FAIL,
             rel,
             message,
             (case, *_numbered(lines[number - 1 :], number)),
-            f"{name} — text after the closure block; {fix}",
+            (
+                f"{name} — text after the closure block; fix: ",
+                Term("close_day_none", arg=day),
+                " (merges, and moves that text before the block)",
+            ),
         )
     first = max(len(lines) - 4, 0) + 1
     detail = (trouble, *_numbered(lines[first - 1 :], first))
-    fix = f"fix: memtier episodic close --date {day} --decisions … --signal … --open …"
+    fix: Fix = ("fix: ", Term("close_day", arg=day))
     return Check("episodic.closure", FAIL, rel, message, detail, fix)
 
 
@@ -289,8 +312,12 @@ def scratch_checks(ws: Workspace) -> list[Check]:
     rel = ws.relative(ws.learnings_dir)
     if ws.learnings_dir.is_dir():
         return [Check("scratch.present", PASS, rel, ".learnings directory present")]
-    fix = "fix: memtier init (creates the missing files and folders, overwrites nothing)"
-    return [Check("scratch.present", WARN, rel, ".learnings directory not found", hint=fix)]
+    fix: Fix = (
+        "fix: ",
+        Term("init"),
+        " (creates the missing files and folders, overwrites nothing)",
+    )
+    return [Check("scratch.present", WARN, rel, ".learnings directory not found", fix=fix)]
 
 
 # -- leftovers (PROTOCOL §6 residue.tmp) ---------------------------------------------
@@ -363,19 +390,19 @@ def shim_checks(ws: Workspace) -> list[Check]:
             continue
         seen += 1
         rel = ws.relative(path)
-        hint = ("refresh with: memtier install-scripts",)
+        fix: Fix = ("fix: refresh them with ", Term("install_scripts"))
         try:
             version = shim_version(path.read_bytes())
         except OSError as exc:
             message = f"{rel} — unreadable: {exc.strerror or exc}"
-            checks.append(Check("shims.version", WARN, rel, message, hint))
+            checks.append(Check("shims.version", WARN, rel, message, fix=fix))
             continue
         if version is None:
-            message = f"{rel} — not a memtier shim; run memtier install-scripts"
-            checks.append(Check("shims.version", WARN, rel, message, hint))
+            message = f"{rel} — not a memtier shim"
+            checks.append(Check("shims.version", WARN, rel, message, fix=fix))
         elif version != __version__:
             message = f"{rel} — written by memtier {version}, running {__version__}"
-            checks.append(Check("shims.version", WARN, rel, message, hint))
+            checks.append(Check("shims.version", WARN, rel, message, fix=fix))
     if seen and not checks:
         scripts = ws.relative(ws.scripts_dir)
         message = f"{seen} shim(s) match memtier {__version__}"

@@ -10,19 +10,21 @@ a warning line, never a traceback.
 The human view keeps the original script's shape (compat): a heading with the
 date and time, one section per group, a ``✅`` line per passing check, ``❌
 <message>`` per failure, ``⚠️  <message>`` per warning, and the verdict as the
-last line. A failure that one command fixes names it on an indented line under
-it (``memtier verify`` for a stale file, PROTOCOL §10); ``--verbose`` adds the
-rest of the detail behind each failure or warning.
+last line. A failure that has a fix names it once, on an indented line under it
+(PROTOCOL §6 v4), in the words of the face that asked: the checks name the
+operation (`memtier.errors.Term`), `text_lines(words=…)` words it — a command
+by default, a tool call on the tool server. ``--verbose`` adds the rest of the
+detail behind each failure or warning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
-from memtier.errors import CheckFailed
-from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.errors import CheckFailed, Term
+from memtier.health.verdict import FAIL, PASS, STALENESS, WARN, Check
 from memtier.results import Result
 from memtier.values import Fields
 from memtier.workspace import Workspace
@@ -77,6 +79,16 @@ class HealthReport(Result, Fields):
         return tuple(c for c in self.checks if c.status == FAIL)
 
     @property
+    def integrity_failed(self) -> tuple[Check, ...]:
+        """The failures that are not staleness (PROTOCOL §6 v4): a reason to stop."""
+        return tuple(c for c in self.failed if c.id not in STALENESS)
+
+    @property
+    def stale(self) -> tuple[Check, ...]:
+        """The WARM files not verified for too long: verified when used (§6 v4)."""
+        return tuple(c for c in self.failed if c.id in STALENESS)
+
+    @property
     def warned(self) -> tuple[Check, ...]:
         """The warnings of the report (part of its output, not stderr messages)."""
         return tuple(c for c in self.checks if c.status == WARN)
@@ -92,7 +104,13 @@ class HealthReport(Result, Fields):
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "checks": [c.to_json(verbose=self.verbose) for c in self.checks]}
 
-    def text_lines(self, *, verbose: bool | None = None, colour: bool = False) -> Iterator[str]:
+    def text_lines(
+        self,
+        *,
+        verbose: bool | None = None,
+        colour: bool = False,
+        words: Callable[[Term], str] = str,
+    ) -> Iterator[str]:
         from memtier.render import paint
 
         if verbose is None:
@@ -112,7 +130,7 @@ class HealthReport(Result, Fields):
                     yield paint(mark.rstrip(), "green", colour) + " " + check.message
                 else:
                     yield paint(mark + check.message, _STYLES.get(check.status, ""), colour)
-                for line in check.under(verbose=verbose):
+                for line in check.under(verbose=verbose, words=words):
                     yield paint(f"     {line}", "dim", colour)
         yield ""
         if self.ok:

@@ -29,7 +29,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.errors import Term
+from memtier.health.verdict import FAIL, PASS, WARN, Check, Fix
 from memtier.store.reading import Reading
 from memtier.workspace import Workspace
 
@@ -115,8 +116,8 @@ def _scan(ws: Workspace, paths: Iterable[Path], reading: Reading | None = None) 
         rel = ws.relative(path)  # shown with a credential in the name redacted
         for finding in detect_in_name(path.relative_to(ws.root).as_posix()):
             message = f"{rel} — credential found in the file name ({finding.rule})"
-            fix = f"fix: rename {rel} (the check never prints the name), then rotate it"
-            checks.append(Check("secrets", FAIL, rel, message, (), fix))
+            rename: Fix = (f"fix: rename {rel} (the check never prints the name), then rotate it",)
+            checks.append(Check("secrets", FAIL, rel, message, (), rename))
         data = reading.data(path)  # shared with the other checks: each file read once
         if isinstance(data, OSError):
             message = f"{rel} — not scanned for credentials: {data.strerror or data}"
@@ -129,8 +130,12 @@ def _scan(ws: Workspace, paths: Iterable[Path], reading: Reading | None = None) 
         for finding in detect(text):
             message = f"{rel}:{finding.line} — credential found ({finding.rule})"
             why = (f"line {finding.line} matches the {finding.rule} rule",)
-            fix = f"fix: remove the credential from {rel}:{finding.line} "
-            fix += "(the check never prints it), then rotate the credential"
+            fix: Fix = (
+                f"fix: remove the credential from {rel}:{finding.line} (the check never "
+                "prints it: ",
+                Term("replace", arg=rel),
+                "), then rotate the credential",
+            )
             checks.append(Check("secrets", FAIL, rel, message, why, fix))
     return checks
 

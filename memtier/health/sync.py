@@ -18,7 +18,8 @@ import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.errors import Term
+from memtier.health.verdict import FAIL, PASS, WARN, Check, Fix
 from memtier.store.reading import Reading
 from memtier.workspace import SYNC_GIT_DIR, SYNC_HOST_LOCAL, Workspace
 
@@ -64,14 +65,15 @@ def _unique(ws: Workspace, path: str, data: bytes) -> Check | None:
         return None
     message = f"{os.path.basename(path)} — Updated: line outside the final closure block "
     message += f"(line {stray[0]})"
-    hint = "fix: move its items into the last block with memtier episodic close"
+    day = os.path.basename(path).removesuffix(".md")
+    fix: Fix = ("fix: move its items into the last block with ", Term("close_day", arg=day))
     return Check(
         "episodic.closure.unique",
         FAIL,
         ws.relative(Path(path)),
         message,
         tuple(map(str, stray)),
-        hint,
+        fix,
     )
 
 
@@ -83,8 +85,8 @@ def _marker(ws: Workspace, path: str, data: bytes) -> Check | None:
         return None
     line = data[: match.start()].count(b"\n") + 1
     rel = ws.relative(Path(path))
-    hint = "fix: keep the right lines, delete the markers, then memtier sync"
-    return Check("sync.markers", FAIL, rel, f"{rel}:{line} — conflict marker", (), hint)
+    fix: Fix = ("fix: keep the right lines, delete the markers, then ", Term("sync"))
+    return Check("sync.markers", FAIL, rel, f"{rel}:{line} — conflict marker", (), fix)
 
 
 def note_checks(ws: Workspace, reading: Reading | None = None) -> tuple[list[Check], list[Check]]:
@@ -150,8 +152,8 @@ def _drivers(ws: Workspace) -> list[Check]:
         message = (
             f"merge driver(s) named in the attributes but not configured: {', '.join(missing)}"
         )
-        hint = "fix: memtier sync init REMOTE (sets the drivers again)"
-        return [Check("sync.driver", FAIL, where, message, (), hint)]
+        fix: Fix = ("fix: ", Term("sync_init"), " (sets the drivers again)")
+        return [Check("sync.driver", FAIL, where, message, (), fix)]
     return [Check("sync.driver", PASS, where, "merge drivers configured")]
 
 
@@ -168,9 +170,10 @@ def _local(ws: Workspace) -> list[Check]:
             else bytes([len(n)]) + n.encode() + b"\0" in index
         )
     ]
-    hint = f"fix: git rm --cached the file in the memory's repository ({SYNC_GIT_DIR})"
+    # The person's act in the memory's own repository: no command of memtier does it.
+    fix: Fix = (f"fix: the person untracks it in the memory's repository ({SYNC_GIT_DIR})",)
     checks = [
-        Check("sync.local", FAIL, name, f"{name} — host-local file is tracked", (), hint)
+        Check("sync.local", FAIL, name, f"{name} — host-local file is tracked", (), fix)
         for name in found
     ]
     return checks or [Check("sync.local", PASS, None, "no host-local file tracked")]
@@ -182,8 +185,11 @@ def _state(ws: Workspace) -> list[Check]:
     ]
     if busy:
         message = f"a git {'merge' if busy[0] == 'MERGE_HEAD' else 'rebase'} is in progress"
-        hint = f"fix: finish or abort it in {SYNC_GIT_DIR}, then memtier sync"
-        return [Check("sync.state", FAIL, None, message, (), hint)]
+        fix: Fix = (
+            f"fix: the person finishes or aborts it in {SYNC_GIT_DIR}, then ",
+            Term("sync"),
+        )
+        return [Check("sync.state", FAIL, None, message, (), fix)]
     return [Check("sync.state", PASS, None, "no merge in progress")]
 
 
@@ -204,11 +210,19 @@ def _conflicts(standing: list[str]) -> list[Check]:
     ]
 
 
-def _drop(item: str) -> str:
+def _drop(item: str) -> Fix:
     """§14 v4: the one item goes with `episodic close --drop`, the rest of the block stays."""
     name, _sep, sid = item.partition(": ")
     day = name.removesuffix(".md")
-    return f"settle it, then drop its Open: item (memtier episodic close --drop {sid} --date {day})"
+    return (
+        "fix: settle it, then drop its Open: item (",
+        Term("close_drop", arg=sid),
+        Term("on_date", arg=day),
+        ")",
+    )
+
+
+_SYNC: Fix = ("fix: ", Term("sync"))
 
 
 def _stale(ws: Workspace) -> list[Check]:
@@ -217,8 +231,8 @@ def _stale(ws: Workspace) -> list[Check]:
         last = datetime.fromisoformat(text)
         age = ws.now - last
     except (ValueError, TypeError):
-        return [Check("sync.stale", WARN, None, "never synced; run memtier sync")]
+        return [Check("sync.stale", WARN, None, "never synced", (), _SYNC)]
     if age > timedelta(hours=ws.config.sync_warn_hours):
         hours = int(age.total_seconds() // 3600)
-        return [Check("sync.stale", WARN, None, f"last sync {hours} hours ago; run memtier sync")]
+        return [Check("sync.stale", WARN, None, f"last sync {hours} hours ago", (), _SYNC)]
     return [Check("sync.stale", PASS, None, f"last sync {last.isoformat()}")]

@@ -14,16 +14,22 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from memtier.errors import MemtierError
+from memtier.errors import MemtierError, Term
 from memtier.health.checks import load
-from memtier.health.verdict import FAIL, PASS, WARN, Check
+from memtier.health.verdict import FAIL, PASS, WARN, Check, Fix
 from memtier.store.reading import Reading
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
     from memtier.commands.topics.state import IndexState
 
-_REBUILD = "fix: memtier index rebuild"
+_REBUILD: Fix = ("fix: ", Term("index_rebuild"))
+# A generation is immutable (§13): restored, never edited; a correction is the next one.
+_RESTORE: Fix = ("fix: restore it from a backup or a sync peer; never edit a generation",)
+
+
+def _by_hand(rel: str) -> Fix:
+    return ("fix: correct it by hand (", Term("get", arg=rel), " shows it)")
 
 
 class IndexScan:
@@ -67,7 +73,7 @@ def index_checks(
         parsed = parse_index(text)
         for found in parsed.problems:
             message = f"{rel}:{found.line} — {found.message}"
-            checks.append(Check("index.format", FAIL, rel, message, hint="fix it by hand"))
+            checks.append(Check("index.format", FAIL, rel, message, fix=_by_hand(rel)))
         if not parsed.problems:
             count = len(parsed.entries)
             checks.append(Check("index.format", PASS, rel, f"{rel} — {count} topic(s)"))
@@ -86,7 +92,7 @@ def _refs(ws: Workspace, rel: str, entries: tuple[object, ...]) -> list[Check]:
         for path in dict.fromkeys([*paths, *([current] if current else [])]):
             if not (ws.root / path).is_file():
                 message = f"{rel} — {getattr(entry, 'slug', '?')}: {path} does not exist"
-                missing.append(Check("index.refs", FAIL, rel, message, hint=_REBUILD))
+                missing.append(Check("index.refs", FAIL, rel, message, fix=_REBUILD))
     return missing or [Check("index.refs", PASS, rel, "every generation the index names exists")]
 
 
@@ -96,7 +102,7 @@ def _fresh(ws: Workspace, rel: str, reading: Reading | None, scan: IndexScan | N
     state = scan.state if scan is not None and scan.state is not None else None
     if (state or read_index(ws, reading)).stale:
         message = f"{rel} — out of date (a rebuild would change it)"
-        return Check("index.fresh", WARN, rel, message, hint=_REBUILD)
+        return Check("index.fresh", WARN, rel, message, fix=_REBUILD)
     return Check("index.fresh", PASS, rel, f"{rel} — up to date")
 
 
@@ -122,7 +128,7 @@ def consolidation_checks(ws: Workspace) -> list[Check]:
         if problems or gen is None:
             message = f"{rel} — changed after it was written: {problems[0] if problems else '?'}"
             why = "a generation is never rewritten; a correction is the next generation"
-            checks.append(Check("consolidation.immutable", FAIL, rel, message, (why,)))
+            checks.append(Check("consolidation.immutable", FAIL, rel, message, (why,), _RESTORE))
             continue
         named = NAME_RE.match(path.name)
         assert named is not None
@@ -151,12 +157,12 @@ def _chain(
         gaps = [n for n in range(1, numbers[-1] + 1) if n not in gens]
         if gaps:
             message = f"{slug} — generation(s) {', '.join(map(str, gaps))} missing"
-            out.append(Check("consolidation.chain", FAIL, gens[numbers[-1]], message))
+            out.append(Check("consolidation.chain", FAIL, gens[numbers[-1]], message, (), _RESTORE))
         for number in numbers:
             rel, prev = gens[number], previous.get(gens[number])
             if prev is not None and not (ws.root / prev).is_file():
                 message = f"{rel} — Previous {prev} does not exist"
-                out.append(Check("consolidation.chain", FAIL, rel, message))
+                out.append(Check("consolidation.chain", FAIL, rel, message, (), _RESTORE))
     if chain and not out:
         out.append(
             Check("consolidation.chain", PASS, ws.relative(ws.consolidated_dir), "chains complete")

@@ -29,7 +29,8 @@ INSTRUCTIONS = """\
 memtier is your durable memory (plain markdown files). Start every session with \
 memory_session_start. Before you answer, write what you do and find: memory_task, memory_note. \
 One home per fact: memory_search first, then memory_remember, memory_replace or memory_retire. \
-End with memory_session_end, then memory_close_day. Fix what memory_health reports. \
+End with memory_session_end, then memory_close_day. Fix the integrity failures \
+memory_health reports; a stale WARM file is verified when you use it. \
 The whole protocol: resource memtier://skill."""
 
 

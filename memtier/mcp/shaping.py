@@ -51,32 +51,6 @@ _COMMAND_RE = re.compile(
     r"\bmemtier (" + "|".join(re.escape(c) for c, _ in _TOOL_FOR_COMMAND) + r")\b"
 )
 
-# The call that fixes a failed or warned health check (PROTOCOL §6, §11).
-_HEALTH_FIX: dict[str, str] = {
-    "hot.header": "memory_session_start recreates a missing MEMORY.md; a broken header "
-    "(lines 1-4) is fixed by hand (memory_get path='MEMORY.md' to_line=4 shows it)",
-    "hot.size": "memory_retire a line of MEMORY.md, or move the fact to a WARM file "
-    "(memory_remember with kind), then memory_retire it from MEMORY.md",
-    "tags": "use tags from the vocabulary (memory_overview lists them); "
-    "edit line 2 of the file by hand",
-    "warm.fresh": "check the file's facts, correct them with memory_replace or memory_retire, "
-    "then memory_verify files=['{path}']",
-    "buffer.header": "memory_session_start (a buffer it cannot parse is fixed by hand)",
-    "buffer.missing": "memory_session_start",
-    "buffer.size": "memory_rotate",
-    "buffer.residue": "memory_session_start (recovers or removes rotation residue)",
-    "episodic.closure": "memory_close_day with decisions, signal and open for that day",
-    "scratch.present": "memtier init (creates the missing .learnings/ files)",
-    "residue.tmp": "memory_session_start (removes leftover temporary files)",
-    "shims.version": "memtier install-scripts",
-    "index.fresh": "memory_flush (it rebuilds the index)",
-    "index.refs": "memory_flush (it rebuilds the index)",
-    "index.format": "fix memory/INDEX.md by hand (memory_get path='memory/INDEX.md')",
-    "consolidation.immutable": "restore the generation from a backup; never edit one",
-    "consolidation.chain": "restore the missing generation from a backup",
-    "secrets": "memory_replace the line without the credential, then rotate the credential",
-}
-
 
 def tool_hint(message: str) -> str | None:
     """``fix: call memory_…`` when a core message names the CLI command that fixes it."""
@@ -85,13 +59,6 @@ def tool_hint(message: str) -> str | None:
         return None
     tool = dict(_TOOL_FOR_COMMAND)[found.group(1)]
     return f"fix: call {tool}"
-
-
-def health_fix(check_id: str, path: str | None) -> str | None:
-    fix = _HEALTH_FIX.get(check_id)
-    if fix is None:
-        return None
-    return fix.format(path=path or "")
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,7 @@ def memory_verify(
     *,
     ctx: Context,
 ) -> CallToolResult:
-    """After checking a WARM file's facts, mark it verified today."""
+    """When you use a stale WARM file: after checking its facts, mark it verified today."""
     rt = runtime_of(ctx)
 
     def body(ws: Workspace) -> str:

@@ -18,8 +18,9 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from memtier.mcp.runtime import ToolRuntime, runtime_of
-from memtier.mcp.shaping import bound_lines, check_budget, health_fix
+from memtier.mcp.shaping import bound_lines, check_budget
 from memtier.mcp.toolkit import DEFAULT_BUDGET, LineNo, MaxChars, get_call, read_only, tool
+from memtier.mcp.words import tool_words
 from memtier.workspace import TIERS
 
 if TYPE_CHECKING:
@@ -124,12 +125,8 @@ def _health(ws: Workspace, verbose: bool, max_chars: int) -> str:
 
     check_budget(max_chars)
     report = run_health_check(ws)
-    problems = [c for c in report.checks if c.status != "pass"]
-    lines = list(report.text_lines(verbose=verbose))
-    fixes = [(c, health_fix(c.id, c.path)) for c in problems]
-    if any(fix for _, fix in fixes):
-        lines += ["", "To fix:"]
-        lines += [f"- {c.message} → {fix}" for c, fix in fixes if fix]
+    # PROTOCOL §6 (v4): each failure with its one fix, worded as a tool call.
+    lines = list(report.text_lines(verbose=verbose, words=tool_words))
     more = "memory_health(verbose=false), or a larger max_chars"
     return bound_lines(lines, max_chars, more).text
 
@@ -200,7 +197,8 @@ def memory_health(
     *,
     ctx: Context,
 ) -> CallToolResult:
-    """Check memory when a start reports a failure; each problem with its fix."""
+    """Each failed check with its one fix. An integrity failure: stop relying on memory
+    until fixed; a stale WARM file: verify it when you use its facts."""
     rt = runtime_of(ctx)
     return rt.call("memory_health", lambda ws: _health(ws, verbose, max_chars), max_chars)
 

@@ -50,7 +50,7 @@ def _session_start(ws: Workspace, max_chars: int) -> str:
     result = session_start(ws).copy_with(max_chars=max_chars)
     head = [f"session-start: {shorten(action)}" for action in result.actions]
     head += [f"warning: {shorten(message)}" for message in result.warnings]
-    health = result.health_line(fix="call memory_health")
+    health = result.health_line(report="memory_health")
     fitted = fit_context(head, result.context_parts(), ["", health], max_chars, get_call)
     return "\n".join(fitted.lines)
 
@@ -113,23 +113,35 @@ def memory_task(
 
 
 def memory_close_day(
-    decisions: str,
-    signal: Annotated[str, Field(description="What was learned.")],
-    open: Annotated[str, Field(description="What is left, or 'none'.")],
+    decisions: str | None = None,
+    signal: Annotated[str | None, Field(description="What was learned.")] = None,
+    open: Annotated[str | None, Field(description="What is left, or 'none'.")] = None,
     date: DayParam = None,
     replace: Annotated[bool, Field(description="Write the block as given, not merged.")] = False,
+    drop: Annotated[str | None, Field(description="Only remove this Open: item.")] = None,
     *,
     ctx: Context,
 ) -> CallToolResult:
     """After memory_session_end, close the day's note (merged with its block; the next
-    session reads its Open: items first)."""
+    session reads its Open: items first). drop: remove one settled Open: item."""
     rt = runtime_of(ctx)
 
     def body(ws: Workspace) -> str:
         from memtier.commands import episodic_writes
+        from memtier.errors import InputError
         from memtier.surface import parse_date_option
 
         day = parse_date_option(date, ws)
+        given = {"decisions": decisions, "signal": signal, "open": open}
+        if drop is not None:
+            if any(v is not None for v in given.values()) or replace:
+                raise InputError("drop goes alone (with date at most)")
+            dropped = episodic_writes.episodic_drop(ws, drop, day)
+            return write_output(dropped, dropped.redacted)
+        missing = [name for name, value in given.items() if value is None]
+        if missing:
+            raise InputError(f"missing {', '.join(missing)} (or give drop alone)")
+        assert decisions is not None and signal is not None and open is not None
         result = episodic_writes.episodic_close(ws, decisions, signal, open, day, replace=replace)
         return write_output(result, result.redacted)
 

@@ -69,6 +69,20 @@ _CALLS = {
     "consolidate_write": "memory_consolidate(topic='{arg}', confirm=true)",
     "consolidate_summary": "with plan_id='{arg}' and your summary",
     "get": "memory_get(path='{arg}')",
+    # the fixes health names (PROTOCOL §6 v4)
+    "verify": "memory_verify(files=['{arg}'])",
+    "rotate": "memory_rotate",
+    "session-end": "memory_session_end",
+    "close_day": "memory_close_day(date='{arg}', decisions, signal, open)",
+    "close_day_none": (
+        "memory_close_day(date='{arg}', decisions='none', signal='none', open='none')"
+    ),
+    "close_replace": "memory_close_day(decisions, signal, open, replace=true)",
+    "close_drop": "memory_close_day(drop='{arg}'",
+    "on_date": ", date='{arg}')",
+    "install_scripts": "the person refreshes the shell shims; no tool does",
+    "tags_list": "memory_overview",
+    "tags_add_tag": "a tag is added to memory/memtier.toml by the person, not by a tool: ask them",
 }
 
 

@@ -282,3 +282,22 @@ def test_buffer_or_pending_that_is_a_folder_refuses(cli: CliRunner, root: Path, 
         f"memtier: error: memory/{name} is a folder, not a file: move it aside, "
         "then run memtier session-start again\n"
     )
+
+
+def test_after_an_absence_the_verdict_names_staleness_not_integrity(ws: Workspace) -> None:
+    """PROTOCOL §6 (v4): back after 31 days, every WARM file is stale; the last line says
+    so apart from integrity, and tells to verify each file when used, not to stop."""
+    later = Workspace.open(ws.root, NOW + timedelta(days=31))
+    result = session_start(later)
+    assert not result.health_ok and set(result.health_failed) == {"warm.fresh"}
+    line = list(result.text_lines())[-1]
+    assert line.startswith("health-check: ✅ integrity checks passed; 5 WARM files not verified")
+    assert "verify each when you use its facts" in line and "failed" not in line
+    # An integrity failure besides: named first, as a reason to stop; staleness after it.
+    infra = later.root / "memory" / "semantic" / "infrastructure.md"
+    lines = infra.read_text().split("\n")
+    infra.write_text("\n".join([lines[0], "#tags: not-in-the-vocabulary", *lines[2:]]))
+    line = list(session_start(later).text_lines())[-1]
+    assert line.startswith("health-check: ❌ integrity check(s) failed (tags)")
+    assert "fix them before relying on memory" in line and "5 WARM files" in line
+    assert "warm.fresh" not in line.split(":", 2)[1]

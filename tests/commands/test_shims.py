@@ -217,7 +217,6 @@ def test_original_script_and_version_drift_through_the_shim(root: Path, tmp_path
     lines = result.stdout.splitlines()
     drift = f"memory/scripts/health-check.sh — written by memtier 0.0.1, running {__version__}"
     assert f"⚠️  {drift}" in lines
-    assert (
-        "⚠️  memory/scripts/atomic-write.sh — not a memtier shim; run memtier install-scripts"
-        in lines
-    )
+    # PROTOCOL §6 (v4): the fix once, under the line, not in the message too.
+    foreign = lines.index("⚠️  memory/scripts/atomic-write.sh — not a memtier shim")
+    assert lines[foreign + 1] == "     fix: refresh them with memtier install-scripts"

@@ -177,8 +177,8 @@ def test_insert_keeps_block_last_and_loses_nothing(
     assert [line for line in head.split("\n") if line] == [
         line for line in _text(before + addition).split("\n") if line
     ]
-    if head.strip():
-        assert head.endswith("\n\n")
+    if head.strip():  # a blank line (spaces at most) right above the block
+        assert head.endswith("\n") and head.split("\n")[-2].strip() == ""
 
 
 @given(_lines, _blocks, _blocks)
@@ -274,3 +274,13 @@ def test_nested_body_moves_headings_below_the_block_heading() -> None:
     )
     assert nested_body("#### already deep\n", 3) == "#### already deep\n"
     assert nested_body("- no headings\n", 3) == "- no headings\n"
+
+
+@given(st.lists(st.text(st.sampled_from("- a\n")), max_size=8))
+def test_joined_all_is_joined_part_by_part(parts: list[str]) -> None:
+    from memtier.formats.episodic import joined, joined_all
+
+    expected = ""
+    for part in parts:
+        expected = joined(expected, part)
+    assert joined_all(parts) == expected

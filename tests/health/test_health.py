@@ -645,7 +645,7 @@ def test_text_after_the_closure_block_is_named_with_its_line_and_fix(root: Path)
     (c,) = check(root).failed
     assert c.message == f"{YESTERDAY}.md — closure block missing or malformed"
     assert c.detail[0] == "line 7: 'PS: grafana waits for the backup': text after the closure block"
-    assert c.hint == (
+    assert c.fix_text() == (
         f"{YESTERDAY}.md — text after the closure block; fix: memtier episodic close "
         f"--date {YESTERDAY} --decisions none --signal none --open none "
         "(merges, and moves that text before the block)"
@@ -670,7 +670,7 @@ def test_a_malformed_block_names_its_line_whole_words_and_the_fix(root: Path) ->
         c.detail[0]
         == "line 2: expected 'Updated:', found 'Decisions: moved qdrant to host b and rebuilt…'"
     )
-    assert c.hint.startswith(f"fix: memtier episodic close --date {TODAY} ")
+    assert c.fix_text().startswith(f"fix: memtier episodic close --date {TODAY} ")
 
 
 def test_hot_size_failure_has_a_fix_line(root: Path) -> None:
@@ -678,5 +678,5 @@ def test_hot_size_failure_has_a_fix_line(root: Path) -> None:
     hot.write_text(hot.read_text() + "".join(f"- fact {n}\n" for n in range(70)))
     (c,) = check(root).failed
     assert c.id == "hot.size"
-    assert c.hint.startswith("fix: move facts to their WARM file (memtier remember")
-    assert c.under(verbose=False) == (c.hint,)
+    assert c.fix_text().startswith("fix: move facts to their WARM file (memtier remember")
+    assert c.under(verbose=False) == (c.fix_text(),)

@@ -83,7 +83,9 @@ def test_a_stale_file_names_memtier_verify_without_verbose(root: Path, cli: CliR
     assert plain.exit_code == 1
     lines = plain.stdout.splitlines()
     failure = lines.index(f"❌ {rel} — last_verified stale or invalid")  # compat, unchanged
-    hint = f"     fix: check its facts (memtier get {rel}), then run: memtier verify {rel}"
+    # PROTOCOL §6 (v4): verified when its facts are used, not a reason to stop.
+    hint = f"     fix: when you use its facts, check them (memtier get {rel}), then "
+    hint += f"memtier verify {rel}"
     assert lines[failure + 1] == hint
     assert "days old" not in plain.stdout  # the rest of the detail stays behind --verbose
     verbose = cli("health-check", "--verbose", "--root", str(root), "--now", NOW_TEXT)

@@ -32,7 +32,7 @@ def test_warnings_never_change_the_verdict() -> None:
 
 def test_a_failure_ends_in_exit_1_with_the_report_already_shown() -> None:
     report = HealthReport(
-        (Check("hot.header", FAIL, "MEMORY.md", "bad", hint="memtier verify"),), NOW
+        (Check("hot.header", FAIL, "MEMORY.md", "bad", fix=("memtier verify",)),), NOW
     )
     assert not report.ok
     failure = report.failure

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtier.mcp.shaping import bound_lines, health_fix, tool_hint
+from memtier.mcp.shaping import bound_lines, tool_hint
 
 
 def test_text_within_budget_is_untouched() -> None:
@@ -40,7 +40,3 @@ def test_hints_name_tools() -> None:
     assert tool_hint("run memtier session-start to recover") == "fix: call memory_session_start"
     assert tool_hint("found at MEMORY.md:7; use memtier replace") == "fix: call memory_replace"
     assert tool_hint("no such file") is None
-    assert health_fix("warm.fresh", "memory/semantic/a.md") is not None
-    assert "memory_verify files=['memory/semantic/a.md']" in str(
-        health_fix("warm.fresh", "memory/semantic/a.md")
-    )

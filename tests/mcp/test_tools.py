@@ -271,8 +271,18 @@ async def test_health_names_the_fix(server: Any, root: Path) -> None:
     result = await call_tool(server, "memory_health")
     text = text_of(result)
     assert "All required checks passed" not in text
-    assert "memory_verify files=['memory/semantic/preferences.md']" in text
-    assert "To fix:" in text
+    # PROTOCOL §6 (v4): one fix per failure, as a tool call, never a shell command.
+    assert text.count("memory_verify(files=['memory/semantic/preferences.md'])") == 1
+    assert "To fix:" not in text
+    assert re.search(r"(?<![\w-])--[a-z]|\bmemtier [a-z]|then run", text) is None, text
+    # The same report as the command line's, line for line, in the tool's words.
+    from memtier.health.report import run_health_check
+    from memtier.workspace import Workspace
+    from tests.conftest import NOW
+
+    shell = list(run_health_check(Workspace.open(root, NOW)).text_lines())
+    assert len(text.split("\n")) == len(shell)
+    assert "memtier verify memory/semantic/preferences.md" in "\n".join(shell)
 
 
 async def test_overview(server: Any, root: Path) -> None:
@@ -400,3 +410,31 @@ async def test_session_start_at_a_small_budget_cuts_memory_md_last_and_names_eac
         assert not (memory_cut and buffer_shown), budget  # the buffer gives way first
     assert not memory_cut and "- fact 11 about the fleet" in text  # MEMORY.md whole
     assert "memory/working-buffer.md', from_line=" in text  # the buffer cut instead
+
+
+async def test_close_day_drops_one_settled_open_item(server: Any, root: Path) -> None:
+    """PROTOCOL §14 (v4): the tool server settles a sync conflict's item as the CLI's
+    `episodic close --drop` does, and health words that fix as this call."""
+    given = {"decisions": "d", "signal": "s", "replace": True}
+    items = "watch the backup; settle sync conflict s-1a2b3c4d in MEMORY.md"
+    closed = await call_tool(server, "memory_close_day", open=items, **given)
+    assert not closed.is_error, text_of(closed)
+    note = root / "memory/episodic/2026-11-30.md"
+    dropped = await call_tool(server, "memory_close_day", drop="s-1a2b3c4d")
+    assert not dropped.is_error, text_of(dropped)
+    assert note.read_text().rstrip("\n").rsplit("\n", 1)[1] == "Open: watch the backup"
+    alone = await call_tool(server, "memory_close_day", drop="backup", decisions="x")
+    assert alone.is_error and "drop goes alone" in text_of(alone)
+    missing = await call_tool(server, "memory_close_day", decisions="x")
+    assert missing.is_error and "missing signal, open" in text_of(missing)
+
+
+def test_the_drop_fix_is_worded_by_each_face() -> None:
+    from memtier.errors import Term
+    from memtier.mcp.words import tool_words
+
+    parts = (Term("close_drop", arg="s-1a2b3c4d"), Term("on_date", arg="2026-11-29"))
+    shell = "".join(str(part) for part in parts)
+    tool = "".join(tool_words(part) for part in parts)
+    assert shell == "memtier episodic close --drop s-1a2b3c4d --date 2026-11-29"
+    assert tool == "memory_close_day(drop='s-1a2b3c4d', date='2026-11-29')"

@@ -267,7 +267,9 @@ def test_step_7_context_and_verdict(root: Path, cli: CliRunner) -> None:
     assert text.exit_code == 0  # a failing verdict is reported, not an error
     assert "yesterday's note" in text.stdout and "older note" not in text.stdout
     verdict = text.stdout.splitlines()[-1]
-    assert "Some required checks failed" in verdict and "episodic.closure" in verdict
+    # §6 (v4): an integrity failure is named as one, apart from staleness.
+    assert "integrity check(s) failed (episodic.closure)" in verdict
+    assert "memtier health-check" in verdict
 
 
 def test_base_context_comes_in_the_protocols_order(root: Path, cli: CliRunner) -> None:

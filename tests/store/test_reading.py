@@ -30,7 +30,7 @@ def _notes(ws: Workspace) -> list[Path]:
         if n == 7:
             body += "<<<<<<< ours\n- a conflict left behind\n"
         if n == 11:
-            body += "- key AKIAIOSFODNN7EXAMPLE in a note\n"
+            body += "- key AKIAQ3EGUSKXJ7W5MZ2P in a note\n"
         body += f"\nUpdated: {day}\nDecisions: none\nSignal: none\nOpen: none\n"
         path.write_text(body, encoding="utf-8")
         made.append(path)
