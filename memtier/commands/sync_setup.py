@@ -4,8 +4,9 @@ The repository lives at ``memory/.sync/git`` with the workspace root as its work
 tree, so a workspace that is itself inside another repository is not disturbed.
 It tracks ``MEMORY.md``, ``memory/``, ``.learnings/`` and ``.gitattributes``; the
 host-local files (the working buffer and its ``.pending``/``.lock``, the workspace
-lock, the search log, temporary files, ``memory/.sync/``) are excluded in the
-repository's own ``info/exclude``, so they are never tracked.
+lock, the search log, temporary files, ``memory/.sync/``, the shims in
+``memory/scripts/``) are excluded in the repository's own ``info/exclude``, so
+they are never tracked.
 
 The merge drivers live in the repository's config, which git never clones; a
 ``.gitattributes`` that names an undefined driver makes git fall back silently
@@ -29,10 +30,12 @@ from memtier.workspace import LAYOUT_FOLDERS, Workspace
 
 DEFAULT_BRANCH = "main"
 REMOTE_NAME = "origin"
-DRIVERS: tuple[str, ...] = ("note", "fact", "lines", "generation")
+DRIVERS: tuple[str, ...] = ("note", "fact", "lines", "index", "text", "generation")
 ATTRIBUTES = """\
 # memtier sync (PROTOCOL §14): merges that understand these files.
 # The drivers are set by `memtier sync init` in the memory's repository config.
+# Every tracked file has one (§14 v4); the ones below `*` take precedence.
+* merge=memtier-text
 /MEMORY.md merge=memtier-fact
 /memory/semantic/*.md merge=memtier-fact
 /memory/procedural/*.md merge=memtier-fact
@@ -41,7 +44,7 @@ ATTRIBUTES = """\
 /memory/archive/learnings/** merge=memtier-lines
 /memory/archive/retired.md merge=memtier-lines
 /.learnings/* merge=memtier-lines
-/memory/INDEX.md merge=memtier-ours
+/memory/INDEX.md merge=memtier-index
 /memory/consolidated/* merge=memtier-generation
 """
 # Tracked: the three tiers' homes and the attributes; never the host-local files.
@@ -58,6 +61,7 @@ EXCLUDE = """\
 /memory/.memtier.lock
 /memory/.searches.jsonl
 /memory/.sync/
+/memory/scripts/
 .*.memtier-tmp
 """
 HOST_LOCAL: tuple[str, ...] = (
@@ -233,12 +237,18 @@ def write_attributes(root: Path) -> bool:
     text = store.read_text(path, root=root)
     if not text.startswith(ATTRIBUTES.split("\n", 1)[0]):
         return False
-    have = set(text.splitlines())
-    missing = [line for line in ATTRIBUTES.splitlines() if line not in have]
-    if not missing:
+    # A later line wins in git's attributes: ours come first whole, then the lines
+    # a person added (an older memtier's driver lines give way to the new ones).
+    ours = set(ATTRIBUTES.splitlines())
+    kept = [
+        line
+        for line in text.splitlines()
+        if line not in ours and " merge=memtier-" not in line and not line.startswith("#")
+    ]
+    body = ATTRIBUTES + "".join(line + "\n" for line in kept)
+    if body == text:
         return False
-    body = text if text.endswith("\n") else text + "\n"
-    store.write_text(path, body + "\n".join(missing) + "\n", root=root)
+    store.write_text(path, body, root=root)
     return True
 
 

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from memtier.health.verdict import FAIL, PASS, WARN, Check
-from memtier.workspace import Workspace
+from memtier.workspace import HOST_LOCAL_FOLDERS, Workspace
 
 # Opening and closing markers only: seven `=` alone is also a markdown heading rule.
 _MARKER = re.compile(rb"^(<{7} |>{7} )", re.MULTILINE)
@@ -124,13 +124,77 @@ def _drivers(ws: Workspace) -> list[Check]:
         if head and re.search(r"(?m)^\s*driver\s*=", section):
             defined.add(head.group(1))
     missing = sorted(named - defined - {"text", "binary", "union"})
+    hint = "fix: memtier sync init REMOTE (sets the drivers again)"
     if missing:
         message = (
             f"merge driver(s) named in .gitattributes but not configured: {', '.join(missing)}"
         )
-        hint = "fix: memtier sync init REMOTE (sets the drivers again)"
         return [Check("sync.driver", FAIL, ".gitattributes", message, (), hint)]
+    # §14 v4: no tracked file is left without a merge that understands it.
+    rules = _attribute_rules(attributes)
+    names = _tracked(_read(ws.sync_git_dir / "index") or b"")
+    bare = [n for n in names if not (_driver_of(rules, n) or "").startswith("memtier-")]
+    if bare:
+        shown = ", ".join(bare[:5]) + (f" (+{len(bare) - 5} more)" if len(bare) > 5 else "")
+        message = f"tracked without a merge driver: {shown}"
+        return [Check("sync.driver", FAIL, bare[0], message, (), hint)]
     return [Check("sync.driver", PASS, ".gitattributes", "merge drivers configured")]
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A gitattributes pattern as a regex over root-relative paths (a pattern with
+    no inner ``/`` matches the file's name at any depth)."""
+    anchored = "/" in pattern.rstrip("/")
+    body, out, at = pattern.lstrip("/"), "", 0
+    while at < len(body):
+        if body.startswith("**/", at):
+            out, at = out + "(?:.*/)?", at + 3
+        elif body.startswith("**", at):
+            out, at = out + ".*", at + 2
+        elif body[at] == "*":
+            out, at = out + "[^/]*", at + 1
+        elif body[at] == "?":
+            out, at = out + "[^/]", at + 1
+        else:
+            out, at = out + re.escape(body[at]), at + 1
+    return re.compile(("^" if anchored else r"(?:^|/)") + out + "$")
+
+
+def _attribute_rules(text: str) -> list[tuple[re.Pattern[str], str]]:
+    rules = []
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        for part in parts[1:]:
+            if part.startswith("merge="):
+                rules.append((_glob(parts[0]), part[len("merge=") :]))
+    return rules
+
+
+def _driver_of(rules: list[tuple[re.Pattern[str], str]], name: str) -> str | None:
+    found = None
+    for pattern, driver in rules:  # the last matching line wins, as in git
+        if pattern.search(name):
+            found = driver
+    return found
+
+
+def _tracked(index: bytes) -> list[str]:
+    """The paths a git index (version 2 or 3) lists; none for another version."""
+    if index[:4] != b"DIRC" or int.from_bytes(index[4:8], "big") not in (2, 3):
+        return []
+    names: list[str] = []
+    at = 12
+    for _ in range(int.from_bytes(index[8:12], "big")):
+        flags = int.from_bytes(index[at + 60 : at + 62], "big")
+        start = at + 62 + (2 if flags & 0x4000 else 0)
+        end = index.find(b"\0", start)
+        if end < 0:
+            break
+        names.append(index[start:end].decode("utf-8", "replace"))
+        at += (end - at + 8) // 8 * 8
+    return names
 
 
 def _local(ws: Workspace) -> list[Check]:
@@ -138,6 +202,7 @@ def _local(ws: Workspace) -> list[Check]:
     found = [n for n in _HOST_LOCAL if bytes([len(n)]) + n.encode() + b"\0" in index]
     if b"memory/.sync/" in index:
         found.append("memory/.sync/")
+    found += [f for f in HOST_LOCAL_FOLDERS if f.encode() in index]
     hint = "fix: git rm --cached the file in the memory's repository (memory/.sync/git)"
     checks = [
         Check("sync.local", FAIL, name, f"{name} — host-local file is tracked", (), hint)
