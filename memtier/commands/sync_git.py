@@ -77,8 +77,11 @@ def commit_all(ws: Workspace, git: Git, subject: str) -> bool:
     A host-local folder an older memtier tracked is untracked here (its files stay
     on disk: §14 v4, each host keeps its own shims)."""
 
+    index = ws.sync_git_dir / "index"
+    listed = index.read_bytes() if index.is_file() else b""
     for folder in HOST_LOCAL_FOLDERS:
-        git.run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", folder)
+        if folder.encode() in listed:  # read, not asked: a sync with nothing new stays quick
+            git.run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", folder)
     git.run("add", "-A", "--", ".")
     clean = git.run("diff", "--cached", "--quiet", check=False).ok
     if clean and head_of(git) is not None:
