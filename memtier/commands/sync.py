@@ -113,7 +113,8 @@ def _credential_in_outgoing(ws: Workspace, git: Git, remote_ref: str) -> str | N
 
 
 def _rebuild_index(ws: Workspace, merged: list[str]) -> bool:
-    """§14: INDEX.md merges as ours, then is rebuilt from the merged notes (§13)."""
+    """§14: INDEX.md merges as a union of entries, then is rebuilt from the merged
+    notes (§13)."""
     if not merged or merged[-1] == "up-to-date" or not ws.index_file.is_file():
         return False
     from memtier.commands.topics import index_rebuild
