@@ -34,6 +34,9 @@ INDEX_FILE = "INDEX.md"  # PROTOCOL §13 (v3)
 CONSOLIDATED_DIR = "consolidated"
 
 SCRIPTS_DIR = "scripts"
+# PROTOCOL §14 (v4): folders whose files are host-local, never tracked by sync
+# (each host writes its own shims, naming its own memtier).
+HOST_LOCAL_FOLDERS: tuple[str, ...] = (f"{MEMORY_DIR}/{SCRIPTS_DIR}/",)
 
 # Every folder of the layout (PROTOCOL §1), parents first: what `init` creates.
 LAYOUT_FOLDERS: tuple[str, ...] = (

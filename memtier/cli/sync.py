@@ -71,7 +71,7 @@ def sync_init_command(
 
 @command(app, "merge-driver")
 def merge_driver_command(
-    kind: Annotated[str, typer.Argument(help="note, fact, lines or generation.")],
+    kind: Annotated[str, typer.Argument(help="note, fact, lines, index, text or generation.")],
     base: Annotated[str, typer.Argument(help="%O: the common ancestor's version.")],
     ours: Annotated[str, typer.Argument(help="%A: ours; the result is written here.")],
     theirs: Annotated[str, typer.Argument(help="%B: theirs.")],

@@ -10,11 +10,11 @@ writes a conflict marker: what cannot be merged keeps ours and is returned as a
   each once, in time order; each block's lines and the text before the first
   block merge three ways; the closure block is one block, last, its items merged
   as sets (an item removed on one side stays removed), ``Updated:`` the later date.
-- `merge_fact`: MEMORY.md and WARM files. Header dates take the later; lines merge
-  three ways; two sides that only added keep both additions; one line changed
-  differently on both sides is a `Conflict` (ours kept).
+- MEMORY.md and WARM files merge by identity: `memtier.formats.fact_merge`.
 - `merge_lines`: ``.learnings/*`` and the retirement log, a three-way merge of sets
   of lines.
+- `merge_text`: any other tracked file, three ways; what both sides changed
+  keeps ours whole, theirs in the `Conflict`.
 """
 
 from __future__ import annotations
@@ -87,11 +87,17 @@ def _overlap(a: tuple[int, int, list[str]], b: tuple[int, int, list[str]]) -> bo
 
 
 def three_way(
-    base: list[str], ours: list[str], theirs: list[str], *, keep_both: bool = False
+    base: list[str],
+    ours: list[str],
+    theirs: list[str],
+    *,
+    keep_both: bool = False,
+    strict: bool = False,
 ) -> tuple[list[str], list[Conflict]]:
     """A diff3 merge of line lists. Where both sides changed the same lines
-    differently: both additions when the base had none there (or always, with
-    *keep_both*: ours, then theirs' lines ours lacks), else ours and a `Conflict`."""
+    differently: both additions when the base had none there (unless *strict*; or
+    always, with *keep_both*: ours, then theirs' lines ours lacks), else ours and a
+    `Conflict`."""
     if ours == theirs or theirs == base:
         return list(ours), []
     if ours == base:
@@ -123,7 +129,7 @@ def three_way(
             out.extend(mine)
         elif not any(g[1] == 0 for g in group):
             out.extend(other)
-        elif keep_both or start == end:
+        elif keep_both or (start == end and not strict):
             out.extend(mine)
             out.extend(line for line in other if line not in mine)
         else:
@@ -150,6 +156,21 @@ def _region(
 
 
 # ---------------------------------------------------------------------------
+# text: a file no other driver knows
+
+
+def merge_text(base: str, ours: str, theirs: str) -> Merged:
+    """Three ways line by line; where both sides changed the same lines the file
+    takes ours whole and the `Conflict` holds both versions (§14 v4: never a marker,
+    never a merge that stays refused)."""
+    b, o, t = _lines(base), _lines(ours), _lines(theirs)
+    merged, conflicts = three_way(b, o, t, strict=True)  # a settings file: no guessing
+    if not conflicts:
+        return Merged(_join(merged))
+    return Merged(ours, (Conflict(0, tuple(o), tuple(t), tuple(b)),))
+
+
+# ---------------------------------------------------------------------------
 # lines: sets of lines
 
 
@@ -168,10 +189,10 @@ def merge_lines(base: str, ours: str, theirs: str) -> Merged:
 
 
 # ---------------------------------------------------------------------------
-# facts: MEMORY.md and WARM files
+# the header dates of a fact file (`memtier.formats.fact_merge` merges its facts)
 
 
-def _header_dates(lines: list[str]) -> dict[str, str]:
+def header_dates(lines: list[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     for line in lines[:4]:
         match = _HEADER_DATE.match(line)
@@ -180,24 +201,13 @@ def _header_dates(lines: list[str]) -> dict[str, str]:
     return found
 
 
-def _set_header_dates(lines: list[str], dates: dict[str, str]) -> list[str]:
+def set_header_dates(lines: list[str], dates: dict[str, str]) -> list[str]:
     out = list(lines)
     for number, line in enumerate(out[:4]):
         match = _HEADER_DATE.match(line)
         if match and match.group(1) in dates:
             out[number] = match.group(1) + dates[match.group(1)]
     return out
-
-
-def merge_fact(base: str, ours: str, theirs: str) -> Merged:
-    """Header dates the later of the two; the rest three ways (see `three_way`)."""
-    b, o, t = _lines(base), _lines(ours), _lines(theirs)
-    latest = _header_dates(o)
-    for key, value in _header_dates(t).items():
-        latest[key] = max(value, latest.get(key, value))
-    b, o, t = (_set_header_dates(x, latest) for x in (b, o, t))
-    merged, conflicts = three_way(b, o, t)
-    return Merged(_join(merged), tuple(conflicts))
 
 
 # ---------------------------------------------------------------------------

@@ -148,13 +148,77 @@ def _drivers(ws: Workspace) -> list[Check]:
         if head and re.search(r"(?m)^\s*driver\s*=", section):
             defined.add(head.group(1))
     missing = sorted(named - defined - {"text", "binary", "union"})
+    fix: Fix = ("fix: ", Term("sync_init"), " (sets the drivers again)")
     if missing:
         message = (
             f"merge driver(s) named in the attributes but not configured: {', '.join(missing)}"
         )
-        fix: Fix = ("fix: ", Term("sync_init"), " (sets the drivers again)")
         return [Check("sync.driver", FAIL, where, message, (), fix)]
+    # §14 v4: no tracked file is left without a merge that understands it.
+    rules = _attribute_rules(attributes)
+    names = _tracked(_read(ws.sync_git_dir / "index") or b"")
+    bare = [n for n in names if not (_driver_of(rules, n) or "").startswith("memtier-")]
+    if bare:
+        shown = ", ".join(bare[:5]) + (f" (+{len(bare) - 5} more)" if len(bare) > 5 else "")
+        message = f"tracked without a merge driver: {shown}"
+        return [Check("sync.driver", FAIL, bare[0], message, (), fix)]
     return [Check("sync.driver", PASS, where, "merge drivers configured")]
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A gitattributes pattern as a regex over root-relative paths (a pattern with
+    no inner ``/`` matches the file's name at any depth)."""
+    anchored = "/" in pattern.rstrip("/")
+    body, out, at = pattern.lstrip("/"), "", 0
+    while at < len(body):
+        if body.startswith("**/", at):
+            out, at = out + "(?:.*/)?", at + 3
+        elif body.startswith("**", at):
+            out, at = out + ".*", at + 2
+        elif body[at] == "*":
+            out, at = out + "[^/]*", at + 1
+        elif body[at] == "?":
+            out, at = out + "[^/]", at + 1
+        else:
+            out, at = out + re.escape(body[at]), at + 1
+    return re.compile(("^" if anchored else r"(?:^|/)") + out + "$")
+
+
+def _attribute_rules(text: str) -> list[tuple[re.Pattern[str], str]]:
+    rules = []
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        for part in parts[1:]:
+            if part.startswith("merge="):
+                rules.append((_glob(parts[0]), part[len("merge=") :]))
+    return rules
+
+
+def _driver_of(rules: list[tuple[re.Pattern[str], str]], name: str) -> str | None:
+    found = None
+    for pattern, driver in rules:  # the last matching line wins, as in git
+        if pattern.search(name):
+            found = driver
+    return found
+
+
+def _tracked(index: bytes) -> list[str]:
+    """The paths a git index (version 2 or 3) lists; none for another version."""
+    if index[:4] != b"DIRC" or int.from_bytes(index[4:8], "big") not in (2, 3):
+        return []
+    names: list[str] = []
+    at = 12
+    for _ in range(int.from_bytes(index[8:12], "big")):
+        flags = int.from_bytes(index[at + 60 : at + 62], "big")
+        start = at + 62 + (2 if flags & 0x4000 else 0)
+        end = index.find(b"\0", start)
+        if end < 0:
+            break
+        names.append(index[start:end].decode("utf-8", "replace"))
+        at += (end - at + 8) // 8 * 8
+    return names
 
 
 def _local(ws: Workspace) -> list[Check]:

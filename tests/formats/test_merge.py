@@ -1,8 +1,9 @@
-"""The pure merges of PROTOCOL §14: notes by block id, facts three ways, lines as sets."""
+"""The pure merges of PROTOCOL §14: notes by block id, facts by identity, lines as sets."""
 
 from __future__ import annotations
 
-from memtier.formats.merge import merge_fact, merge_lines, merge_note, three_way
+from memtier.formats.fact_merge import merge_facts
+from memtier.formats.merge import merge_lines, merge_note, three_way
 
 CLOSE = "Updated: {d}\nDecisions: {dec}\nSignal: none\nOpen: {open}\n"
 
@@ -64,7 +65,7 @@ def test_fact_lines_replaced_differently_keep_ours_and_report_both() -> None:
     base = "# Infra\n#tags: docker\n> last_verified: 2026-11-01\n- nas is 10.0.0.4\n"
     ours = "# Infra\n#tags: docker\n> last_verified: 2026-11-20\n- nas is 10.0.0.5\n"
     theirs = "# Infra\n#tags: docker\n> last_verified: 2026-11-25\n- nas is 10.0.0.7\n"
-    merged = merge_fact(base, ours, theirs)
+    merged = merge_facts(base, ours, theirs)
     assert merged.text == "# Infra\n#tags: docker\n> last_verified: 2026-11-25\n- nas is 10.0.0.5\n"
     (conflict,) = merged.conflicts
     assert conflict.ours == ("- nas is 10.0.0.5",)
@@ -76,7 +77,7 @@ def test_fact_lines_replaced_differently_keep_ours_and_report_both() -> None:
 
 def test_facts_only_added_on_both_sides_keep_both() -> None:
     base = "# Infra\n#tags: docker\n> last_verified: 2026-11-01\n- one\n"
-    merged = merge_fact(base, base + "- two\n", base + "- three\n")
+    merged = merge_facts(base, base + "- two\n", base + "- three\n")
     assert merged.text == base + "- two\n- three\n"
     assert merged.conflicts == ()
 

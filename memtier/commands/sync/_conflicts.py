@@ -83,17 +83,37 @@ def _shown(lines: list[str]) -> str:
     return " / ".join(line.strip() for line in lines if line.strip()) or "(nothing)"
 
 
+def _whole(heading: str, record: dict[str, object]) -> list[str]:
+    """A file no driver could merge: ours stands in the file, theirs in the block."""
+    theirs = [str(line) for line in record.get("theirs") or []]  # type: ignore[attr-defined]
+    lines = [heading, f"- {record['path']} could not be merged on two hosts; ours is kept"]
+    if not theirs:
+        return [*lines, "  - theirs: (the file was removed)"]
+    fence = "````" if any(line.lstrip().startswith("```") for line in theirs) else "```"
+    return [
+        *lines,
+        "  - theirs:",
+        "",
+        f"    {fence}",
+        *(f"    {x}" for x in theirs),
+        f"    {fence}",
+    ]
+
+
 def conflict_block(ws: Workspace, sid: str, record: dict[str, object]) -> tuple[str, str]:
     """The note block of one conflict and its ``Open:`` item."""
+    heading = f"### {ws.now.strftime('%H:%M')} sync conflict ({sid})"
+    item = f"settle sync conflict {sid} in {record['path']}"
+    if record.get("whole"):
+        return "\n".join(_whole(heading, record)) + "\n", item
     where = f"{record['path']}:{record['line']}"
     lines = [
-        f"### {ws.now.strftime('%H:%M')} sync conflict ({sid})",
+        heading,
         f"- {where} changed on two hosts; ours is kept",
         f"  - ours (kept): {_shown(list(record.get('ours') or []))}",  # type: ignore[call-overload]
         f"  - theirs: {_shown(list(record.get('theirs') or []))}",  # type: ignore[call-overload]
         f"  - base: {_shown(list(record.get('base') or []))}",  # type: ignore[call-overload]
     ]
-    item = f"settle sync conflict {sid} in {record['path']}"
     return "\n".join(lines) + "\n", item
 
 

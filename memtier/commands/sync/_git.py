@@ -6,10 +6,15 @@ nothing; the work tree then moves to the merged commit as a fast-forward of a
 clean tree. A crash in the middle of that leaves files of the merged commit under
 the old head, which the next sync commits as local changes and merges again (the
 drivers are unions, so nothing is lost or repeated).
+
+Every tracked file has a driver that exits 0 (§14 v4), so a conflict merge-tree
+still reports is a driver that died, and the merge runs again; what no driver
+settles takes ours, theirs kept for a conflict block (`sync_moves`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,8 +22,8 @@ from pathlib import Path
 from memtier import store
 from memtier.errors import LockTimeout, MemtierError, RefusedError, Term
 from memtier.gitrun import Git
-from memtier.store import checkpoint
-from memtier.workspace import Workspace
+from memtier.store import FAULT_ENV_VAR, checkpoint
+from memtier.workspace import HOST_LOCAL_FOLDERS, Workspace
 
 EXIT_UNREACHABLE = 3
 HEAD_COMMIT = "HEAD^{commit}"
@@ -27,6 +32,7 @@ BACKUP_STAMP = "%Y%m%dT%H%M%S"  # in the name of a backup ref: when it was kept
 # git's message about a remote it could not reach is given whole, within reason:
 # a remote's server may say anything, at any length.
 _MESSAGE_LIMIT = 4000
+DRIVER_ATTEMPTS = 3  # a merge whose driver died runs again (§14 v4)
 
 
 class RemoteUnreachable(MemtierError):
@@ -88,8 +94,17 @@ def commit_all(ws: Workspace, git: Git, subject: str, *, known_clean: bool = Fal
     """Commit every change of the tracked memory; False when there was none.
 
     *known_clean*: a ``git status`` under the same workspace lock found no change
-    (§14 v4: a sync with nothing to share stays small)."""
-    if known_clean and head_of(git) is not None:
+    (§14 v4: a sync with nothing to share stays small). A host-local folder an older
+    memtier tracked is untracked here (its files stay on disk: §14 v4, each host
+    keeps its own shims)."""
+    index = ws.sync_git_dir / "index"
+    listed = index.read_bytes() if index.is_file() else b""
+    untracked = False
+    for folder in HOST_LOCAL_FOLDERS:
+        if folder.encode() in listed:  # read, not asked: a sync with nothing new stays quick
+            git.run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", folder)
+            untracked = True
+    if known_clean and not untracked and head_of(git) is not None:
         return False
     git.run("add", "-A", "--", ".")
     clean = git.run("diff", "--cached", "--quiet", check=False).ok
@@ -124,6 +139,73 @@ def _records(conflicts_dir: Path) -> set[Path]:
     return {path for pattern in RECORDS for path in conflicts_dir.glob(pattern)}
 
 
+def _write_witness(ws: Workspace, git: Git, folder: Path, head: str, theirs: str) -> Path:
+    """What each side's retirement log holds that the other's lacks, for the fact
+    driver (§14 v4: a fact retired on one side stays retired)."""
+    import json
+
+    from memtier.commands.facts.files import RETIRED_LOG
+    from memtier.commands.sync.driver import WITNESS
+
+    def log(commit: str) -> list[str]:
+        shown = git.run("show", f"{commit}:{RETIRED_LOG}", check=False)
+        return shown.out.splitlines() if shown.ok else []
+
+    ours, other = log(head), log(theirs)
+    mine, seen = set(ours), set(other)
+    body = {
+        "ours": [x for x in ours if x not in seen],
+        "theirs": [x for x in other if x not in mine],
+    }
+    path = folder / WITNESS
+    store.write_text(path, json.dumps(body, ensure_ascii=False) + "\n", root=ws.root)
+    return path
+
+
+def _merge_tree(
+    git: Git, head: str, theirs: str, folder: Path, earlier: set[Path], unrelated: bool
+) -> tuple[str, dict[str, dict[str, str]]]:
+    """``git merge-tree`` of *head* and *theirs*: the tree and its conflicted paths.
+
+    Every tracked file has a driver that never fails, so a path both sides
+    changed that is still in conflict means a driver died (killed, out of
+    memory): the merge runs again, up to `DRIVER_ATTEMPTS` times, before anything
+    is reported (§14 v4). A failed attempt's records go with it."""
+    from memtier.commands.sync._moves import conflicted_stages
+
+    git.version()  # merge-tree --write-tree is the one step that needs a recent git
+    args = ["merge-tree", "--write-tree", "-z", "--no-messages"]
+    if unrelated:
+        args.append("--allow-unrelated-histories")
+    env = {"MEMTIER_SYNC_CONFLICTS": str(folder)}
+    for attempt in range(1, DRIVER_ATTEMPTS + 1):
+        result = git.run(*args, head, theirs, check=False, extra_env=env)
+        if result.code not in (0, 1):
+            raise RefusedError(f"git merge-tree failed: {result.err.strip()[-200:]}")
+        tree, *entries = result.out.split("\0")
+        stages = conflicted_stages(entries) if result.code == 1 else {}
+        died = any({"2", "3"} <= set(found) for found in stages.values())
+        if not died or attempt == DRIVER_ATTEMPTS:
+            return tree, stages
+        for record in _records(folder) - earlier:
+            record.unlink()
+        # The retry's drivers are new processes: a crash test's one kill is spent.
+        env[FAULT_ENV_VAR] = ""
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _without_host_local(ws: Workspace, git: Git, tree: str) -> str:
+    """*tree* less the host-local folders theirs may still track (an older memtier's
+    push): moving the work tree to it must never write another host's shims here."""
+    from memtier.commands.sync._moves import edited_tree
+
+    listed = git.run("ls-tree", "-r", "--name-only", "-z", tree, "--", *HOST_LOCAL_FOLDERS).out
+    names = [name for name in listed.split("\0") if name]
+    if not names:
+        return tree
+    return edited_tree(ws, git, tree, dict.fromkeys(names))
+
+
 def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = False) -> str:
     """Bring *remote_ref* into HEAD: ``fast-forward``, ``merged`` or ``up-to-date``.
 
@@ -141,42 +223,30 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
     check_incoming(git, head, theirs, related=not unrelated)  # (v4) before anything moves
     backup_head(ws, git)
     if head is None or _is_ancestor(git, head, theirs):
-        git.run("merge", "-q", "--ff-only", theirs)
+        tree = git.run("rev-parse", f"{theirs}^{{tree}}").out.strip()
+        kept = _without_host_local(ws, git, tree)
+        if kept != tree:  # an older memtier pushed its shims: never written here
+            message = "memtier sync: host-local files untracked" + _trailer(ws)
+            theirs = git.run("commit-tree", kept, "-p", theirs, "-F", "-", stdin=message).out
+        git.run("merge", "-q", "--ff-only", theirs.strip())
         return "fast-forward"
     conflicts_dir = ws.sync_dir / "conflicts"
     store.make_dirs(conflicts_dir, root=ws.root)
     earlier = _records(conflicts_dir)
-    git.version()  # merge-tree --write-tree is the one step that needs a recent git
-    args = ["merge-tree", "--write-tree", "-z", "--no-messages"]
-    if unrelated:
-        args.append("--allow-unrelated-histories")
-    result = git.run(
-        *args,
-        head,
-        theirs,
-        check=False,
-        extra_env={"MEMTIER_SYNC_CONFLICTS": str(conflicts_dir)},
-    )
-    if result.code not in (0, 1):
-        raise RefusedError(f"git merge-tree failed: {result.err.strip()[-200:]}")
-    tree, *entries = result.out.split("\0")
-    if result.code == 1:
-        from memtier.commands.sync._moves import conflicted_stages, settle_archive_moves
+    witness = _write_witness(ws, git, conflicts_dir, head, theirs)
+    try:
+        tree, stages = _merge_tree(git, head, theirs, conflicts_dir, earlier, unrelated)
+    finally:
+        os.unlink(witness)  # sync's own residue under memory/.sync, not a memory file
+    if stages:
+        from memtier.commands.sync._moves import keep_ours_whole, settle_archive_moves
 
-        stages = conflicted_stages(entries)
         tree, left = settle_archive_moves(ws, git, tree, stages, {"2": head, "3": theirs})
-        if left or not stages:
-            # Nothing was merged: the records this attempt's drivers wrote go with it.
-            for record in _records(conflicts_dir) - earlier:
-                record.unlink()
-            raise SyncConflict(
-                (
-                    f"git could not merge {', '.join(sorted(left)[:5]) or 'the two heads'} "
-                    "(nothing was changed; settle it in one workspace with git, then run ",
-                    Term("sync"),
-                    ")",
-                )
-            )
+        if left:
+            # §14 v4: a file no driver could merge takes ours; theirs goes into a
+            # conflict block. Never a sync that stays refused.
+            tree = keep_ours_whole(ws, git, tree, {p: stages[p] for p in left}, conflicts_dir)
+    tree = _without_host_local(ws, git, tree)
     checkpoint("sync.merge-tree")
     message = "memtier sync: merge" + _trailer(ws)
     commit = git.run("commit-tree", tree, "-p", head, "-p", theirs, "-F", "-", stdin=message)

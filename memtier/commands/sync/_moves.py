@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import os
 from difflib import SequenceMatcher
+from pathlib import Path
 
 from memtier.gitrun import Git
-from memtier.workspace import Workspace
+from memtier.workspace import HOST_LOCAL_FOLDERS, Workspace
 
 _OURS, _THEIRS = "2", "3"
 
@@ -114,10 +115,32 @@ def settle_archive_moves(
         edits[path] = None
     if not edits:
         return tree, unsettled
-    return _edited_tree(ws, git, tree, edits), unsettled
+    return edited_tree(ws, git, tree, edits), unsettled
 
 
-def _edited_tree(ws: Workspace, git: Git, tree: str, edits: dict[str, str | None]) -> str:
+def keep_ours_whole(
+    ws: Workspace, git: Git, tree: str, stages: dict[str, dict[str, str]], conflicts_dir: Path
+) -> str:
+    """The merged *tree* with each path still in conflict as ours left it (§14 v4: a
+    file no driver can merge takes ours), theirs recorded for a conflict block
+    (not for a host-local file an older memtier tracked: ours, quietly)."""
+    from memtier.commands.sync.driver import record_conflict
+    from memtier.formats.merge import Conflict
+
+    def text(found: dict[str, str], stage: str) -> tuple[str, ...]:
+        return tuple(_blob(git, found[stage]).splitlines()) if stage in found else ()
+
+    edits: dict[str, str | None] = {}
+    for path, found in sorted(stages.items()):
+        edits[path] = found.get(_OURS)
+        if path.startswith(HOST_LOCAL_FOLDERS):
+            continue
+        conflict = Conflict(0, text(found, _OURS), text(found, _THEIRS), text(found, "1"))
+        record_conflict(conflicts_dir, path, conflict, whole=True)
+    return edited_tree(ws, git, tree, edits)
+
+
+def edited_tree(ws: Workspace, git: Git, tree: str, edits: dict[str, str | None]) -> str:
     """*tree* with *edits* applied, written through an index of its own."""
     index = ws.sync_git_dir / "memtier-moves.index"
     env = {"GIT_INDEX_FILE": str(index)}

@@ -1,7 +1,7 @@
 """The merge drivers git calls during a sync (PROTOCOL §14).
 
-`run_merge_driver` is ``memtier merge-driver note|fact|lines|generation %O %A %B
-%P``: it merges the three versions (`memtier.formats.merge`), writes the result
+`run_merge_driver` is ``memtier merge-driver note|fact|lines|index|text|generation
+%O %A %B %P``: it merges the three versions (`memtier.formats.merge`), writes the result
 over ``%A`` and exits 0, so git never leaves a marker. A line both sides changed
 differently keeps ours and is recorded as a JSON file in the conflicts folder
 sync names (``memory/.sync/conflicts``), for `memtier.commands.sync._conflicts`
@@ -26,16 +26,29 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from memtier.errors import InputError
-from memtier.formats.merge import Merged, merge_fact, merge_lines, merge_note
+from memtier.formats.fact_merge import Retirements, merge_facts, retirements
+from memtier.formats.index_merge import merge_index
+from memtier.formats.merge import Conflict, Merged, merge_lines, merge_note, merge_text
 from memtier.store import checkpoint
 
-KINDS = {"note": merge_note, "fact": merge_fact, "lines": merge_lines}
+KINDS: dict[str, Callable[[str, str, str], Merged]] = {
+    "note": merge_note,
+    "fact": merge_facts,
+    "lines": merge_lines,
+    "index": merge_index,
+    "text": merge_text,
+}
 GENERATION = "generation"
 # The records a merge's drivers leave in the conflicts folder: lines (s-), generations (g-).
 RECORDS = ("s-*.json", "g-*.json")
+# What each side's retirement log gained since the sides parted, written by sync
+# before a merge for the fact driver (§14 v4: retired.md is the witness).
+WITNESS = "retired.json"
+HOT_FILE = "MEMORY.md"
 
 
 def _record(conflicts_dir: Path, name: str, body: str) -> None:
@@ -91,24 +104,55 @@ def run_merge_driver(
     merge = KINDS.get(kind)
     if merge is None:
         raise InputError(
-            f"unknown merge driver {kind!r} (expected note, fact, lines or {GENERATION})"
+            f"unknown merge driver {kind!r} (expected {', '.join(KINDS)} or {GENERATION})"
         )
-    result: Merged = merge(_read(base), _read(ours), _read(theirs))
+    texts = (_read(base), _read(ours), _read(theirs))
+    result: Merged
+    if kind == "fact":
+        ours_gone, theirs_gone = _witness(conflicts_dir, shown)
+        header = 4 if shown == HOT_FILE else 3
+        result = merge_facts(
+            *texts, header_lines=header, ours_gone=ours_gone, theirs_gone=theirs_gone
+        )
+    else:
+        result = merge(*texts)
     checkpoint("sync.driver-merged")
     ours.write_bytes(result.text.encode("utf-8", "surrogateescape"))
     if result.conflicts and conflicts_dir is not None and conflicts_dir.is_dir():
+        whole = kind == "text"
         for conflict in result.conflicts:
-            record = {
-                "path": shown,
-                "line": conflict.line,
-                "ours": list(conflict.ours),
-                "theirs": list(conflict.theirs),
-                "base": list(conflict.base),
-            }
-            body = json.dumps(record, ensure_ascii=False, sort_keys=True)
-            sid = "s-" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-            _record(conflicts_dir, f"{sid}.json", body)
+            record_conflict(conflicts_dir, shown, conflict, whole=whole)
     return 0
+
+
+def record_conflict(conflicts_dir: Path, shown: str, conflict: Conflict, *, whole: bool) -> str:
+    """One conflict as ``s-<hash>.json`` for sync to write into today's note; its id.
+    *whole*: the file could not be merged and took ours; theirs is kept in the record."""
+    record: dict[str, object] = {
+        "path": shown,
+        "line": conflict.line,
+        "ours": list(conflict.ours),
+        "theirs": list(conflict.theirs),
+        "base": list(conflict.base),
+    }
+    if whole:
+        record["whole"] = True
+    body = json.dumps(record, ensure_ascii=False, sort_keys=True)
+    sid = "s-" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    _record(conflicts_dir, f"{sid}.json", body)
+    return sid
+
+
+def _witness(conflicts_dir: Path | None, shown: str) -> tuple[Retirements, Retirements]:
+    """The retirements each side's log gained for *shown* (none when sync wrote none)."""
+    if conflicts_dir is None:
+        return Retirements(), Retirements()
+    try:
+        found = json.loads((conflicts_dir / WITNESS).read_text(encoding="utf-8"))
+        ours, theirs = list(found["ours"]), list(found["theirs"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return Retirements(), Retirements()
+    return retirements(ours, shown), retirements(theirs, shown)
 
 
 def _keep_both(ours: Path, theirs: Path, shown: str, conflicts_dir: Path | None) -> int:

@@ -103,7 +103,8 @@ def _refuse_credential(
 
 
 def _rebuild_index(ws: Workspace, merged: list[str]) -> bool:
-    """§14: INDEX.md merges as ours, then is rebuilt from the merged notes (§13)."""
+    """§14: INDEX.md merges as a union of entries, then is rebuilt from the merged
+    notes (§13)."""
     if not merged or merged[-1] == "up-to-date" or not ws.index_file.is_file():
         return False
     from memtier.commands.topics.index import index_rebuild

@@ -4,7 +4,8 @@ The repository lives at ``memory/.sync/.git/repo`` with the workspace root as it
 work tree, so a workspace that is itself inside another repository is not
 disturbed, and (v4) no checkout can write into it: git refuses every tracked path
 with a ``.git`` component. It tracks ``MEMORY.md``, ``memory/`` and ``.learnings/``;
-the host-local files (`memtier.workspace.SYNC_HOST_LOCAL`) are excluded in the
+the host-local files (`memtier.workspace.SYNC_HOST_LOCAL`, the shims of
+``memory/scripts/`` among them) are excluded in the
 repository's own ``info/exclude``, so they are never tracked.
 
 The merge drivers live in the repository's config, which git never clones, and
@@ -42,11 +43,13 @@ from memtier.workspace import (
 
 DEFAULT_BRANCH = "main"
 REMOTE_NAME = "origin"
-DRIVERS: tuple[str, ...] = ("note", "fact", "lines", "generation")
+DRIVERS: tuple[str, ...] = ("note", "fact", "lines", "index", "text", "generation")
 # The one attributes text: written to the repository's own info/attributes (v4).
 ATTRIBUTES = """\
 # memtier sync (PROTOCOL §14): merges that understand these files.
 # The drivers are set by `memtier sync init` in the memory's repository config.
+# Every tracked file has one (§14 v4); the ones below `*` take precedence.
+* merge=memtier-text
 /MEMORY.md merge=memtier-fact
 /memory/semantic/*.md merge=memtier-fact
 /memory/procedural/*.md merge=memtier-fact
@@ -55,7 +58,7 @@ ATTRIBUTES = """\
 /memory/archive/learnings/** merge=memtier-lines
 /memory/archive/retired.md merge=memtier-lines
 /.learnings/* merge=memtier-lines
-/memory/INDEX.md merge=memtier-ours
+/memory/INDEX.md merge=memtier-index
 /memory/consolidated/* merge=memtier-generation
 """
 # Tracked: the three tiers' homes; never the host-local files.

@@ -292,21 +292,26 @@ def test_sync_auto_syncs_at_session_start_and_end_and_never_fails_them(tmp_path:
     assert "offline now" in git(b, "show", "HEAD:memory/episodic/2026-12-01.md")
 
 
-def test_a_conflict_git_cannot_settle_changes_nothing_and_leaves_no_marker(tmp_path: Path) -> None:
+def test_a_file_no_driver_can_merge_takes_ours_and_keeps_theirs_in_a_block(tmp_path: Path) -> None:
+    """§14 v4: never a sync that stays refused (it used to change nothing and exit 1
+    for good); the file takes ours, theirs stands in a conflict block."""
     _remote, (a, b) = hosts(tmp_path, 2)
-    for ws, hours in ((a, 3), (b, 5)):  # memtier.toml has no driver: git's text merge
+    for ws, hours in ((a, 3), (b, 5)):  # both change one line of memtier.toml
         config = ws / "memory/memtier.toml"
         config.write_text(config.read_text() + f"stale_hours = {hours}\n")
     ok(a, "sync")
-    before = {name: data for name, data in tracked(b).items()}
-    head = git(b, "rev-parse", "HEAD")
     done = memtier(b, "sync")
-    assert done.returncode == 1 and "memory/memtier.toml" in done.stderr
-    assert tracked(b) == before
-    assert git(b, "rev-parse", "HEAD") != head  # the local work is committed, not merged
+    assert done.returncode == 1 and "conflict(s) recorded" in done.stderr
+    assert (b / "memory/memtier.toml").read_text().endswith("stale_hours = 5\n")
+    note = (b / "memory/episodic/2026-12-01.md").read_text()
+    assert "memory/memtier.toml could not be merged on two hosts; ours is kept" in note
+    assert "    stale_hours = 3\n" in note
     assert git(b, "status", "--porcelain") == ""
     assert not list((b / "memory/.sync/conflicts").glob("*.json"))
     assert b"<<<<<<<" not in (b / "memory/memtier.toml").read_bytes()
+    assert settle([a, b]) == [0, 0]
+    assert tracked(a) == tracked(b)
+    assert ok(b, "health-check")
 
 
 def test_a_workspace_inside_another_repository_leaves_that_repository_alone(

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from memtier.commands.sync._trust import ATTRIBUTES_BEFORE_V4
 from tests.conftest import memtier_in_process, new_workspace
 from tests.sync_support import hosts, memtier, ok
 
@@ -342,7 +343,9 @@ def _made_before_v4(ws: Path) -> None:
     info = ws / "memory/.sync/git/info"
     attributes = (info / "attributes").read_text() if (info / "attributes").exists() else ""
     if attributes:
-        (ws / ".gitattributes").write_text(attributes)
+        # what an older memtier wrote: its lines, not today's (which name newer drivers)
+        older = sorted(line for line in ATTRIBUTES_BEFORE_V4 if line)
+        (ws / ".gitattributes").write_text("".join(line + "\n" for line in older))
         (info / "attributes").unlink()
         exclude = (
             (info / "exclude")
