@@ -103,7 +103,23 @@ def upgrade(ws: Workspace, git: Git) -> bool:
         return False
     _write_info(ws)
     untrack_attributes(ws, git)
+    _add_new_drivers(git)
     return True
+
+
+def _add_new_drivers(git: Git) -> None:
+    """The drivers a newer memtier's attributes name (`index`, `text` in v4), set the
+    way this repository's own `note` driver is set: a host upgraded in place keeps
+    syncing without running `sync init` again. A config without a memtier driver
+    of its own is left for `missing_drivers` to refuse."""
+    suffix = " merge-driver note %O %A %B %P"
+    note = git.run("config", "--get", "merge.memtier-note.driver", check=False).out.strip()
+    missing = missing_drivers(git)
+    if not note.endswith(suffix) or not missing:
+        return
+    for key, value in driver_config(note.removesuffix(suffix)).items():
+        if key.split(".")[1] in missing:
+            git.run("config", key, value)
 
 
 def untrack_attributes(ws: Workspace, git: Git) -> None:

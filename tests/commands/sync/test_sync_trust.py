@@ -510,3 +510,21 @@ def test_which_paths_a_remote_may_bring(path: str, mode: str, refused: str | Non
     from memtier.commands.sync._trust import refusal
 
     assert refusal(path, mode) == refused
+
+
+def test_a_host_upgraded_in_place_gets_the_new_drivers_of_its_own_prefix(
+    tmp_path: Path,
+) -> None:
+    """A repository set up by an older memtier has no memtier-index or memtier-text
+    driver; the first sync that writes the v4 attributes sets them as its own `note`
+    driver is set, and syncs on (§14 v4: never a sync that stays refused)."""
+    _remote, (a,) = hosts(tmp_path, 1)
+    for kind in ("index", "text"):
+        mgit(a, "config", "--remove-section", f"merge.memtier-{kind}")
+    (a / "memory/.sync/.git/repo/info/attributes").write_text("# an older memtier's\n")
+    note = mgit(a, "config", "--get", "merge.memtier-note.driver").stdout.strip()
+    done = memtier(a, "sync")
+    assert done.returncode == 0, done.stderr
+    for kind in ("index", "text"):
+        driver = mgit(a, "config", "--get", f"merge.memtier-{kind}.driver").stdout.strip()
+        assert driver == note.replace(" note ", f" {kind} ")
