@@ -144,7 +144,10 @@ def test_a_missing_driver_refuses_the_sync(tmp_path: Path) -> None:
     assert "set them again: memtier sync init REMOTE" in done.stderr
 
 
-def test_sync_init_again_adds_a_new_driver_to_an_older_attributes_file(tmp_path: Path) -> None:
+def test_a_sync_adds_a_new_driver_to_an_older_attributes_file(tmp_path: Path) -> None:
+    """An older memtier's attributes and config lack a driver the new ones name: the
+    sync that writes the new attributes sets the driver too (§14 v4: no sync stays
+    refused); with the attributes current, a missing driver is still refused."""
     remote, (a,) = hosts(tmp_path, 1)
     attributes = a / SYNC_GIT_DIR / "info/attributes"
     older = "".join(
@@ -152,9 +155,11 @@ def test_sync_init_again_adds_a_new_driver_to_an_older_attributes_file(tmp_path:
     )
     attributes.write_text(older)
     git(a, "config", "--unset", "merge.memtier-generation.driver")
+    assert memtier(a, "sync").returncode == 0
+    assert attributes.read_text().endswith("/memory/consolidated/* merge=memtier-generation\n")
+    git(a, "config", "--unset", "merge.memtier-generation.driver")
     assert memtier(a, "sync").returncode == 1
     ok(a, "sync", "init", str(remote))
-    assert attributes.read_text().endswith("/memory/consolidated/* merge=memtier-generation\n")
     assert memtier(a, "sync").returncode == 0
 
 
