@@ -188,3 +188,41 @@ def test_a_killed_dry_run_leaves_no_copy_of_the_memory_anywhere(
 
 def _all_bytes(folder: Path) -> bytes:
     return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
+
+
+def _import_process(root: Path, fmt: str, source: Path, *extra: str) -> tuple[int, str, str]:
+    """A real process, bounded: a read that waits on a FIFO fails the test, not the run."""
+    argv = [sys.executable, "-m", "memtier", "--now", NOW_TEXT, "--root", str(root),
+            "import", fmt, str(source), "--json", *extra]  # fmt: skip
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"import {fmt} waited on a FIFO")
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("dry_run", [False, True], ids=["import", "dry-run"])
+@pytest.mark.parametrize("where", ["memory/2026-03-02.md", "memory/topics.md", "MEMORY.md"])
+def test_a_fifo_in_an_openclaw_source_is_skipped_with_its_reason(
+    root: Path, tmp_path: Path, where: str, dry_run: bool
+) -> None:
+    """PROTOCOL §12, §3 v2: no read waits forever. A FIFO where a note or the index
+    of an OpenClaw workspace belongs is skipped, said why; the rest is imported."""
+    source = tmp_path / "claw"
+    (source / "memory").mkdir(parents=True)
+    (source / "memory/2026-03-01.md").write_text("# 2026-03-01\n\n- moved qdrant to hostb\n")
+    os.mkfifo(source / where)
+    code, out, err = _import_process(root, "openclaw", source, *(["--dry-run"] if dry_run else []))
+    assert code == 0, err
+    report = json.loads(out)
+    skipped = json.dumps(report)
+    assert where.removeprefix("memory/") in skipped and "FIFO" in skipped
+    assert report["imported"] >= 1 or report.get("would_import", 0) >= 1 or "qdrant" in out
+
+
+def test_a_fifo_named_as_a_one_file_source_is_refused_at_once(root: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "brain.jsonl"
+    os.mkfifo(fifo)
+    code, _out, err = _import_process(root, "brain", fifo)
+    assert code == 2
+    assert "FIFO" in err

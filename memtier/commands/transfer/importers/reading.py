@@ -61,21 +61,44 @@ def _decode(data: bytes, name: str, path: Path | None) -> str:
     return store.decode_document(data, name, path).text
 
 
+def _read_bytes(path: Path, shown: str, limit: int) -> bytes:
+    """The bytes of *path* when it is a regular file, read up to one byte past *limit*
+    (the caller says what too big is). Opened without blocking and checked once open,
+    so a FIFO, a device or a socket in a source is refused at once, never waited on
+    (§3 v2, §12)."""
+    import os
+    import stat
+
+    from memtier.workspace import special_file_kind
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{shown}: is a folder, not a file", path=path)
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{shown}: {special_file_kind(mode)}, not a regular file", path=path)
+        chunks: list[bytes] = []
+        got = 0
+        while got <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - got))):
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _read_source_file(path: Path) -> str:
     if path.is_dir():
         raise InputError(f"{path}: is a folder; this format reads one file", path=path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"{path}: no such file", path=path)
     try:
-        size = path.stat().st_size
-        if size > MAX_SOURCE_BYTES:
-            raise too_big(size, str(path))
-        with path.open("rb") as handle:
-            data = handle.read(MAX_SOURCE_BYTES + 1)
+        data = _read_bytes(path, str(path), MAX_SOURCE_BYTES)
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})", path=path) from None
     if len(data) > MAX_SOURCE_BYTES:
-        raise too_big(len(data), str(path))
+        raise too_big(path.stat().st_size, str(path))
     return _decode(data, str(path), path)
 
 
@@ -93,11 +116,11 @@ class _Walk:
     def read(self, path: Path) -> tuple[str, str] | None:
         name = self.name(path)
         try:
-            size = path.stat().st_size
-            self.total += size
+            data = _read_bytes(path, name, MAX_SOURCE_BYTES - self.total)
+            self.total += len(data)
             if self.total > MAX_SOURCE_BYTES:
-                raise too_big(self.total, str(self.base))
-            return name, _decode(path.read_bytes(), name, path)
+                raise too_big(self.total - len(data) + path.stat().st_size, str(self.base))
+            return name, _decode(data, name, path)
         except OSError as exc:
             self.invalid.append(Invalid(name, f"cannot be read ({exc.strerror})"))
         except InputError as exc:
@@ -282,7 +305,7 @@ def _claude(folder: Path) -> Parsed:
 
 
 def _optional(walk: _Walk, path: Path) -> str | None:
-    if not path.is_file():
-        return None
+    if not path.exists() or path.is_dir():
+        return None  # (a FIFO or a device in its place: read, refused, said why)
     got = walk.read(path)
     return got[1] if got is not None else None
