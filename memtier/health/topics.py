@@ -65,8 +65,14 @@ def index_checks(
     if os.path.lexists(ws.index_file):
         # Imported only here: most workspaces have no index, and the module costs
         # ~3 ms to import on every health check and session start.
+        from memtier.commands.topics.state import index_too_large
         from memtier.formats.index import parse_index
 
+        too_large = index_too_large(ws)
+        if too_large is not None:
+            return [Check("index.format", FAIL, rel, too_large, fix=_by_hand(rel))] + (
+                consolidation_checks(ws)
+            )
         text, problem = load(ws, ws.index_file)
         if text is None:
             return [Check("index.format", FAIL, rel, f"{rel} — unreadable: {problem or 'gone'}")]

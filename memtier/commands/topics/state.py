@@ -139,10 +139,33 @@ class IndexState:
         return self.text is not None and self.text != self.rendered()
 
 
+# An index of a thousand topics is about 100 KiB; one past this was not written by
+# memtier (it re-renders the file) and would take minutes to parse and rebuild.
+INDEX_MAX_BYTES = 1024 * 1024
+
+
+def index_too_large(ws: Workspace) -> str | None:
+    """Why INDEX.md is not read (larger than `INDEX_MAX_BYTES`), or None."""
+    try:
+        size = os.stat(ws.index_file).st_size
+    except OSError:
+        return None  # absent, or for the read itself to say why
+    if size <= INDEX_MAX_BYTES:
+        return None
+    return (
+        f"{ws.relative(ws.index_file)}: {size} bytes, larger than the "
+        f"{INDEX_MAX_BYTES // 1024} KiB an index may hold; shorten it by hand"
+    )
+
+
 def read_index(ws: Workspace, reading: Reading | None = None) -> IndexState:
     """INDEX.md (absent: no entries) and the notes its Dates come from, listed: a
-    note is read when a topic needs it (through *reading*, health-check's, when given)."""
+    note is read when a topic needs it (through *reading*, health-check's, when given).
+    An index past its bound is an input error, never parsed (§13)."""
     path = ws.index_file
+    too_large = index_too_large(ws)
+    if too_large is not None:
+        raise InputError(too_large, path=path)
     document = store.read_document(path, root=ws.root) if os.path.lexists(path) else None
     text = document.text if document is not None else None
     return IndexState(ws, text, parse_index(text or ""), NoteFiles(ws, reading), document)
