@@ -70,9 +70,8 @@ def index_checks(
 
         too_large = index_too_large(ws)
         if too_large is not None:
-            return [Check("index.format", FAIL, rel, too_large, fix=_by_hand(rel))] + (
-                consolidation_checks(ws)
-            )
+            failed = Check("index.format", FAIL, rel, too_large, fix=_by_hand(rel))
+            return [failed, *consolidation_checks(ws)]
         text, problem = load(ws, ws.index_file)
         if text is None:
             return [Check("index.format", FAIL, rel, f"{rel} — unreadable: {problem or 'gone'}")]
