@@ -58,6 +58,7 @@ def memory_remember(
     file: Annotated[str | None, Field(description="Instead of kind.")] = None,
     section: Annotated[str | None, Field(description="A ## heading.")] = None,
     tags: list[str] = [],  # noqa: B006 - pydantic copies defaults
+    force: Annotated[bool, Field(description="Keep a near-duplicate it refused.")] = False,
     *,
     ctx: Context,
 ) -> CallToolResult:
@@ -69,7 +70,9 @@ def memory_remember(
         from memtier.commands.facts.remember import remember
 
         to = rt.resolve(ws, file) if file is not None else None
-        result = remember(ws, text, kind=kind, to=to, section=section, tags=tuple(tags))
+        result = remember(
+            ws, text, kind=kind, to=to, section=section, tags=tuple(tags), force=force
+        )
         return write_output(result, _redacted(result))
 
     return rt.call("memory_remember", body)

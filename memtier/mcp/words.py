@@ -21,6 +21,7 @@ _PARAMETERS = {
     "date": "date",
     "section": "section",
     "tags": "tags",
+    "force": "force=true",
     "stale": "stale=true",
     "path": "path",
     "as_text": "as_text",

@@ -438,3 +438,21 @@ def test_the_drop_fix_is_worded_by_each_face() -> None:
     tool = "".join(tool_words(part) for part in parts)
     assert shell == "memtier episodic close --drop s-1a2b3c4d --date 2026-11-29"
     assert tool == "memory_close_day(drop='s-1a2b3c4d', date='2026-11-29')"
+
+
+async def test_a_restated_fact_is_refused_and_force_keeps_it(server: Any, root: Path) -> None:
+    """PROTOCOL §10 (v4) through the tool server: the refusal names the tool's own
+    parameter, and that parameter keeps the fact."""
+    first = "nas01: Synology DS920+, 192.168.1.10, four disks in SHR"
+    made = await call_tool(server, "memory_remember", text=first, kind="infrastructure")
+    assert not made.is_error, text_of(made)
+    restated = "nas01: Synology DS920+, 192.168.1.10"
+    refused = await call_tool(server, "memory_remember", text=restated, kind="infrastructure")
+    assert refused.is_error
+    assert "force=true" in text_of(refused) and "--force" not in text_of(refused)
+    kept = await call_tool(
+        server, "memory_remember", text=restated, kind="infrastructure", force=True
+    )
+    assert not kept.is_error, text_of(kept)
+    infra = (root / "memory/semantic/infrastructure.md").read_text()
+    assert infra.count("nas01: Synology DS920+") == 2
