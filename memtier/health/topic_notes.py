@@ -113,8 +113,8 @@ def _scandir(folder: Path) -> list[os.DirEntry[str]] | None:
 
 def _listed(ws: Workspace, folder: Path, reading: Reading | None) -> _Folder | None:
     entries = _scandir(folder) if reading is None else reading.listing(folder)
-    if entries is None:
-        return None
+    if entries is None or (not entries and not os.path.isdir(folder)):
+        return None  # no such folder: nothing for ripgrep to search either
     named = _DAY_NAME.match
     names: list[str] = []
     odd: list[str] = []
