@@ -191,7 +191,13 @@ class NoteFiles:
     def of_days(self, days: Iterable[str]) -> list[DayNote]:
         """Every readable note of *days*, in order of day and path."""
         wanted = set(days)
-        return _in_order(self.read(f) for f in self._all() if f.day in wanted)
+        files = (
+            folder.file(name)
+            for folder in self.folders.values()
+            for name in folder.names
+            if name[:10] in wanted
+        )
+        return _in_order(self.read(f) for f in files)
 
     def matching(self, entry: IndexEntry) -> list[DayNote]:
         """The notes holding a line of *entry*'s topic, in order of day and path."""
