@@ -74,7 +74,10 @@ class TopicMatcher:
     def literals(self) -> list[str]:
         """What every line of the topic holds, any case: a term or the tag. ripgrep
         looks for these as plain text (a note it names is only a candidate)."""
-        return [*self.terms, f"#topic:{self.slug}"]
+        tag = f"#topic:{self.slug}"
+        if any(t.isascii() and t.lower() in tag.lower() for t in self.terms):
+            return list(self.terms)  # the tag holds a term: a tagged line holds it too
+        return [*self.terms, tag]
 
 
 class NoteFile(NamedTuple):
