@@ -107,20 +107,25 @@ def run_seconds(
     env: dict[str, str] | None = None,
     before: Callable[[], None] | None = None,
 ) -> float:
-    """Wall time of one run of *argv* (output discarded); *before* runs untimed."""
+    """Wall time of one run of *argv* (output discarded); *before* runs untimed.
+    The exit code of the last run is kept in `LAST_EXIT` (a failed run is no figure)."""
     full_env = {**os.environ, **(env or {})}
     full_env.pop("PYTHONDONTWRITEBYTECODE", None)
     if before is not None:
         before()
     start = time.perf_counter()
-    subprocess.run(
+    done = subprocess.run(
         list(argv),
         cwd=cwd or work_folder(),
         env=full_env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    LAST_EXIT[0] = done.returncode
     return time.perf_counter() - start
+
+
+LAST_EXIT = [0]
 
 
 @dataclass(frozen=True)
@@ -131,15 +136,17 @@ class Paired:
     floor: float  # median of the floor's runs
     ratio: float  # median of the per-pair ratios: what a change of load cannot skew
     load: str  # /proc/loadavg when the runs ended
+    exits: tuple[int, ...] = ()  # the command's exit codes, when any was not 0
 
     def line(self, label: str, target: float | None = None) -> str:
         verdict = ""
         if target is not None:
             over = f"  over the {target:g}x target"
             verdict = "  within target" if self.ratio <= target else over
+        exits = f"  exit codes {sorted(set(self.exits))}" if self.exits else ""
         return (
             f"{label:<34} {self.seconds * 1000:8.1f} ms  floor {self.floor * 1000:7.1f} ms  "
-            f"{self.ratio:5.2f}x{verdict}  (load {self.load})"
+            f"{self.ratio:5.2f}x{verdict}  (load {self.load}){exits}"
         )
 
 
@@ -163,15 +170,18 @@ def paired(
         run_seconds(argv, cwd=cwd, env=env, before=before)
     floors: list[float] = []
     timed: list[float] = []
+    exits: list[int] = []
     for _ in range(runs):
         floors.append(run_seconds(floor, cwd=cwd, env=env, before=before_floor))
         timed.append(run_seconds(argv, cwd=cwd, env=env, before=before))
+        exits.append(LAST_EXIT[0])
     ratios = [t / f for t, f in zip(timed, floors, strict=True) if f > 0]
     return Paired(
         statistics.median(timed),
         statistics.median(floors),
         statistics.median(ratios) if ratios else float("nan"),
         loadavg(),
+        tuple(exits) if any(exits) else (),
     )
 
 

@@ -74,7 +74,10 @@ class TopicMatcher:
     def literals(self) -> list[str]:
         """What every line of the topic holds, any case: a term or the tag. ripgrep
         looks for these as plain text (a note it names is only a candidate)."""
-        return [*self.terms, f"#topic:{self.slug}"]
+        tag = f"#topic:{self.slug}"
+        if any(t.isascii() and t.lower() in tag.lower() for t in self.terms):
+            return list(self.terms)  # the tag holds a term: a tagged line holds it too
+        return [*self.terms, tag]
 
 
 class NoteFile(NamedTuple):
@@ -111,10 +114,10 @@ def _scandir(folder: Path) -> list[os.DirEntry[str]] | None:
         return None
 
 
-def _listed(ws: Workspace, folder: Path, reading: Reading | None) -> _Folder | None:
+def _listed(ws: Workspace, folder: Path, inside: bool, reading: Reading | None) -> _Folder | None:
     entries = _scandir(folder) if reading is None else reading.listing(folder)
-    if entries is None:
-        return None
+    if entries is None or (not entries and not os.path.isdir(folder)):
+        return None  # no such folder: nothing for ripgrep to search either
     named = _DAY_NAME.match
     names: list[str] = []
     odd: list[str] = []
@@ -128,7 +131,6 @@ def _listed(ws: Workspace, folder: Path, reading: Reading | None) -> _Folder | N
                 odd.append(name)
         except OSError:
             odd.append(name)
-    inside = ws.resolves_inside(folder)
     return _Folder(str(folder), ws.relative(folder) + "/", inside, frozenset(names), frozenset(odd))
 
 
@@ -146,11 +148,21 @@ class NoteFiles:
         self.ws = ws
         self.rg = ripgrep()
         self.reading = reading
-        listed = (_listed(ws, folder, reading) for folder in _note_folders(ws))
-        self.folders = {f.path: f for f in listed if f is not None}
+        # Which folders there are, and which ripgrep may search, is known before
+        # they are listed: a pass starts first and runs while Python lists them.
+        self._inside = {folder: ws.resolves_inside(folder) for folder in _note_folders(ws)}
+        self._folders: dict[str, _Folder] | None = None
         self._read: dict[str, DayNote | None] = {}
         self._matching: dict[tuple[str, tuple[str, ...]], list[DayNote]] = {}
         self._started: dict[tuple[str, tuple[str, ...]], subprocess.Popen[bytes] | None] = {}
+
+    @property
+    def folders(self) -> dict[str, _Folder]:
+        """The note folders, listed (once), by path."""
+        if self._folders is None:
+            listed = (_listed(self.ws, f, i, self.reading) for f, i in self._inside.items())
+            self._folders = {f.path: f for f in listed if f is not None}
+        return self._folders
 
     def _all(self) -> Iterable[NoteFile]:
         for folder in self.folders.values():
@@ -191,7 +203,13 @@ class NoteFiles:
     def of_days(self, days: Iterable[str]) -> list[DayNote]:
         """Every readable note of *days*, in order of day and path."""
         wanted = set(days)
-        return _in_order(self.read(f) for f in self._all() if f.day in wanted)
+        files = (
+            folder.file(name)
+            for folder in self.folders.values()
+            for name in folder.names
+            if name[:10] in wanted
+        )
+        return _in_order(self.read(f) for f in files)
 
     def matching(self, entry: IndexEntry) -> list[DayNote]:
         """The notes holding a line of *entry*'s topic, in order of day and path."""
@@ -204,6 +222,7 @@ class NoteFiles:
         todo = {k: TopicMatcher(e) for k, e in zip(keys, entries, strict=True)}
         todo = {k: m for k, m in todo.items() if k not in self._matching}
         started = {k: self._started.pop(k, None) or self._start_rg(m) for k, m in todo.items()}
+        _ = self.folders  # listed while the passes run
         for key, matcher in todo.items():
             named = self._finish_rg(started[key])
             files = self._all() if named is None else self._named(named)
@@ -241,7 +260,7 @@ class NoteFiles:
                 yield folder.file(name)
 
     def _start_rg(self, matcher: TopicMatcher) -> subprocess.Popen[bytes] | None:
-        searched = [f.path for f in self.folders.values() if f.inside]
+        searched = [str(f) for f, inside in self._inside.items() if inside and f.is_dir()]
         if self.rg is None or not searched:
             return None
         # Plain strings, any case: the whole-word rule is checked in Python on the

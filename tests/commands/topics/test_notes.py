@@ -108,3 +108,16 @@ def test_a_day_holds_its_notes_of_every_folder(ws: Workspace) -> None:
         "memory/episodic/2026-11-02.md",
     ]
     assert notes[1].lines == ("# 2025-03-02", "- qdrant in the archive")
+
+
+def test_a_tag_that_holds_a_term_is_found_through_the_term(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ripgrep looks for the term alone when the tag holds it; a tagged note is found."""
+    _build(ws)
+    (ws.episodic_dir / "2026-11-16.md").write_text("# 2026-11-16\n- #topic:QDRANT\n")
+    entry = IndexEntry("qdrant", "projects", ("qdrant",))
+    found = [n.path for n in NoteFiles(ws).matching(entry)]
+    monkeypatch.setattr(topic_notes, "ripgrep", lambda: None)
+    assert found == [n.path for n in NoteFiles(ws).matching(entry)]
+    assert "memory/episodic/2026-11-16.md" in found
