@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,7 +147,6 @@ def test_health_check_fails_on_every_shape(
     """The ``secrets`` check of health-check uses the very same rules (PROTOCOL §6),
     whether Python scans every note or ripgrep's prefilter picks them first."""
     from memtier.health import secrets_scan
-    from memtier.health.secrets_scan import secrets_checks
     from memtier.workspace import Workspace
 
     if engine == "ripgrep":
@@ -163,7 +163,7 @@ def test_health_check_fails_on_every_shape(
     )
     from datetime import datetime
 
-    checks = secrets_checks(Workspace(tmp_path, datetime(2026, 11, 30, tzinfo=UTC)))
+    checks = _secrets_checks(Workspace(tmp_path, datetime(2026, 11, 30, tzinfo=UTC)))
     failed_lines = {c.message.split(" — ")[0] for c in checks if c.status == "fail"}
     expected = {f"memory/episodic/2026-11-30.md:{n}" for n in range(3, 3 + len(shapes))}
     assert failed_lines == expected
@@ -177,3 +177,11 @@ def test_the_written_keyword_pattern_is_the_one_the_keyword_list_gives() -> None
     keyword = re.compile(_KEYWORD_PATTERN)
     assert all(keyword.fullmatch(word) and keyword.fullmatch(word.upper()) for word in _KEYWORDS)
     assert not keyword.fullmatch("monkey")
+
+
+def _secrets_checks(ws: Any) -> list[Any]:
+    """PROTOCOL §6 ``secrets`` on its own, as health-check runs it."""
+    from memtier.health.secrets_scan import SecretsScan
+
+    with SecretsScan(ws) as scan:
+        return scan.finish()

@@ -160,13 +160,6 @@ def route(item: SourceItem) -> Route:
     return Route(UNROUTED, "imported item: no type, tag or date names its home")
 
 
-def split_facts(title: str, body: str) -> tuple[str, ...]:
-    """The facts of a memory file (`memtier.formats.sources_body`), block or not."""
-    from memtier.formats.sources_body import split_body
-
-    return split_body(title, body).facts
-
-
 def source_day(value: object) -> date | None:
     """The calendar date of a source timestamp: ISO 8601 text (the date as written)
     or epoch milliseconds (UTC). None when there is no usable date."""

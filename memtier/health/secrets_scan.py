@@ -227,9 +227,3 @@ class SecretsScan:
             message = f"no credentials found ({scanned} files scanned)"
             checks.append(Check("secrets", PASS, None, message))
         return checks
-
-
-def secrets_checks(ws: Workspace) -> list[Check]:
-    """PROTOCOL §6 ``secrets`` on its own (see `SecretsScan`)."""
-    with SecretsScan(ws) as scan:
-        return scan.finish()

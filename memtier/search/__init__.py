@@ -4,8 +4,9 @@ The scan (`scanner`) finds every matching line with ripgrep, or with a pure
 Python scanner when no ``rg`` binary is found; the ranking (`rank`) cuts the
 matching files into sections and scores them with BM25 and the boosts
 documented there. Each search is then written to the search log (`log`)
-unless the configuration turns it off. Searching takes no lock: readers never
-wait for a writer, and every writer replaces files atomically.
+unless the configuration turns it off. The scan and the ranking take no lock:
+they never wait for a writer, and every writer replaces files atomically; only
+the search log's one appended line is written under the workspace lock (`log`).
 """
 
 from __future__ import annotations

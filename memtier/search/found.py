@@ -43,13 +43,6 @@ class TermCounts:
     def paths(self) -> list[str]:
         return sorted(rel for files in self.groups.values() for rel in files)
 
-    def counts_of(self, rel: str) -> dict[str, int]:
-        """One file's counts by term (zero counts left out); a linear search, for tests."""
-        for (_, counts), files in self.groups.items():
-            if rel in files:
-                return {w: n for w, n in zip(self.words, counts, strict=True) if n}
-        raise KeyError(rel)
-
     def document_frequency(self) -> dict[str, int]:
         """How many files each term occurs in (terms found nowhere left out)."""
         df: dict[str, int] = {}

@@ -6,7 +6,8 @@ from datetime import date
 
 import pytest
 
-from memtier.formats.routing import SourceItem, route, slug, source_day, split_facts
+from memtier.formats.routing import SourceItem, route, slug, source_day
+from memtier.formats.sources_body import split_body
 
 
 @pytest.mark.parametrize(
@@ -69,3 +70,7 @@ def test_source_day_bounds() -> None:
     assert source_day("9" * 16) is None
     assert source_day("2026-05-20 garbage") == date(2026, 5, 20)
     assert source_day("x" * 65) is None
+
+
+def split_facts(title: str, body: str) -> tuple[str, ...]:
+    return split_body(title, body).facts

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memtier.health.secrets_scan import secrets_checks
-from memtier.health.verdict import FAIL, PASS, WARN
+from memtier.health.secrets_scan import SecretsScan
+from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
 
 
@@ -17,7 +17,7 @@ def github_token() -> str:
 
 
 def test_a_clean_workspace_has_one_pass_counting_the_files(ws: Workspace) -> None:
-    (check,) = secrets_checks(ws)
+    (check,) = _secrets_checks(ws)
     assert check.status == PASS
     assert check.message.startswith("no credentials found (") and "files scanned)" in check.message
 
@@ -25,7 +25,7 @@ def test_a_clean_workspace_has_one_pass_counting_the_files(ws: Workspace) -> Non
 def test_a_credential_fails_with_its_line_and_rule_but_not_its_text(ws: Workspace) -> None:
     token = github_token()
     (ws.episodic_dir / "2026-11-01.md").write_text(f"# notes\n\npushed with {token}\n")
-    (check,) = secrets_checks(ws)
+    (check,) = _secrets_checks(ws)
     assert (check.status, check.path) == (FAIL, "memory/episodic/2026-11-01.md")
     assert check.message == "memory/episodic/2026-11-01.md:3 — credential found (GITHUB_TOKEN)"
     assert token not in repr(check)
@@ -34,7 +34,7 @@ def test_a_credential_fails_with_its_line_and_rule_but_not_its_text(ws: Workspac
 def test_a_binary_or_non_utf8_file_is_a_warning_and_still_scanned(ws: Workspace) -> None:
     token = github_token()
     (ws.learnings_dir / "odd.md").write_bytes(b"caf\xe9 " + token.encode() + b"\n")
-    checks = secrets_checks(ws)
+    checks = _secrets_checks(ws)
     assert [(c.status, c.path) for c in checks] == [
         (WARN, ".learnings/odd.md"),
         (FAIL, ".learnings/odd.md"),
@@ -49,7 +49,7 @@ def test_the_archive_is_scanned(ws: Workspace) -> None:
     folder = ws.archive_dir / "2025" / "01"
     folder.mkdir(parents=True)
     (folder / "2025-01-01.md").write_text(github_token() + "\n")
-    (check,) = secrets_checks(ws)
+    (check,) = _secrets_checks(ws)
     assert (
         check.message == "memory/archive/2025/01/2025-01-01.md:1 — credential found (GITHUB_TOKEN)"
     )
@@ -72,7 +72,7 @@ def test_the_archive_and_file_names_on_either_engine(
     (ws.episodic_dir / "2026-11-02.md").write_text("# 2026-11-02\n\n- quiet day\n")
     # Clean contents (rg passes over it), a credential in its name.
     (ws.episodic_dir / f"{token}.md").write_text("# notes\n")
-    checks = [c for c in secrets_checks(ws) if c.status == FAIL]
+    checks = [c for c in _secrets_checks(ws) if c.status == FAIL]
     assert [c.message for c in checks] == [
         "memory/episodic/[REDACTED:GITHUB_TOKEN].md — credential found in the file name"
         " (GITHUB_TOKEN)",
@@ -87,4 +87,10 @@ def test_a_symlink_in_the_archive_is_not_read(ws: Workspace, tmp_path: Path) -> 
     folder = ws.archive_dir / "2024" / "12"
     folder.mkdir(parents=True)
     (folder / "2024-12-02.md").symlink_to(outside)
-    assert [c.status for c in secrets_checks(ws)] == [PASS]
+    assert [c.status for c in _secrets_checks(ws)] == [PASS]
+
+
+def _secrets_checks(ws: Workspace) -> list[Check]:
+    """PROTOCOL §6 ``secrets`` on its own, as health-check runs it."""
+    with SecretsScan(ws) as scan:
+        return scan.finish()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -133,11 +134,11 @@ def test_parse_counts_each_term_per_file_and_keeps_warnings() -> None:
         "memory/episodic/2026-11-03.md",
     ]
     assert result.counted.groups[("archive", (2, 1, 0))] == ["memory/archive/2025/01/2025-01-02.md"]
-    assert result.counted.counts_of("memory/episodic/2026-11-01.md") == {
+    assert _counts_of(result.counted, "memory/episodic/2026-11-01.md") == {
         "qdrant": 2,
         "snapshot": 1,
     }
-    assert result.counted.counts_of("memory/semantic/infra.md") == {"timeout": 1}
+    assert _counts_of(result.counted, "memory/semantic/infra.md") == {"timeout": 1}
     assert ("warm", (0, 0, 1)) in result.counted.groups
     assert result.counted.match_total() == 10
     assert result.files_searched == 3
@@ -160,9 +161,9 @@ def test_python_scanner_counts_non_ascii_files_by_unicode_lowercase(root: Path) 
     )
     assert result.counted is not None
     assert result.counted.paths() == ["memory/episodic/2026-11-02.md"]
-    assert result.counted.counts_of("memory/episodic/2026-11-02.md") == {"cafe": 2, "qdrant": 2}
+    assert _counts_of(result.counted, "memory/episodic/2026-11-02.md") == {"cafe": 2, "qdrant": 2}
     with pytest.raises(KeyError):
-        result.counted.counts_of("memory/episodic/2026-11-03.md")
+        _counts_of(result.counted, "memory/episodic/2026-11-03.md")
 
 
 def _many_notes(root: Path, count: int) -> None:
@@ -199,7 +200,7 @@ def test_python_scanner_reads_a_file_larger_than_one_read(root: Path) -> None:
     (root / "memory/episodic/2026-11-04.md").write_text(f"# Day\n\n{body}qdrant at the end\n")
     result = scan_with_python(root, ("cold",), "qdrant", ignore_case=True, literals=["qdrant"])
     assert result.counted is not None
-    assert result.counted.counts_of("memory/episodic/2026-11-04.md") == {"qdrant": 1}
+    assert _counts_of(result.counted, "memory/episodic/2026-11-04.md") == {"qdrant": 1}
 
 
 @pytest.mark.parametrize(
@@ -224,3 +225,11 @@ def test_a_name_is_boosted_exactly_when_it_starts_with_a_prefix_of_the_hint(
             assert (hint.boost(name) > 1.0) == name.startswith(prefixes), name
         day = date.fromordinal(day.toordinal() + 1)
     assert not "notes.md".startswith(prefixes)
+
+
+def _counts_of(counted: Any, rel: str) -> dict[str, int]:
+    """One file's counts by term (zero counts left out), read from the scan's groups."""
+    for (_, counts), files in counted.groups.items():
+        if rel in files:
+            return {w: n for w, n in zip(counted.words, counts, strict=True) if n}
+    raise KeyError(rel)
