@@ -199,13 +199,14 @@ def parse_config(text: str, where: str | Path) -> Config:
     return Config(**values)
 
 
-def load_config(root: Path, rel: str) -> Config:
+def load_config(root: Path, rel: str, *, real_root: str | None = None) -> Config:
     """Read the configuration file at *rel* under *root* (`memtier.workspace` names
-    it: ``memory/memtier.toml``); defaults when it does not exist."""
+    it: ``memory/memtier.toml``); defaults when it does not exist. *real_root*: the
+    root's real path, when the caller resolved it already."""
     path = root / rel
     if not os.path.lexists(path):
         return Config()
-    data = _read_config_bytes(root, path, rel)
+    data = _read_config_bytes(root, path, rel, real_root)
     if data is None:
         return Config()
     try:
@@ -215,7 +216,9 @@ def load_config(root: Path, rel: str) -> Config:
     return parse_config(text, rel)
 
 
-def _read_config_bytes(root: Path, path: Path, rel: str) -> bytes | None:
+def _read_config_bytes(
+    root: Path, path: Path, rel: str, real_root: str | None = None
+) -> bytes | None:
     """The file's bytes, read as `memtier.store` reads memory files (PROTOCOL §3 v2),
     spelled out here because the store depends on the workspace, which loads this.
 
@@ -226,10 +229,8 @@ def _read_config_bytes(root: Path, path: Path, rel: str) -> bytes | None:
     """
     import stat
 
-    from memtier.realpaths import kernel_real_path, real_root
-
-    root_real = real_root(root)
-    real = kernel_real_path(path) or os.path.realpath(path)
+    root_real = real_root or os.path.realpath(root)
+    real = os.path.realpath(path)
     if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
         return None
     try:

@@ -15,7 +15,7 @@ finds the candidates and whose check in Python (`keyed_value_is_secret`) decides
   a provider's name or a key word must start one of its parts (``monkey``,
   ``keyboard``, ``bypass`` are not names of secrets), and names of things that are
   not secret -- ``public_key``, ``key_id``, ``api_version``, ``token_url``,
-  ``csrf_token``, ``next_page_token`` -- are left alone (`memtier.secrets_names`);
+  ``csrf_token``, ``next_page_token`` -- are left alone (`memtier.secrets_rules`);
 - the **value** must read as random: a letter and a digit, no blank, at least 10
   characters (14 after a provider's name), a Shannon entropy of at least 3.5 bits
   per character after a key word (3.0 after a provider's name, which is already a
@@ -33,8 +33,14 @@ from __future__ import annotations
 import math
 import re
 
-from memtier.secrets_names import KEY_WORDS, name_of, names_something_else, parts
-from memtier.secrets_rules import Rule, secret_group
+from memtier.secrets_rules import (
+    KEY_WORDS,
+    Rule,
+    name_of,
+    names_something_else,
+    parts,
+    secret_group,
+)
 
 # Providers whose credentials the public rule lists recognise by the provider's
 # name before an assignment (lower case; a name may be spelled with or without

@@ -17,7 +17,6 @@ from pathlib import Path
 from memtier.clock import today as _today
 from memtier.config import Config, load_config
 from memtier.errors import InputError, WorkspaceNotFound
-from memtier.realpaths import real_root, remember_root
 from memtier.values import Fields, field
 
 HOT_FILE = "MEMORY.md"
@@ -135,6 +134,69 @@ def in_memory_area(rel: str) -> bool:
     return rel == HOT_FILE or top in (MEMORY_DIR, LEARNINGS_DIR)
 
 
+# ---------------------------------------------------------------------------
+# Where a path really leads (PROTOCOL §3), found as cheaply as the system allows.
+# Every read and write is confined to the root, which takes the root's real path and
+# the file's. A workspace root is resolved once, when the workspace opens
+# (`remember_root`, called by `Workspace.open`), not again by each confined read,
+# write and lock of that command (`real_root`); each open refreshes it, so a
+# long-lived process (the tool server opens the workspace for every call) follows a
+# root that was moved. An existing path is looked up once by the kernel (``O_PATH``:
+# nothing is opened for reading, a FIFO is not waited on) and the kernel names what it
+# found (`kernel_real_path`), instead of a walk in Python that asks for every folder
+# of the path; where the kernel cannot tell (no ``O_PATH``, no ``/proc``), callers walk.
+
+FD_NAMES = "/proc/self/fd"
+O_PATH = getattr(os, "O_PATH", 0)
+
+_ROOTS: dict[str, str] = {}
+
+
+def remember_root(root: Path) -> str:
+    """Resolve *root* now and remember it for this process; returns its real path."""
+    real = os.path.realpath(root)
+    _ROOTS[os.fspath(root)] = real
+    _ROOTS[real] = real
+    return real
+
+
+def real_root(root: Path) -> str:
+    """The real path of *root*: as remembered when its workspace opened, else resolved."""
+    found = _ROOTS.get(os.fspath(root))
+    return found if found is not None else os.path.realpath(root)
+
+
+def kernel_real_path(path: Path | str, *, folder: bool = False) -> str | None:
+    """The real path of an existing *path* as the kernel names it after one lookup, or
+    None when it does not exist, cannot be looked up, or the kernel cannot tell."""
+    if not O_PATH or "\0" in os.fspath(path):
+        return None
+    flags = O_PATH | os.O_CLOEXEC | (os.O_DIRECTORY if folder else 0)
+    try:
+        found = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        real = os.readlink(f"{FD_NAMES}/{found}")
+    except OSError:
+        return None
+    finally:
+        os.close(found)
+    if not real.startswith("/") or real.endswith(" (deleted)"):
+        return None
+    return real
+
+
+def kernel_real_target(path: Path) -> str | None:
+    """Like `kernel_real_path`, and for a path not there yet, its folder's real path
+    with its name (unless the name is itself a link, which only a walk can follow)."""
+    real = kernel_real_path(path)
+    if real is not None or os.path.lexists(path) or path.name in ("", ".", ".."):
+        return real
+    parent = kernel_real_path(path.parent, folder=True)
+    return None if parent is None else os.path.join(parent, path.name)
+
+
 def inside_root(real_root: str | os.PathLike[str], real: str | os.PathLike[str]) -> bool:
     """True when *real* is *real_root* or lies under it.
 
@@ -237,8 +299,8 @@ class Workspace(Fields):
 
     @classmethod
     def open(cls, root: Path, now: datetime) -> Workspace:
-        remember_root(root)  # resolved once for every confined read and write (§3)
-        return cls(root=root, now=now, config=load_config(root, CONFIG_FILE))
+        real = remember_root(root)  # resolved once for every confined read and write (§3)
+        return cls(root=root, now=now, config=load_config(root, CONFIG_FILE, real_root=real))
 
     @property
     def real_root(self) -> Path:

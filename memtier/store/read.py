@@ -10,9 +10,16 @@ import stat
 from pathlib import Path
 
 from memtier.errors import CHANGING_MESSAGE, ConcurrentEdit, ConfinementError, InputError
-from memtier.realpaths import FD_NAMES, O_PATH, kernel_real_target, real_root
 from memtier.values import Fields
-from memtier.workspace import exists_or_link, inside_root, special_file_kind
+from memtier.workspace import (
+    FD_NAMES,
+    O_PATH,
+    exists_or_link,
+    inside_root,
+    kernel_real_target,
+    real_root,
+    special_file_kind,
+)
 
 _BOM = "\ufeff"
 

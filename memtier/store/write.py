@@ -11,9 +11,8 @@ from contextlib import suppress
 from pathlib import Path
 
 from memtier.errors import CHANGING_MESSAGE, ConcurrentEdit, InputError, WriteFailed
-from memtier.realpaths import kernel_real_target, real_root
 from memtier.store.read import Document, _display, confine, file_stamp
-from memtier.workspace import exists_or_link
+from memtier.workspace import exists_or_link, kernel_real_target, real_root
 
 TEMP_SUFFIX = ".memtier-tmp"
 

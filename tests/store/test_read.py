@@ -185,10 +185,10 @@ def test_a_confined_read_says_the_same_by_either_lookup(
     from memtier.store import read as read_module
 
     if lookup == "walk":
-        from memtier import realpaths
+        from memtier import workspace
 
         monkeypatch.setattr(read_module, "O_PATH", 0)
-        monkeypatch.setattr(realpaths, "O_PATH", 0)
+        monkeypatch.setattr(workspace, "O_PATH", 0)
     root, path = _case(tmp_path, kind)
     if error is None:
         document = store.read_document(path, root=root)

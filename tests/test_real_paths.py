@@ -1,4 +1,4 @@
-"""memtier.realpaths: a root resolved once, a path looked up once (PROTOCOL §3)."""
+"""Real paths (memtier.workspace): a root resolved once, a path looked up once (PROTOCOL §3)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from memtier import realpaths, secrets
+from memtier import secrets, workspace
 from memtier.formats import buffer as buffer_format
-from memtier.realpaths import kernel_real_path, kernel_real_target, real_root, remember_root
+from memtier.workspace import kernel_real_path, kernel_real_target, real_root, remember_root
 from tests.conftest import CliRunner
 
 needs_kernel = pytest.mark.skipif(
-    not realpaths.O_PATH or not os.path.isdir(realpaths.FD_NAMES),
+    not workspace.O_PATH or not os.path.isdir(workspace.FD_NAMES),
     reason="the kernel cannot name a looked-up path here",
 )
 
