@@ -121,6 +121,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         if not request.query:
             raise InputError((errors.Term("regex"), " needs a non-empty pattern"))
         terms: tuple[Any, ...] = ()
+        light: frozenset[str] = frozenset()
         pattern, literals = request.query, []
         dates = DateHint(request.query)
     else:
@@ -129,11 +130,20 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         dates = parse_dates(request.query, ws.today)
         words = query_terms(dates.rest)
         extra = tuple(Term(iso) for iso in dates.terms(not words) if Term(iso) not in words)
-        terms = words + extra
+        # PROTOCOL §9 v4: the date's words are searched for too (a month's name), looked
+        # for and weighed lightly, never required: the day's note is found by its date.
+        known = {t.text for t in words}
+        said = tuple(
+            Term(t.text, compound=True)
+            for t in query_terms(dates.words())
+            if t.text not in known and not t.cjk
+        )
+        light = frozenset(t.text for t in said)
+        terms = words + said + extra
         if not terms:
             raise InputError(f"nothing to search for in {request.query!r} (no words)")
         pattern, literals = scan_pattern(terms), [t.text for t in terms]
-    ranked = _scan_and_rank(ws, request, tiers, terms, pattern, literals, dates)
+    ranked = _scan_and_rank(ws, request, tiers, terms, pattern, literals, dates, light)
     if not ranked.hits and not request.regex:
         retried = _retry_with_typos(ws, request, tiers, terms, dates)
         if retried is not None:
@@ -166,6 +176,7 @@ def _scan_and_rank(
     pattern: str,
     literals: list[str],
     dates: Any,
+    light: frozenset[str] = frozenset(),
 ) -> Any:
     from memtier.search.rank import rank
     from memtier.search.scanner import scan
@@ -191,6 +202,7 @@ def _scan_and_rank(
         context=request.context,
         recent=not request.regex and wants_recent(dates.rest),
         dates=dates,
+        light=light,
     )
 
 

@@ -88,8 +88,11 @@ from memtier.search.tokens import (
     FRAME_WORDS,
     SHAPES,
     Term,
+    beside_cjk,
+    cjk_matches,
     combined_pattern,
     exactness,
+    has_cjk,
     length_in_words,
     term_of,
 )
@@ -139,6 +142,7 @@ class _Context:
         self.dates = DateHint("")
         self.weak: frozenset[str] = frozenset()
         self.phrase_length = sum(1 for t in terms if not t.compound)
+        self.cjk = any(t.cjk for t in terms)
 
 
 def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
@@ -152,14 +156,20 @@ def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
         for line, column, text in hits.matches():
             scored.append((line, column, text, text.lower(), 1.0))
         return scored
-    search = ctx.precise.finditer
+    precise = ctx.precise
     for number, text in enumerate(lines, start=1):
-        for m in search(text):
+        wide = has_cjk(text)
+        finder = beside_cjk(precise.pattern) if wide else precise
+        for m in finder.finditer(text):
             term = term_of(m.group(), ctx.terms)
-            if term is None:
-                continue
+            if term is None or term.cjk:
+                continue  # a CJK term is counted below, overlaps included
             column = len(text[: m.start()].encode("utf-8")) + 1
             scored.append((number, column, m.group(), term.text, exactness(m.group(), term)))
+        if wide and ctx.cjk:
+            for start, term in cjk_matches(text, ctx.terms):
+                column = len(text[:start].encode("utf-8")) + 1
+                scored.append((number, column, term.text, term.text, 1.0))
     return scored
 
 
@@ -175,8 +185,10 @@ def rank(
     context: int,
     recent: bool = False,
     dates: DateHint | None = None,
+    light: frozenset[str] = frozenset(),
 ) -> Ranked:
-    """Rank the scan's matches."""
+    """Rank the scan's matches. *light*: terms weighed as question-frame words are
+    (a date's month name, PROTOCOL §9 v4)."""
     from memtier.search import pick
 
     warnings = list(scanned.warnings)
@@ -198,7 +210,9 @@ def rank(
         matched = len(raw.counted)
     n = max(scanned.files_searched, matched)
     # A question-frame word weighs a share of its idf (`tokens.FRAME_WORDS`).
-    frame = {t.text: FRAME_WEIGHT if t.text in FRAME_WORDS else 1.0 for t in terms}
+    frame = {
+        t.text: FRAME_WEIGHT if t.text in FRAME_WORDS or t.text in light else 1.0 for t in terms
+    }
     ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
     for term in terms:

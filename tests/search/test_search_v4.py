@@ -119,3 +119,67 @@ def test_a_tag_or_title_match_lifts_the_files_content_lines(
     found = results(search(cli, root, "coturn relay"))
     assert [h["line"] for h in found] == [4, 4, 4]  # each file's content line, no label
     assert found[-1]["path"] == "memory/semantic/a.md"  # the file its labels do not lift
+
+
+# -- the query keeps what it says -----------------------------------------------------
+
+CHINESE = (
+    "# 2026-11-20\n\n"
+    "- 我上司今年41岁，身高177厘米。\n"
+    "- 会议的时间是三点，地点在三楼。\n"
+    "- 周末去了公园散步。\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "line", "terms"),
+    [
+        ("41", 3, ["41"]),  # a number written against CJK characters is a word of its own
+        ("41岁", 3, ["41", "岁"]),
+        ("177cm", 3, ["177"]),  # the measure's number, whatever its unit is written as
+        ("的时间是", 4, ["的时", "时间", "间是"]),  # every overlapping pair of the line
+    ],
+)
+def test_numbers_and_overlapping_pairs_in_chinese_notes(
+    cli: CliRunner, root: Path, scanner: str, query: str, line: int, terms: list[str]
+) -> None:
+    write(root, "memory/episodic/2026-11-20.md", CHINESE)
+    hit = results(search(cli, root, query))[0]
+    assert (hit["path"], hit["line"]) == ("memory/episodic/2026-11-20.md", line)
+    assert hit["matched_terms"] == terms
+
+
+def test_date_words_are_searched_for_as_well(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The finding: "Where is P. going on the 10th of February 2024?" searched for
+    # [p, going] only, so the line naming the day was never scored.
+    note = (
+        "# 2024-01-20\n\n- Paula: I am flying to Lyon next week.\n"
+        "- Paula: and to Athens on the 10th of February!\n"
+    )
+    write(root, "memory/episodic/2024-01-20.md", note)
+    hit = results(search(cli, root, "Where is Paula going on the 10th of February 2024?"))[0]
+    assert hit["line"] == 4
+    terms = hit["matched_terms"]
+    assert isinstance(terms, list) and "february" in terms
+
+
+def test_a_date_word_never_outweighs_the_note_of_that_day(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    write(root, "memory/episodic/2026-05-11.md", "# 2026-05-11\n\n- pruned images\n")
+    write(root, "memory/semantic/infra.md", "# Infra\n\n- renewed in May\n- host 10.0.11.2\n")
+    hit = results(search(cli, root, "what did I write down on 11 May 2026?"))[0]
+    assert hit["path"] == "memory/episodic/2026-05-11.md"
+
+
+@pytest.mark.parametrize(
+    ("query", "line"),
+    [("years", 3), ("year's", 3), ("cats", 4), ("dogs", 5), ("dog", 5)],
+)
+def test_possessives_and_plural_forms_meet(
+    cli: CliRunner, root: Path, scanner: str, query: str, line: int
+) -> None:
+    note = "# 2026-11-21\n\n- last year's trip was long\n- a cat sleeps\n- the dog's bowl\n"
+    write(root, "memory/episodic/2026-11-21.md", note)
+    hit = results(search(cli, root, query))[0]
+    assert (hit["line"], hit["matched_terms"]) == (line, [query.rstrip("s").rstrip("'")])
