@@ -145,14 +145,20 @@ def recall_command(
     max_chars: Annotated[
         int, typer.Option("--max-chars", help="Print at most N characters.")
     ] = 8000,
+    all_tiers: Annotated[
+        bool,
+        typer.Option("--all", help="Accepted as search takes it: recall always reads the archive."),
+    ] = False,
 ) -> int:
     """Recall a topic's story from the index: its Current generation, newer note lines, WARM facts.
 
     A phrase of recall_triggers ('do you remember', 'erinnerst du dich', '回忆一下', …)
     is taken off; the topic is found by slug, its words, a Match term or a close
-    slug. No topic found: a search of memory. Reads only.
+    slug. No topic found: a search of memory, archive included. Reads only.
     """
     import os
+
+    del all_tiers  # PROTOCOL §13 v4: archived notes are always read
 
     from memtier.commands.recall_topic import recall
     from memtier.search import find_rg

@@ -148,6 +148,13 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         retried = _retry_with_typos(ws, request, tiers, terms, dates)
         if retried is not None:
             ranked = retried
+    if _archive_too(ws, request, tiers, terms, ranked.hits):
+        # PROTOCOL §9 v4: the live tiers gave nothing good; the archive is searched too.
+        tiers = (*tiers, "archive")
+        wider = _scan_and_rank(ws, request, tiers, terms, pattern, literals, dates, light)
+        if wider.hits or not ranked.hits:
+            note = "the live tiers gave no good hit: searched the archive too"
+            ranked = wider._replace(warnings=(note, *wider.warnings))
     warnings = list(ranked.warnings)
     redacted: dict[str, int] = {}
     if ws.config.search_log and request.log:
@@ -166,6 +173,31 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         colour=colour,
         notices=notices,
     )
+
+
+# A live hit is weak when it holds less than this share of the query's words (DECISIONS).
+STRONG_SHARE = 0.5
+
+
+def _archive_too(
+    ws: Workspace,
+    request: SearchRequest,
+    tiers: tuple[str, ...],
+    terms: tuple[Any, ...],
+    hits: tuple[Hit, ...],
+) -> bool:
+    """Whether the archive is searched besides the live tiers (PROTOCOL §9 v4): the
+    tiers were not chosen, the archive holds a note, and no hit holds at least
+    `STRONG_SHARE` of the query's words (its other forms and compounds aside)."""
+    if request.regex or request.tiers or "archive" in tiers or request.tags:
+        return False
+    words = {t.shown() for t in terms if not t.compound}
+    if hits and words:
+        best = max(len(words & set(hit.matched_terms)) for hit in hits)
+        if best >= STRONG_SHARE * len(words):
+            return False
+    archive = ws.archive_dir
+    return archive.is_dir() and any(archive.rglob("*.md"))
 
 
 def _scan_and_rank(

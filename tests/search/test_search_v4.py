@@ -183,3 +183,26 @@ def test_possessives_and_plural_forms_meet(
     write(root, "memory/episodic/2026-11-21.md", note)
     hit = results(search(cli, root, query))[0]
     assert (hit["line"], hit["matched_terms"]) == (line, [query.rstrip("s").rstrip("'")])
+
+
+# -- the archive when the live tiers have nothing good ---------------------------------
+
+ARCHIVED = "memory/archive/episodic/2025-01-10.md"
+
+
+def test_the_archive_is_searched_when_the_live_tiers_have_no_good_hit(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    write(root, ARCHIVED, "# 2025-01-10\n\n- the zanzibar relay moved to host c\n")
+    payload = search(cli, root, "zanzibar relay")
+    assert [h["path"] for h in results(payload)] == [ARCHIVED]
+    assert "'archive'" in str(payload["tiers"])
+    assert "searched the archive too" in str(payload["warnings"])
+    # A live hit holding the query's words: the archive stays out.
+    write(root, "memory/episodic/2026-11-20.md", "# 2026-11-20\n\n- zanzibar relay is up\n")
+    live = search(cli, root, "zanzibar relay")
+    assert [h["path"] for h in results(live)] == ["memory/episodic/2026-11-20.md"]
+    assert "'archive'" not in str(live["tiers"])
+    # Only one of the two words live: a weak hit, so the archive is searched too.
+    weak = search(cli, root, "zanzibar host moved")
+    assert ARCHIVED in [h["path"] for h in results(weak)]
