@@ -150,7 +150,7 @@ def recall_command(
 
     A phrase of recall_triggers ('do you remember', 'erinnerst du dich', '回忆一下', …)
     is taken off; the topic is found by slug, its words, a Match term or a close
-    slug. No topic found: a search of memory. Reads only.
+    slug. No topic found: a search of memory, archive included. Reads only.
     """
     return invocation.recall_topic(text, max_chars, everything)
 

@@ -122,6 +122,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         if not request.query:
             raise InputError((errors.Term("regex"), " needs a non-empty pattern"))
         terms: tuple[Any, ...] = ()
+        light: frozenset[str] = frozenset()
         pattern, literals = request.query, []
         dates = DateHint(request.query)
     else:
@@ -130,15 +131,31 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         dates = parse_dates(request.query, ws.today)
         words = query_terms(dates.rest)
         extra = tuple(Term(iso) for iso in dates.terms(not words) if Term(iso) not in words)
-        terms = words + extra
+        # PROTOCOL §9 v4: the date's words are searched for too (a month's name), looked
+        # for and weighed lightly, never required: the day's note is found by its date.
+        known = {t.text for t in words}
+        said = tuple(
+            Term(t.text, compound=True)
+            for t in query_terms(dates.words())
+            if t.text not in known and not t.cjk
+        )
+        light = frozenset(t.text for t in said)
+        terms = words + said + extra
         if not terms:
             raise InputError(f"nothing to search for in {request.query!r} (no words)")
         pattern, literals = scan_pattern(terms), [t.text for t in terms]
-    ranked = _scan_and_rank(ws, request, tiers, terms, pattern, literals, dates)
+    ranked = _scan_and_rank(ws, request, tiers, terms, pattern, literals, dates, light)
     if not ranked.hits and not request.regex:
         retried = _retry_with_typos(ws, request, tiers, terms, dates)
         if retried is not None:
             ranked = retried
+    if _archive_too(ws, request, tiers, terms, ranked.hits):
+        # PROTOCOL §9 v4: the live tiers gave nothing good; the archive is searched too.
+        tiers = (*tiers, "archive")
+        wider = _scan_and_rank(ws, request, tiers, terms, pattern, literals, dates, light)
+        if wider.hits or not ranked.hits:
+            note = "the live tiers gave no good hit: searched the archive too"
+            ranked = wider._replace(warnings=(note, *wider.warnings))
     warnings = list(ranked.warnings)
     redacted: dict[str, int] = {}
     if ws.config.search_log and request.log:
@@ -159,6 +176,31 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
     )
 
 
+# A live hit is weak when it holds less than this share of the query's words (DECISIONS).
+STRONG_SHARE = 0.5
+
+
+def _archive_too(
+    ws: Workspace,
+    request: SearchRequest,
+    tiers: tuple[str, ...],
+    terms: tuple[Any, ...],
+    hits: tuple[Hit, ...],
+) -> bool:
+    """Whether the archive is searched besides the live tiers (PROTOCOL §9 v4): the
+    tiers were not chosen, the archive holds a note, and no hit holds at least
+    `STRONG_SHARE` of the query's words (its other forms and compounds aside)."""
+    if request.regex or request.tiers or "archive" in tiers or request.tags:
+        return False
+    words = {t.shown() for t in terms if not t.compound}
+    if hits and words:
+        best = max(len(words & set(hit.matched_terms)) for hit in hits)
+        if best >= STRONG_SHARE * len(words):
+            return False
+    archive = ws.archive_dir
+    return archive.is_dir() and any(archive.rglob("*.md"))
+
+
 def _scan_and_rank(
     ws: Workspace,
     request: SearchRequest,
@@ -167,6 +209,7 @@ def _scan_and_rank(
     pattern: str,
     literals: list[str],
     dates: Any,
+    light: frozenset[str] = frozenset(),
 ) -> Any:
     from memtier.search.rank import rank
     from memtier.search.scanner import scan
@@ -192,6 +235,7 @@ def _scan_and_rank(
         context=request.context,
         recent=not request.regex and wants_recent(dates.rest),
         dates=dates,
+        light=light,
     )
 
 

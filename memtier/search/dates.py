@@ -94,6 +94,13 @@ class DateHint(NamedTuple):
     months: frozenset[tuple[int, int]] = frozenset()
     years: frozenset[int] = frozenset()
     weeks: frozenset[date] = frozenset()  # the Monday of each week said
+    # PROTOCOL §9 v4: the query with its date words kept as words (a month's name),
+    # relative phrases, years and day numbers taken out.
+    said: str = ""
+
+    def words(self) -> str:
+        """The query's words to search for, its date words among them (v4)."""
+        return self.said or self.rest
 
     def boost(self, name: str) -> float:
         """The boost of a note whose file name starts with the ISO date *name[:10]*."""
@@ -164,6 +171,7 @@ def parse_dates(query: str, today: date) -> DateHint:
     from memtier.search.tokens import fold
 
     text = fold(query)  # one character for one: "märz" is "marz", offsets unchanged
+    said = text
     days: set[date] = set()
     months: set[tuple[int, int]] = set()
     years: set[int] = set()
@@ -176,7 +184,8 @@ def parse_dates(query: str, today: date) -> DateHint:
             else:
                 taken = _take(m, today, days, months, years)
             if taken:
-                text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
+                text = _blank(text, m.start(), m.end())
+                said = _said(said, m)
     if not (days or months or years or weeks):
         return DateHint(query)
     return DateHint(
@@ -185,11 +194,36 @@ def parse_dates(query: str, today: date) -> DateHint:
         frozenset(months),
         frozenset(years),
         frozenset(weeks),
+        " ".join(said.split()),
     )
 
 
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _said(text: str, m: re.Match[str]) -> str:
+    """*text* with date match *m* reduced to the word a note's line would also say: the
+    month's name (v4). A relative phrase ("yesterday", "last Monday"), a year, a day's
+    number (as often a count or part of an address) and a date in figures are taken out."""
+    found = m.groupdict()
+    if not found.get("month"):
+        return _blank(text, m.start(), m.end())
+    if found["month"].rstrip(".") == "may":
+        return _blank(text, m.start(), m.end())  # "may" is more often the verb
+    keep = [m.span("month")]
+    out = _blank(text, m.start(), m.end())
+    for start, end in keep:
+        out = out[:start] + text[start:end] + out[end:]
+    return out
+
+
 def _take(
-    m: re.Match[str], today: date, days: set[date], months: set[tuple[int, int]], years: set[int]
+    m: re.Match[str],
+    today: date,
+    days: set[date],
+    months: set[tuple[int, int]],
+    years: set[int],
 ) -> bool:
     """Record what match *m* means; False if it means no date (then it stays a word)."""
     found = m.groupdict()

@@ -53,14 +53,15 @@ def is_frame(number: int, lines: list[str]) -> bool:
     return bool(_FRAME_RE.match(text))
 
 
-def first_content_line(lines: list[str]) -> int:
-    """The first line that is neither blank, a heading, the tags line nor a frame line."""
+def first_content_line(lines: list[str], labelled: frozenset[int] = frozenset()) -> int | None:
+    """The first line that is neither blank, a heading, the tags line, a frame line nor
+    one of the lines *labelled* (whole-line labels, `metadata`); None: the file has none."""
     for number, text in enumerate(lines, start=1):
         if not text.strip() or is_heading(text) or text.startswith("#tags:"):
             continue
-        if not is_frame(number, lines):
+        if number not in labelled and not is_frame(number, lines):
             return number
-    return 1
+    return None
 
 
 def best_line(matches: list[Scored], idf: dict[str, float], lines: list[str]) -> int:
@@ -76,6 +77,10 @@ def best_line(matches: list[Scored], idf: dict[str, float], lines: list[str]) ->
         return (sum(idf.get(t, 0.0) * e for t, e in found.items()), -number)
 
     return max(content, key=worth)
+
+
+def _quiet(match: Scored, quiet: frozenset[tuple[int, int]], lines: list[str]) -> bool:
+    return (match[0], match[1]) in quiet or is_frame(match[0], lines)
 
 
 def _answers(cluster: list[ScoredSection]) -> list[tuple[ScoredSection, list[Scored]]]:
@@ -94,8 +99,15 @@ def _answers(cluster: list[ScoredSection]) -> list[tuple[ScoredSection, list[Sco
     return kept
 
 
-def group_file(sections: list[ScoredSection], idf: dict[str, float]) -> list[Grouped]:
-    """The hits of one file from its scored sections (see the module text)."""
+def group_file(
+    sections: list[ScoredSection],
+    idf: dict[str, float],
+    quiet: frozenset[tuple[int, int]] = frozenset(),
+    labelled: frozenset[int] = frozenset(),
+) -> list[Grouped]:
+    """The hits of one file from its scored sections (see the module text). *quiet*:
+    the (line, column) of matches on labels (`metadata`, PROTOCOL §9 v4), which are
+    frame matches: never a hit's line; *labelled*: the lines that are labels whole."""
     if not sections:
         return []
     lines = sections[0][5]
@@ -103,7 +115,7 @@ def group_file(sections: list[ScoredSection], idf: dict[str, float]) -> list[Gro
     frame_matches: list[Scored] = []
     content: list[ScoredSection] = []
     for scored in sections:
-        if all(is_frame(m[0], lines) for m in scored[4]):
+        if all(_quiet(m, quiet, lines) for m in scored[4]):
             frame_score = max(frame_score, scored[0])
             frame_matches.extend(scored[4])
         else:
@@ -111,7 +123,7 @@ def group_file(sections: list[ScoredSection], idf: dict[str, float]) -> list[Gro
     clusters: list[list[ScoredSection]] = []
     last = -GROUP_GAP - 1
     for scored in sorted(content, key=lambda s: s[3].start):
-        numbers = [m[0] for m in scored[4] if not is_frame(m[0], lines)]
+        numbers = [m[0] for m in scored[4] if not _quiet(m, quiet, lines)]
         low, high = min(numbers), max(numbers)
         if clusters and low - last <= GROUP_GAP:
             clusters[-1].append(scored)
@@ -122,7 +134,7 @@ def group_file(sections: list[ScoredSection], idf: dict[str, float]) -> list[Gro
     hits: list[Grouped] = []
     for cluster in clusters:
         for top, absorbed in _answers(cluster):
-            shown = [m for m in top[4] if not is_frame(m[0], lines)]
+            shown = [m for m in top[4] if not _quiet(m, quiet, lines)]
             hits.append((top[0], top[1], top[2], best_line(shown, idf, lines), absorbed, lines))
     if frame_matches:
         if hits:
@@ -131,7 +143,7 @@ def group_file(sections: list[ScoredSection], idf: dict[str, float]) -> list[Gro
             top_i = max(range(len(hits)), key=lambda i: hits[i][0])
             score, tier, rel, line, matches, _ = hits[top_i]
             hits[top_i] = (max(score, frame_score), tier, rel, line, matches + frame_matches, lines)
-        else:
+        elif (first := first_content_line(lines, labelled)) is not None:
             tier, rel = sections[0][1], sections[0][2]
-            hits.append((frame_score, tier, rel, first_content_line(lines), frame_matches, lines))
+            hits.append((frame_score, tier, rel, first, frame_matches, lines))
     return hits

@@ -88,7 +88,10 @@ from memtier.search.tokens import (
     FRAME_WORDS,
     SHAPES,
     Term,
+    beside_cjk,
+    cjk_matches,
     exactness,
+    has_cjk,
     length_in_words,
     precise_re,
     term_of,
@@ -139,6 +142,7 @@ class _Context:
         self.dates = DateHint("")
         self.weak: frozenset[str] = frozenset()
         self.phrase_length = sum(1 for t in terms if not t.compound)
+        self.cjk = any(t.cjk for t in terms)
 
 
 def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
@@ -152,14 +156,20 @@ def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
         for line, column, text in hits.matches():
             scored.append((line, column, text, text.lower(), 1.0))
         return scored
-    search = ctx.precise.finditer
+    precise = ctx.precise
     for number, text in enumerate(lines, start=1):
-        for m in search(text):
+        wide = has_cjk(text)
+        finder = beside_cjk(precise.pattern) if wide else precise
+        for m in finder.finditer(text):
             term = term_of(m.group(), ctx.terms)
-            if term is None:
-                continue
+            if term is None or term.cjk:
+                continue  # a CJK term is counted below, overlaps included
             column = len(text[: m.start()].encode("utf-8")) + 1
             scored.append((number, column, m.group(), term.text, exactness(m.group(), term)))
+        if wide and ctx.cjk:
+            for start, term in cjk_matches(text, ctx.terms):
+                column = len(text[:start].encode("utf-8")) + 1
+                scored.append((number, column, term.text, term.text, 1.0))
     return scored
 
 
@@ -175,8 +185,10 @@ def rank(
     context: int,
     recent: bool = False,
     dates: DateHint | None = None,
+    light: frozenset[str] = frozenset(),
 ) -> Ranked:
-    """Rank the scan's matches."""
+    """Rank the scan's matches. *light*: terms weighed as question-frame words are
+    (a date's month name, PROTOCOL §9 v4)."""
     from memtier.search import pick
 
     warnings = list(scanned.warnings)
@@ -198,7 +210,9 @@ def rank(
         matched = len(raw.counted)
     n = max(scanned.files_searched, matched)
     # A question-frame word weighs a share of its idf (`tokens.FRAME_WORDS`).
-    frame = {t.text: FRAME_WEIGHT if t.text in FRAME_WORDS else 1.0 for t in terms}
+    frame = {
+        t.text: FRAME_WEIGHT if t.text in FRAME_WORDS or t.text in light else 1.0 for t in terms
+    }
     ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
     for term in terms:
@@ -234,12 +248,20 @@ def rank(
     avgdl = length / count if count and length else 1.0
 
     scored: list[_Hit] = []
+    labelled: set[int] = set()  # hits found by their file's or heading's labels alone
     for rel, tier, _, lines, sections in files:
         found_hits = scanned.matches.get(rel, _NO_HITS)
-        in_file = _aggregate(_score_file(rel, tier, lines, sections, found_hits, avgdl, ctx))
-        scored.extend(group_file(in_file, ctx.idf))
+        in_file, quiet, labelled_lines = _score_file(
+            rel, tier, lines, sections, found_hits, avgdl, ctx
+        )
+        for hit in group_file(_aggregate(in_file), ctx.idf, quiet, labelled_lines):
+            if quiet and all((m[0], m[1]) in quiet for m in hit[4]):
+                labelled.add(len(scored))
+            scored.append(hit)
     _discount_copies(scored)
     _weak_below_strong(scored, ctx.weak)
+    # PROTOCOL §9 v4: a hit found by labels alone ranks below every content match.
+    _scale_below(scored, labelled)
     total = len(scored)
     if picked.unread_files:
         # Estimate: sections per match in the files read, times matches in the rest.
@@ -318,9 +340,12 @@ def _weak_below_strong(scored: list[_Hit], weak: frozenset[str]) -> None:
     that holds a rarer term: their scores are scaled under the lowest of those, in order."""
     if not weak:
         return
-    alone = [i for i, hit in enumerate(scored) if {m[3] for m in hit[4]} <= weak]
-    held = set(alone)
-    strong = [hit[0] for i, hit in enumerate(scored) if i not in held]
+    _scale_below(scored, {i for i, hit in enumerate(scored) if {m[3] for m in hit[4]} <= weak})
+
+
+def _scale_below(scored: list[_Hit], alone: set[int]) -> None:
+    """Scale the scores of the hits *alone* under the lowest score of the others."""
+    strong = [hit[0] for i, hit in enumerate(scored) if i not in alone]
     if not alone or not strong:
         return
     floor = min(strong)
@@ -400,15 +425,24 @@ def _score_file(
     found: FileHits,
     avgdl: float,
     ctx: _Context,
-) -> list[_Scored]:
+) -> tuple[list[_Scored], frozenset[tuple[int, int]], frozenset[int]]:
+    """The file's scored sections, the (line, column) of its matches on labels
+    (`metadata`): those still score, as the file's or the section's, but are never
+    a hit's line (`group`), and the lines that are labels whole."""
+    from memtier.search.metadata import WHOLE_LINE, labels, on_label
+
     starts = [s.start for s in sections]
     per_section: dict[int, list[Scored]] = {}
     per_line: dict[int, list[tuple[str, float]]] = {}
     unranked = boilerplate(rel, lines)  # init's description lines (PROTOCOL §9 v3)
+    meta = labels(rel, lines)
+    quiet: set[tuple[int, int]] = set()
     for match in _precise(lines, found, ctx):
         line = match[0]
         if line in unranked:
             continue
+        if meta and on_label(line, match[1], meta) is not None:
+            quiet.add((line, match[1]))
         per_line.setdefault(line, []).append((match[3], match[4]))
         index = bisect_right(starts, line) - 1
         if index >= 0 and sections[index].end >= line:
@@ -440,7 +474,8 @@ def _score_file(
         if ctx.weak and direct <= ctx.weak:
             score *= WEAK_ALONE
         hits.append((score, tier, rel, section, matches, lines))
-    return hits
+    whole = frozenset(n for n, label in meta.items() if label.end == WHOLE_LINE)
+    return hits, frozenset(quiet), whole
 
 
 def _cover(direct: set[str], ctx: _Context) -> float:

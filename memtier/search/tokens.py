@@ -53,6 +53,7 @@ _WORD_RE = re.compile(r"\w+(?:[-.]\w+)*")
 _PLAIN_WORD_RE = re.compile(r"\w+")
 _SUFFIXES: tuple[str, ...] = ("ing", "ed", "es", "s", "ly")
 _MIN_STEM = 4
+_NOT_PLURAL = ("ss", "us", "is", "os", "as")
 # How many extra word characters a Latin term may carry and still match.
 EXTENSION = 4
 _PUNCTUATION = frozenset("\\.+*?()|[]{}^$#&-~")
@@ -133,6 +134,8 @@ class Term(NamedTuple):
             return body
         if self.text in SHAPES and not self.compound:
             return rf"\b{body}\w{{0,{EXTENSION}}}\b|{SHAPES[self.text]}"
+        if self.text.isdigit() and len(self.text) <= 2:
+            return rf"\b{body}(?:st|nd|rd|th)?\b"  # a day's number: 10 finds 10th (v4)
         if not self.text[-1].isalpha() or any(ch.isdigit() for ch in self.text):
             return rf"\b{body}\b"  # a version or an address is exact: 10.0.0.5 ≠ 10.0.0.50
         return rf"\b{body}\w{{0,{EXTENSION}}}\b"
@@ -200,6 +203,10 @@ def stem(word: str) -> str:
     """Strip one common English suffix when a word of some length remains."""
     if not word.isalpha():
         return word
+    if word in STOPWORDS:
+        return word
+    if len(word) == _MIN_STEM and word.endswith("s") and not word.endswith(_NOT_PLURAL):
+        return word[:-1]  # a short plural (v4): "cats" finds "cat", "dogs" "dog's"
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
             if suffix == "s" and word.endswith("ss"):
@@ -286,6 +293,9 @@ def _latin_term(text: str) -> Term | None:
     return Term(stem(text), joints=tuple(joints))
 
 
+_MEASURE_RE = re.compile(r"(\d{2,}(?:\.\d+)?)[a-z]{1,3}")
+
+
 def query_terms(query: str) -> tuple[Term, ...]:
     """The distinct terms of *query*, in order of first appearance, stopwords dropped.
 
@@ -305,6 +315,10 @@ def query_terms(query: str) -> tuple[Term, ...]:
             else:
                 term = _latin_term(text)
                 candidates = [term] if term else []
+                unit = _MEASURE_RE.fullmatch(term.text) if term else None
+                if unit:
+                    # A measure's number alone too (v4): 177cm finds 177厘米 and 177 cm.
+                    candidates.append(Term(unit.group(1), compound=True))
                 if term and term.text not in FRAME_WORDS:
                     # Other forms are looked for, never required (as a compound is).
                     forms = _IRREGULAR.get(fold(text), ())
@@ -369,6 +383,43 @@ def precise_re(terms: tuple[Term, ...]) -> re.Pattern[str]:
     """`combined_pattern`, compiled once per process for the same terms (the tool
     server answers many searches)."""
     return re.compile(combined_pattern(terms), re.IGNORECASE)
+
+
+def _cjk_class() -> str:
+    return "".join(f"{chr(low)}-{chr(high)}" for low, high in _CJK_RANGES)
+
+
+@functools.lru_cache(maxsize=8)
+def beside_cjk(pattern: str) -> re.Pattern[str]:
+    """*pattern* (`combined_pattern`'s) for a line holding CJK text (v4): a CJK
+    character ends a word there, as a space does, so ``41`` finds ``今年41岁`` and a
+    Latin word's ending never runs into the CJK text after it. Compiled only for a
+    line that needs it (the class over the CJK ranges costs milliseconds)."""
+    cjk = _cjk_class()
+    edge = rf"(?:\b|(?<=[{cjk}])|(?=[{cjk}]))"
+    tail = rf"[^\W{cjk}]{{0,{EXTENSION}}}"
+    return re.compile(
+        pattern.replace(rf"\w{{0,{EXTENSION}}}", tail).replace(r"\b", edge), re.IGNORECASE
+    )
+
+
+def cjk_matches(text: str, terms: tuple[Term, ...]) -> list[tuple[int, Term]]:
+    """Every occurrence of each CJK term in *text*, overlapping ones too (v4): on
+    ``会的时间是`` the pairs ``会的``, ``的时``, ``时间`` and ``间是`` all count,
+    where one pass of an alternation takes ``会的`` and ``时间`` only."""
+    found: list[tuple[int, Term]] = []
+    for term in terms:
+        if not term.cjk:
+            continue
+        start = text.find(term.text)
+        while start >= 0:
+            found.append((start, term))
+            start = text.find(term.text, start + 1)
+    return sorted(found, key=lambda item: item[0])
+
+
+def has_cjk(text: str) -> bool:
+    return not text.isascii() and max(text) >= _FIRST_CJK
 
 
 # ASCII word boundaries in ripgrep's syntax (`scanner` writes them in Python's for `re`).

@@ -149,11 +149,21 @@ def test_search_tier_any_case(root: Path, cli: CliRunner, tier: str) -> None:
     assert hits and {h["tier"] for h in hits} == {"warm"}
 
 
-def test_search_archive_only_on_request(root: Path, cli: CliRunner) -> None:
+def test_search_archive_on_request_or_when_the_live_tiers_have_nothing(
+    root: Path, cli: CliRunner
+) -> None:
     old = root / "memory" / "archive" / "2026" / "01" / "2026-01-01.md"
     old.parent.mkdir(parents=True)
     old.write_text("flamingo migration\n")
-    assert json.loads(mt(cli, root, "search", "flamingo", "--json").stdout)["results"] == []
+    live = root / "memory" / "episodic" / "2026-11-20.md"
+    live.write_text("# 2026-11-20\n\n- flamingo migration planned\n")
+    found = json.loads(mt(cli, root, "search", "flamingo", "--json").stdout)["results"]
+    assert [h["tier"] for h in found] == ["cold"]  # a good live hit: the archive stays out
+    live.unlink()
+    # v4: no live hit, so the archive is searched too, and the output says so.
+    payload = json.loads(mt(cli, root, "search", "flamingo", "--json").stdout)
+    assert [h["tier"] for h in payload["results"]] == ["archive"]
+    assert any("searched the archive too" in w for w in payload["warnings"])
     for extra in (("--all",), ("--tier", "archive")):
         hits = json.loads(mt(cli, root, "search", "flamingo", *extra, "--json").stdout)["results"]
         assert [h["tier"] for h in hits] == ["archive"]

@@ -150,3 +150,13 @@ def test_recall_accepts_all_and_it_changes_nothing(cli: CliRunner, root: Path) -
     assert plain[0] == everything[0] == 0
     assert plain[1] is not None and plain[1]["topic"] == "qdrant-migration"
     assert everything[1] == plain[1]
+
+
+def test_recall_reads_archived_notes_and_takes_all(cli: CliRunner, root: Path) -> None:
+    # PROTOCOL §13 v4: recall always reads the archive; --all is accepted and changes nothing.
+    note(root, "2025-03-02", "- the zanzibar relay moved to host c", archived=True)
+    note(root, "2026-04-14", "- the zanzibar relay is up")  # a live hit as good
+    plain = run(cli, root, "recall", "zanzibar relay")
+    assert plain[0] == 0, plain[2]
+    assert "memory/archive/2025/03/2025-03-02.md" in plain[1]["text"]
+    assert run(cli, root, "recall", "zanzibar relay", "--all")[1] == plain[1]

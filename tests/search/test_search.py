@@ -193,14 +193,20 @@ def test_unknown_tier_is_an_input_error(cli: CliRunner, root: Path) -> None:
     assert result.stderr.startswith("memtier: error: unknown tier 'lukewarm'")
 
 
-def test_archive_only_with_all_or_its_tier(cli: CliRunner, root: Path, scanner: str) -> None:
+def test_archive_with_all_or_its_tier_or_when_nothing_live(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
     write(root, "memory/archive/2025/01/2025-01-03.md", "# old\n\n- the zanzibar relay died\n")
-    empty = search(cli, root, "zanzibar")
-    assert results(empty) == [] and empty["total_matched"] == 0
+    write(root, "memory/episodic/2026-11-20.md", "# 2026-11-20\n\n- zanzibar relay is up\n")
+    live = search(cli, root, "zanzibar")  # a good live hit: the archive stays out
+    assert paths(live) == ["memory/episodic/2026-11-20.md"] and live["total_matched"] == 1
+    (root / "memory/episodic/2026-11-20.md").unlink()
     everything = search(cli, root, "zanzibar", "--all")
     assert everything["tiers"] == ["hot", "warm", "index", "buffer", "scratch", "cold", "archive"]
     assert paths(everything) == ["memory/archive/2025/01/2025-01-03.md"]
     assert results(everything)[0]["tier"] == "archive"
+    fallback = search(cli, root, "zanzibar")  # v4: nothing live, the archive too
+    assert paths(fallback) == paths(everything) and fallback["tiers"] == everything["tiers"]
     only = search(cli, root, "zanzibar", "--tier", "archive")
     assert only["tiers"] == ["archive"] and len(results(only)) == 1
 

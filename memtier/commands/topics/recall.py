@@ -195,7 +195,8 @@ def _fallback(ws: Workspace, query: str, rest: str, max_chars: int, rg: str | No
     from memtier.search import SearchRequest, search
 
     quiet = ws.copy_with(config=ws.config.copy_with(search_log=False))  # recall is read-only
-    report = search(quiet, SearchRequest(query=rest, rg=rg))
+    # PROTOCOL §13 v4: recall always reads archived notes too.
+    report = search(quiet, SearchRequest(query=rest, rg=rg, all_tiers=True))
     head = ["no topic in the index matches; search results:"]
     lines, cut = _bounded([("", head), ("", list(report.text_lines()))], max_chars)
     return RecallReport(
