@@ -421,3 +421,17 @@ def test_value_types_follow_the_one_rule() -> None:
     tuples = _value_classes("NamedTuple")
     assert tuples
     assert [c for c in tuples if not c.startswith(scans)] == []
+
+
+def test_the_search_engine_and_the_adapter_are_typed_without_any() -> None:
+    """Where most of search's logic lives, ``mypy --strict`` sees every type: no
+    ``typing.Any`` in memtier/search/ or in the adapter that builds requests."""
+    typed = [p for p in sorted((PACKAGE / "search").glob("*.py"))] + [PACKAGE / "surface.py"]
+    loose = [
+        f"{path.relative_to(REPO).as_posix()}:{node.lineno}"
+        for path in typed
+        for node in ast.walk(_tree(path))
+        if (isinstance(node, ast.Name) and node.id == "Any")
+        or (isinstance(node, ast.Attribute) and node.attr == "Any")
+    ]
+    assert loose == []

@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from memtier.render import Report
     from memtier.surface import Surface
     from memtier.workspace import Workspace
@@ -286,7 +288,7 @@ def surface() -> Surface:
     return Surface.of_process(_current.root, _current.now)
 
 
-def resolve_moment() -> Any:
+def resolve_moment() -> datetime:
     return surface().moment()
 
 

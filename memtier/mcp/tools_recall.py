@@ -24,7 +24,7 @@ from memtier.mcp.words import tool_words
 from memtier.workspace import TIERS
 
 if TYPE_CHECKING:
-    from memtier.search import SearchReport
+    from memtier.search import SearchReport, SearchRequest
     from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def _search_text(report: SearchReport) -> list[str]:
     return list(report.text_lines())
 
 
-def _search(ws: Workspace, request: Any, max_chars: int) -> str:
+def _search(ws: Workspace, request: SearchRequest, max_chars: int) -> str:
     check_budget(max_chars)
     report = search_warm(ws, request)
     shown = len(report.hits)
@@ -84,7 +84,7 @@ def _search(ws: Workspace, request: Any, max_chars: int) -> str:
     return bound_lines(lines, max_chars, more).text
 
 
-def search_warm(ws: Workspace, request: Any) -> SearchReport:
+def search_warm(ws: Workspace, request: SearchRequest) -> SearchReport:
     """A search as the tool server runs it: read-only (no search log, §11 v3), with
     the ripgrep the request names (the surface's choice, as on the CLI)."""
     from memtier.search import search

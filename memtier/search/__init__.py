@@ -12,7 +12,7 @@ the search log's one appended line is written under the workspace lock (`log`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memtier import errors
 from memtier.errors import InputError
@@ -21,6 +21,11 @@ from memtier.search.hits import Hit
 from memtier.search.scanner import find_rg
 from memtier.values import Fields, field
 from memtier.workspace import TIERS, Workspace
+
+if TYPE_CHECKING:
+    from memtier.search.dates import DateHint
+    from memtier.search.rank import Ranked
+    from memtier.search.tokens import Term
 
 __all__ = ["SearchReport", "SearchRequest", "find_rg", "resolve_tiers", "search"]
 
@@ -55,7 +60,7 @@ class SearchReport(Result, Fields):
     notices: tuple[str, ...] = ()
     redacted_in = "search log"  # where the redactions happened, for their notices
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "query": self.query,
             "tiers": list(self.tiers),
@@ -121,7 +126,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
     if request.regex:
         if not request.query:
             raise InputError((errors.Term("regex"), " needs a non-empty pattern"))
-        terms: tuple[Any, ...] = ()
+        terms: tuple[Term, ...] = ()
         light: frozenset[str] = frozenset()
         pattern, literals = request.query, []
         dates = DateHint(request.query)
@@ -184,7 +189,7 @@ def _archive_too(
     ws: Workspace,
     request: SearchRequest,
     tiers: tuple[str, ...],
-    terms: tuple[Any, ...],
+    terms: tuple[Term, ...],
     hits: tuple[Hit, ...],
 ) -> bool:
     """Whether the archive is searched besides the live tiers (PROTOCOL §9 v4): the
@@ -205,12 +210,12 @@ def _scan_and_rank(
     ws: Workspace,
     request: SearchRequest,
     tiers: tuple[str, ...],
-    terms: tuple[Any, ...],
+    terms: tuple[Term, ...],
     pattern: str,
     literals: list[str],
-    dates: Any,
+    dates: DateHint,
     light: frozenset[str] = frozenset(),
-) -> Any:
+) -> Ranked:
     from memtier.search.rank import rank
     from memtier.search.scanner import scan
     from memtier.search.tokens import wants_recent
@@ -243,9 +248,9 @@ def _retry_with_typos(
     ws: Workspace,
     request: SearchRequest,
     tiers: tuple[str, ...],
-    terms: tuple[Any, ...],
-    dates: Any,
-) -> Any:
+    terms: tuple[Term, ...],
+    dates: DateHint,
+) -> Ranked | None:
     """The ranking of the query within one typo, or None when no word has a neighbour."""
     from collections import Counter
 

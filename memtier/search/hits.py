@@ -15,7 +15,6 @@ N`` then the excerpt, each line numbered, ``12:`` for a line with a match
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from memtier.render import paint
 from memtier.search.tokens import Term
@@ -42,7 +41,7 @@ class Hit(Fields):
     matched_terms: tuple[str, ...]
     match_lines: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         from memtier.secrets import redact_name
 
         return {

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from memtier.clock import format_timestamp
 from memtier.errors import MemtierError
@@ -159,7 +159,7 @@ class RecentSearches(Result, Fields):
     # With --zero: how often each listed query found nothing (same order as *searches*).
     counts: tuple[int, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         if not self.zero_only:
             return {"searches": [s.to_json() for s in self.searches]}
         return {

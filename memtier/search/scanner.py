@@ -25,8 +25,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from memtier.errors import InputError
 from memtier.search.found import (
@@ -278,11 +279,8 @@ def scan_with_python(
     # a --regex goes through the linear-time engine (`compile_pattern`).
     if literals:
         pattern = python_pattern(pattern)  # the scan's ASCII word starts, in `re` syntax
-    regex = (
-        re.compile(pattern, re.MULTILINE | re.IGNORECASE)
-        if literals
-        else compile_pattern(pattern, ignore_case=ignore_case)
-    )
+    terms_regex = re.compile(pattern, re.MULTILINE | re.IGNORECASE) if literals else None
+    regex = terms_regex or compile_pattern(pattern, ignore_case=ignore_case)
     counted = result.counted
     encoded = [word.encode("utf-8") for word in literals]
     # ASCII text only meets this form, where ``\b`` and ASCII case folding agree with ``re``'s.
@@ -312,7 +310,8 @@ def scan_with_python(
                 texts = normalise_bytes(texts)
                 counts = tuple(map(texts.count, encoded))
             else:
-                joined = "\n".join(regex.findall(_decode(data))).encode("utf-8")
+                assert terms_regex is not None  # (literals: the terms' own pattern)
+                joined = "\n".join(terms_regex.findall(_decode(data))).encode("utf-8")
                 untagged, has_tag = split_tagged(joined)
                 found_texts = normalise(untagged.decode("utf-8"))
                 counts = tuple(map(found_texts.count, literals))
@@ -348,7 +347,23 @@ def refuse_unsupported(pattern: str) -> None:
             raise InputError(f"invalid search pattern: {reason}")
 
 
-def compile_pattern(pattern: str, *, ignore_case: bool) -> Any:
+class FoundSpan(Protocol):
+    """What the scan reads of one match, from ``re`` or from RE2 alike."""
+
+    def start(self) -> int: ...
+
+    def end(self) -> int: ...
+
+    def group(self) -> str: ...
+
+
+class LinePattern(Protocol):
+    """A compiled ``--regex``: ``re``'s or RE2's, which both find every match in a text."""
+
+    def finditer(self, text: str) -> Iterator[FoundSpan]: ...
+
+
+def compile_pattern(pattern: str, *, ignore_case: bool) -> LinePattern:
     """A ``--regex`` pattern for the built-in scanner, in linear time when possible.
 
     google-re2 (RE2, the same family of automata as ripgrep's engine) matches in
@@ -368,7 +383,8 @@ def compile_pattern(pattern: str, *, ignore_case: bool) -> Any:
         options.case_sensitive = not ignore_case
         options.posix_syntax = False
         try:
-            return re2.compile("(?m)" + pattern, options=options)
+            compiled: LinePattern = re2.compile("(?m)" + pattern, options=options)
+            return compiled
         except re2.error as exc:
             reason = exc.args[0] if exc.args else exc
             if isinstance(reason, bytes):
@@ -421,7 +437,7 @@ def _ascii_lower(text: str) -> str:
     return text.encode("utf-8").lower().decode("utf-8")
 
 
-def _matches_in(text: str, regex: Any) -> list[Match]:
+def _matches_in(text: str, regex: LinePattern) -> list[Match]:
     found: list[Match] = []
     line_no = 1
     line_start = 0
