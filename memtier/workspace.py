@@ -191,8 +191,15 @@ def kernel_real_target(path: Path) -> str | None:
     """Like `kernel_real_path`, and for a path not there yet, its folder's real path
     with its name (unless the name is itself a link, which only a walk can follow)."""
     real = kernel_real_path(path)
-    if real is not None or os.path.lexists(path) or path.name in ("", ".", ".."):
+    if real is not None or path.name in ("", ".", ".."):
         return real
+    try:
+        os.lstat(path)
+        return None  # there but not opened (a dangling link): for a walk to follow
+    except FileNotFoundError:
+        pass  # not there yet: its folder and its name
+    except OSError:
+        return None  # a name too long, a file where a folder belongs: the walk says why
     parent = kernel_real_path(path.parent, folder=True)
     return None if parent is None else os.path.join(parent, path.name)
 

@@ -98,3 +98,16 @@ def test_a_text_with_a_line_break_is_still_redacted_after_folding() -> None:
     """The second pass stays where folding changes the text (PROTOCOL §3 v2)."""
     folded = secrets.fold_line("password:\n  hunter2hunter2")
     assert "hunter2" not in folded.text
+
+
+def test_a_name_the_system_refuses_is_left_for_the_walk_to_word(tmp_path: Path) -> None:
+    """A name past NAME_MAX, or a path through a file: the lookup gives up (None) and
+    confine's walk turns the system's refusal into an input error (exit 2)."""
+    (tmp_path / "file").write_text("x\n", encoding="utf-8")
+    assert kernel_real_target(tmp_path / ("x" * 5000)) is None
+    assert kernel_real_target(tmp_path / "file" / "below.md") is None
+
+
+def test_atomic_write_to_a_name_too_long_is_an_input_error(root: Path, cli: CliRunner) -> None:
+    done = cli("--root", str(root), "atomic-write", "x" * 5000, input=b"text\n")
+    assert done.exit_code == 2, done.stderr
