@@ -487,6 +487,17 @@ FRAGMENTS = [
     "-----" + "END PRIVATE KEY-----",
     "\u0130",
     "\u212a",
+    # (v4) the keyed rule: names, phrases, operators and random values
+    "api_" + "key",
+    "TWITTER_",
+    "Bearer",
+    "public_",
+    " granted",
+    "=>",
+    "Ab3dEf7hIj9kLm1nOp",
+    "q7W2e9R4t6Y1u3I8",
+    "live_",
+    "|",
 ]
 
 fragment_text = st.lists(

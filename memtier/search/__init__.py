@@ -61,12 +61,15 @@ class SearchReport(Result, Fields):
     redacted_in = "search log"  # where the redactions happened, for their notices
 
     def to_json(self) -> dict[str, object]:
+        from memtier.secrets import redact
+
         return {
             "query": self.query,
             "tiers": list(self.tiers),
             "total_matched": self.total_matched,
             "results": [hit.to_json() for hit in self.hits],
-            "warnings": list(self.warnings),
+            # A warning names a file: a credential in the name is shown redacted (§3 v4).
+            "warnings": [redact(warning).text for warning in self.warnings],
         }
 
     def text_lines(self) -> Iterable[str]:

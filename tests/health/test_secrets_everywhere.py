@@ -121,3 +121,11 @@ def test_stats_shows_a_credential_in_a_file_name_redacted(root: Path, tmp_path: 
         assert "symlink" in out
         assert _token() not in out
         assert "[REDACTED:GITHUB_TOKEN].md" in out
+
+
+def test_search_json_warnings_name_a_credential_file_redacted(root: Path) -> None:
+    (root / "memory" / "semantic" / f"{_token()}.md").write_bytes(b"zebra\x00\x01binary\n")
+    code, out = _memtier(root, "search", "zebra", "--json")
+    assert code == 0
+    assert "binary file" in out
+    assert _token() not in out
