@@ -215,3 +215,8 @@ def test_a_generation_cites_its_lines_as_links(ws: Workspace) -> None:
         assert target.is_file(), href  # a preview follows the link to the note
         name, _, line = label.partition(":")
         assert name == target.name and int(line) >= 1
+    # health-check reads the links back: the generation is intact and its chain whole.
+    from memtier.health.report import run_health_check
+
+    checks = [c for c in run_health_check(ws).checks if c.id.startswith("consolidation.")]
+    assert checks and all(c.status == "pass" for c in checks), checks

@@ -82,9 +82,8 @@ def test_fifty_megabyte_note_is_appended_to_and_checked(cli: CliRunner, ws_root:
     no_traceback(appended)
     text = note.read_text()
     assert len(text) > 50 * 1024 * 1024
-    assert text.endswith("- needle N001 at the end\n" + closure(TODAY)) or text.endswith(
-        "needle N001 at the end\n" + closure(TODAY)
-    )
+    # PROTOCOL §2 (v4): its own paragraph, a blank line before the block.
+    assert text.endswith("\n\nneedle N001 at the end\n\n" + closure(TODAY))
     no_traceback(cli(*_args(ws_root, "health-check")))
     no_traceback(cli(*_args(ws_root, "session-start")))
 

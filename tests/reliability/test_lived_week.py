@@ -445,7 +445,8 @@ def check_week(root: Path, log: Log, rows: list[Account]) -> None:
     # After 40 days: the whole last closure block with its date.
     back = next(r for w, r in log.of("start") if w.startswith("2027-04-15"))["text"]
     assert "last closed note: 2027-03-06 (40 days ago)" in back
-    assert "\nUpdated: 2027-03-06\nDecisions: working buffer rotated; W33 last work before" in back
+    # §2 (v4): the rotation's placeholder gave way to the day's decisions.
+    assert "\nUpdated: 2027-03-06\nDecisions: W33 last work before" in back
     assert "Signal: W34 nas fans are loud" in back
     assert "Open: W35 upgrade the nas firmware" in back
     assert "weekly review" not in back.split("last closed note")[1].split("=====")[1]
