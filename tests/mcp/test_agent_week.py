@@ -103,11 +103,12 @@ async def test_a_week_and_a_return_through_the_tools_alone(root: Path) -> None:
         # §4 step 7 v3: after an absence, the last closed note's whole block, with its date.
         assert "===== last closed note: 2026-12-01 (45 days ago)" in start, start
         verdict = start.rstrip("\n").split("\n")[-1]
-        failed = re.search(r"Some required checks failed \(([^)]*)\)", verdict)
-        assert failed is not None and failed.group(1) == "warm.fresh", verdict
+        # §6 v4: staleness apart from integrity; a stale file is verified when used.
+        assert "integrity checks passed" in verdict, verdict
+        assert "WARM files not verified lately" in verdict, verdict
         # SKILL §6: read the stale file, check it, then verify it.
         health = await back.call("memory_health")
-        assert "memory_verify files=[" in health
+        assert "memory_verify(files=[" in health
         await back.call("memory_get", path=infra)
         await back.call("memory_verify", stale=True)
         # New notes changed the topic's dates since the index was written: the warning
