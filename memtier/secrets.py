@@ -4,7 +4,7 @@ How it works
 ------------
 Detection is driven by one ordered table of named rules (``_RULES``), kept in
 `memtier.secrets_tokens` (provider tokens), `memtier.secrets_rules` (syntax) and
-`memtier.secrets_keyed` (a random value known by the name it is assigned to, v4):
+`memtier.secrets_tokens` (a random value known by the name it is assigned to, v4):
 regular expressions valid for Python's ``re`` and ripgrep alike, each with the
 literal anchors that find its candidate lines. When a rule has capturing
 groups, the first group that took part is the secret (the ``password=`` key,
@@ -60,9 +60,8 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
 
-from memtier.secrets_keyed import KEYED
 from memtier.secrets_rules import PRIVATE_KEY, SYNTAX, Rule, secret_group
-from memtier.secrets_tokens import TOKENS
+from memtier.secrets_tokens import KEYED, TOKENS
 from memtier.values import Fields, field
 
 
@@ -86,7 +85,7 @@ class Redaction(Fields):
 
 
 # The whole table: a provider rule wins over a generic one where spans overlap, and a
-# secret known only by its name (`memtier.secrets_keyed`, v4) comes last.
+# secret known only by its name (`memtier.secrets_tokens`, v4) comes last.
 _RULES: tuple[Rule, ...] = (PRIVATE_KEY, *TOKENS, *SYNTAX, *KEYED)
 
 RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in _RULES)

@@ -37,7 +37,7 @@ from itertools import pairwise
 # ---------------------------------------------------------------------------
 # The name a value is assigned to (PROTOCOL §3 v4): ``DB_PASSWORD=…``, ``csrf_token: …``,
 # ``"twitterBearer" => …``: the words of the name say whether its value is a credential.
-# Shared by the password rule here and the keyed rule (`memtier.secrets_keyed`), which both
+# Shared by the password rule here and the keyed rule (`memtier.secrets_tokens`), which both
 # leave alone a value whose name says it is something else (``csrf_token``,
 # ``next_page_token``, ``secret_name``, ``token_url``).
 

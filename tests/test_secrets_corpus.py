@@ -170,8 +170,8 @@ def test_health_check_fails_on_every_shape(
 
 
 def test_the_written_keyword_pattern_is_the_one_the_keyword_list_gives() -> None:
-    from memtier.secrets_keyed import _KEYWORD_PATTERN, _KEYWORDS, _trie
     from memtier.secrets_rules import ci
+    from memtier.secrets_tokens import _KEYWORD_PATTERN, _KEYWORDS, _trie
 
     assert ci(_trie(_KEYWORDS)) == _KEYWORD_PATTERN
     keyword = re.compile(_KEYWORD_PATTERN)
