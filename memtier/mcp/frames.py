@@ -85,12 +85,40 @@ def refusal(frame_id: str | int, reason: str) -> str:
     return json.dumps(message) + "\n"
 
 
+# How long the end of the input waits for the answers still owed (a tool call in
+# progress), at most: a client that closes its side after its last request still
+# reads every answer (PROTOCOL §11 v4: never silence).
+EOF_GRACE_SECONDS = 60.0
+
+
 class GuardedLines:
-    """The lines of a binary stream, as the SDK's stdio transport iterates them."""
+    """The lines of a binary stream, as the SDK's stdio transport iterates them.
+
+    It also keeps the ids of the requests it passed on until `answered` hears of
+    their answer: at the end of the input it waits for them (`EOF_GRACE_SECONDS` at
+    most), since the SDK stops the handlers still running once its input ends."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
         self.answer: Answer | None = None  # set once the transport's output is open
+        self._owed: set[str | int] = set()
+        self._settled: Any = None  # an anyio.Event while the end of input waits
+
+    def answered(self, request_id: object) -> None:
+        """A response or error for *request_id* has been sent."""
+        if isinstance(request_id, str | int):
+            self._owed.discard(request_id)
+        if not self._owed and self._settled is not None:
+            self._settled.set()
+
+    async def _until_answered(self) -> None:
+        import anyio
+
+        if not self._owed:
+            return
+        self._settled = anyio.Event()
+        with anyio.move_on_after(EOF_GRACE_SECONDS):
+            await self._settled.wait()
 
     async def _readline(self, most: int) -> bytes:
         import anyio
@@ -110,12 +138,14 @@ class GuardedLines:
         while True:
             frame = await self._readline(MAX_FRAME + 1)
             if not frame:
+                await self._until_answered()
                 return
             if len(frame) > MAX_FRAME and not frame.endswith(b"\n"):
                 await self._drain()
                 frame_id = _frame_id(frame)
                 reason = f"it is larger than {MAX_FRAME} bytes"
                 if frame_id is not None:
+                    self._owed.add(frame_id)
                     yield refusal(frame_id, reason)
                 elif self.answer is not None:
                     await self.answer(reason)
@@ -128,6 +158,7 @@ class GuardedLines:
             except Exception as exc:
                 frame_id = _frame_id(frame)
                 if frame_id is not None:
+                    self._owed.add(frame_id)
                     yield refusal(frame_id, _why(exc))
                     continue
                 if self.answer is not None:
@@ -140,6 +171,8 @@ class GuardedLines:
                 if unanswered and self.answer is not None and _id_at(frame) is not None:
                     await self.answer("its id is not a string or an integer")
                     continue
+                if isinstance(message, types.JSONRPCRequest):
+                    self._owed.add(message.id)
             yield line
 
 

@@ -110,7 +110,32 @@ async def _serve_stdio(server: MCPServer) -> None:
         # Set before the reader task first runs (it starts at the next checkpoint).
         guard.answer = answer
         options = lowlevel.create_initialization_options()
-        await lowlevel.run(read_stream, write_stream, options)
+        await lowlevel.run(read_stream, _Answers(write_stream, guard), options)
+
+
+class _Answers:
+    """The transport's output, telling the frame guard of each answer it sends, so the
+    end of the input waits for the answers still owed (`frames.GuardedLines`)."""
+
+    def __init__(self, stream: Any, guard: Any) -> None:
+        self._stream = stream
+        self._guard = guard
+
+    async def send(self, item: Any) -> None:
+        await self._stream.send(item)
+        message = getattr(item, "message", None)
+        if getattr(message, "result", None) is not None or hasattr(message, "error"):
+            self._guard.answered(getattr(message, "id", None))
+
+    async def __aenter__(self) -> _Answers:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stream.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _bind(port: int) -> socket.socket:

@@ -137,3 +137,25 @@ def test_a_tool_call_over_http_reaches_the_servers_workspace(root: Path) -> None
     assert noted.startswith("added note")
     assert "memory/working-buffer.md" in found, (found, err)
     assert f"serving http://127.0.0.1:{port}/mcp" in err.decode()
+
+
+def test_every_request_before_the_end_of_input_is_answered(root: Path) -> None:
+    """PROTOCOL §11 v4: never silence. A client that writes its requests and closes its
+    side at once (a script, a pipe) still reads an answer to each, the slow ones too:
+    the end of the input waits for the answers owed."""
+    calls = [
+        f'{{"jsonrpc":"2.0","id":{n},"method":"tools/call",'
+        f'"params":{{"name":"memory_health","arguments":{{}}}}}}'
+        for n in range(10, 14)
+    ]
+    frames = [INIT, READY, *calls, '{"jsonrpc":"2.0","id":77,"method":"ping"}']
+    proc = subprocess.run(
+        [*memtier_command(), "mcp"],
+        input="\n".join(frames) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "PATH": "/usr/bin:/bin"},
+    )
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert sorted(a["id"] for a in answers) == [0, 10, 11, 12, 13, 77], proc.stderr
