@@ -35,14 +35,7 @@ def test_frames_the_parser_refuses_are_answered_with_their_id(root: Path) -> Non
         _call("big", '{"text":' + "9" * 5000 + "}"),
         _call(9, '{"text":"' + "x" * (MAX_FRAME + 10) + '"}'),
     ]
-    proc = subprocess.run(
-        [*memtier_command(), "mcp"],
-        input="\n".join(frames) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "PATH": "/usr/bin:/bin"},
-    )
+    proc = _serve(root, frames)
     answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
     assert "nested deeper" in answers[8]["error"]["message"]
     assert "number too large" in answers["big"]["error"]["message"]
@@ -62,14 +55,7 @@ def test_a_request_whose_id_cannot_be_answered_gets_an_error_with_a_null_id(root
     frames = [INIT, READY]
     frames += [f'{{"jsonrpc":"2.0","id":{odd},"method":"tools/list"}}' for odd in ODD_IDS]
     frames += ["not json", '{"jsonrpc":"2.0","id":77,"method":"ping"}']
-    proc = subprocess.run(
-        [*memtier_command(), "mcp"],
-        input="\n".join(frames) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "PATH": "/usr/bin:/bin"},
-    )
+    proc = _serve(root, frames)
     answers = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [a["id"] for a in answers] == [0, *[None] * (len(ODD_IDS) + 1), 77], proc.stderr
     refused = answers[1:-1]
@@ -149,7 +135,14 @@ def test_every_request_before_the_end_of_input_is_answered(root: Path) -> None:
         for n in range(10, 14)
     ]
     frames = [INIT, READY, *calls, '{"jsonrpc":"2.0","id":77,"method":"ping"}']
-    proc = subprocess.run(
+    proc = _serve(root, frames)
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert sorted(a["id"] for a in answers) == [0, 10, 11, 12, 13, 77], proc.stderr
+
+
+def _serve(root: Path, frames: list[str]) -> subprocess.CompletedProcess[str]:
+    """A real `memtier mcp` on *root* given *frames* on stdin, which then ends."""
+    return subprocess.run(
         [*memtier_command(), "mcp"],
         input="\n".join(frames) + "\n",
         capture_output=True,
@@ -157,5 +150,3 @@ def test_every_request_before_the_end_of_input_is_answered(root: Path) -> None:
         timeout=120,
         env={"MEMTIER_ROOT": str(root), "MEMTIER_NOW": NOW_TEXT, "PATH": "/usr/bin:/bin"},
     )
-    answers = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert sorted(a["id"] for a in answers) == [0, 10, 11, 12, 13, 77], proc.stderr
