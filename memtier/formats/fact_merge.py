@@ -32,7 +32,14 @@ from memtier.formats.fact_text import (
     section_insert_index,
     word_set,
 )
-from memtier.formats.merge import Conflict, Merged, header_dates, set_header_dates
+from memtier.formats.merge import (
+    Conflict,
+    Merged,
+    header_dates,
+    lines_text,
+    set_header_dates,
+    text_lines,
+)
 
 SIMILAR = 0.5  # a replacement shares at least half of its words with the fact it replaced
 _RETIREMENT = re.compile(
@@ -162,7 +169,7 @@ def merge_facts(
     theirs_gone: Retirements = Retirements(),
 ) -> Merged:
     """The three versions of a fact file merged by identity (see the module's docstring)."""
-    b, o, t = (_lines(x) for x in (base, ours, theirs))
+    b, o, t = (text_lines(x) for x in (base, ours, theirs))
     size = min(header_lines, max(len(o), len(t)))
     bu, ou, tu = _units(b, size), _units(o, size), _units(t, size)
     ib, io, it = _idents(bu), _idents(ou), _idents(tu)
@@ -206,7 +213,7 @@ def merge_facts(
             out[at:at] = ["", heading] if at > size else [heading]
             at += 2 if at > size else 1
         out[at:at] = list(unit.lines)
-    return Merged(_join(out), tuple(_conflict(out, c, ou, tu, bu, size) for c in conflicts))
+    return Merged(lines_text(out), tuple(_conflict(out, c, ou, tu, bu, size) for c in conflicts))
 
 
 def _conflict(
@@ -224,14 +231,3 @@ def _conflict(
     base_line = base_unit.lines[0] if base_unit is not None else f"- {old}"
     number = next((n + 1 for n in range(size, len(out)) if out[n] == ours_line), 0)
     return Conflict(number, (ours_line,), (theirs_line,), (base_line,))
-
-
-def _lines(text: str) -> list[str]:
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
-
-
-def _join(lines: list[str]) -> str:
-    return "\n".join(lines) + "\n" if lines else ""

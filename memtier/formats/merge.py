@@ -52,14 +52,16 @@ class Merged:
     conflicts: tuple[Conflict, ...] = ()
 
 
-def _lines(text: str) -> list[str]:
+def text_lines(text: str) -> list[str]:
+    """A file's lines, without the empty one its final newline leaves."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return lines
 
 
-def _join(lines: list[str]) -> str:
+def lines_text(lines: list[str]) -> str:
+    """*lines* as a file's text, ending with a newline (empty: empty)."""
     return "\n".join(lines) + "\n" if lines else ""
 
 
@@ -163,10 +165,10 @@ def merge_text(base: str, ours: str, theirs: str) -> Merged:
     """Three ways line by line; where both sides changed the same lines the file
     takes ours whole and the `Conflict` holds both versions (§14 v4: never a marker,
     never a merge that stays refused)."""
-    b, o, t = _lines(base), _lines(ours), _lines(theirs)
+    b, o, t = text_lines(base), text_lines(ours), text_lines(theirs)
     merged, conflicts = three_way(b, o, t, strict=True)  # a settings file: no guessing
     if not conflicts:
-        return Merged(_join(merged))
+        return Merged(lines_text(merged))
     return Merged(ours, (Conflict(0, tuple(o), tuple(t), tuple(b)),))
 
 
@@ -176,7 +178,7 @@ def merge_text(base: str, ours: str, theirs: str) -> Merged:
 
 def merge_lines(base: str, ours: str, theirs: str) -> Merged:
     """Ours in its order, less the lines theirs removed, plus the lines only theirs added."""
-    b, o, t = _lines(base), _lines(ours), _lines(theirs)
+    b, o, t = text_lines(base), text_lines(ours), text_lines(theirs)
     in_base, in_ours, in_theirs = set(b), set(o), set(t)
     removed = {line for line in in_base if line not in in_ours or line not in in_theirs}
     kept = [line for line in o if line not in removed]
@@ -185,7 +187,7 @@ def merge_lines(base: str, ours: str, theirs: str) -> Merged:
         if line not in seen and line not in removed:
             kept.append(line)
             seen.add(line)
-    return Merged(_join(kept))
+    return Merged(lines_text(kept))
 
 
 # ---------------------------------------------------------------------------
@@ -232,7 +234,7 @@ def _closure_ok(lines: list[str]) -> bool:
 
 
 def _parse_note(text: str) -> _Note:
-    lines = _lines(text)
+    lines = text_lines(text)
     closure = None
     if _closure_ok(lines):
         closure, lines = lines[-4:], lines[:-4]
@@ -311,4 +313,4 @@ def merge_note(base: str, ours: str, theirs: str) -> Merged:
     closure = _merge_closure(b.closure, o.closure, t.closure)
     if closure is not None:
         out.extend(closure)
-    return Merged(_join(out))
+    return Merged(lines_text(out))
