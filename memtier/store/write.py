@@ -12,7 +12,7 @@ from pathlib import Path
 
 from memtier.errors import CHANGING_MESSAGE, ConcurrentEdit, InputError, WriteFailed
 from memtier.store.read import Document, _display, confine, file_stamp
-from memtier.workspace import exists_or_link, kernel_real_target, real_root
+from memtier.workspace import exists_or_link, real_root
 
 TEMP_SUFFIX = ".memtier-tmp"
 
@@ -70,11 +70,20 @@ def _new_file_mode() -> int:
 
 
 def write_bytes(
-    path: Path, data: bytes, *, root: Path, expect: tuple[int, int, int] | None = None
+    path: Path,
+    data: bytes,
+    *,
+    root: Path,
+    expect: tuple[int, int, int] | None = None,
+    read_from: str | None = None,
 ) -> Path:
     """Atomically replace *path* (confined to *root*) with *data*; returns the real path.
-    A file whose stamp is no longer *expect* (as read) is refused: `ConcurrentEdit`."""
+    A file whose stamp is no longer *expect* (as read) is refused: `ConcurrentEdit`.
+    With *read_from* (the real path *expect* was read at), *expect* holds only when
+    *path* still leads to that file."""
     target = confine(root, path)
+    if read_from is not None and read_from != str(target):
+        expect = None  # another file than the one read: nothing to compare
     _refuse_secret_name(target, root)
     shown = _display(target, Path(real_root(root)))
     if target.is_dir():
@@ -142,15 +151,11 @@ def write_text(path: Path, text: str, *, root: Path, like: Document | None = Non
     if text and not text.endswith("\n"):
         text += "\n"
     data = (like or Document(text="")).encode(text)
-    expect = None
-    if like is not None and like.source is not None and like.source == _real(path):
-        expect = like.stamp  # the same file as read: it must not have changed since
-    return write_bytes(path, data, root=root, expect=expect)
-
-
-def _real(path: Path) -> str:
-    real = kernel_real_target(path)
-    return real if real is not None else os.path.realpath(path)
+    if like is None or like.source is None:
+        return write_bytes(path, data, root=root)
+    # The same file as read must not have changed since (write_bytes compares it
+    # once it has confined the path: one lookup).
+    return write_bytes(path, data, root=root, expect=like.stamp, read_from=like.source)
 
 
 def create_exclusive(path: Path, text: str, *, root: Path) -> bool:
