@@ -36,15 +36,18 @@ def mcp_command(
 
     from memtier.errors import InputError
     from memtier.mcp import INSTALL_HINT
+    from memtier.mcp.listen import bind_loopback
 
     if importlib.util.find_spec("mcp") is None:
         raise InputError(INSTALL_HINT)
+    # A taken port is said before the SDK's second of imports (`memtier.mcp.listen`).
+    sock = bind_loopback(port) if http else None
     from memtier.mcp.runtime import ToolRuntime
     from memtier.mcp.server import serve
 
     runtime = ToolRuntime(root=explicit_root(), now=invocation().now)
     _warn_without_workspace(runtime)
-    serve(runtime, http=http, port=port)
+    serve(runtime, sock=sock)
     return 0
 
 

@@ -5,7 +5,6 @@ Imported only by ``memtier mcp`` (and tests): this module pulls in the SDK.
 
 from __future__ import annotations
 
-import errno
 import socket
 import sys
 from typing import Any
@@ -13,17 +12,13 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from memtier import __version__
-from memtier.errors import InputError
 from memtier.mcp import tools_facts, tools_recall, tools_session, tools_sync, tools_topics
 from memtier.mcp.arguments import ArgumentGuard
 from memtier.mcp.frames import refuse_frames
+from memtier.mcp.listen import HTTP_HOST
 from memtier.mcp.runtime import ToolRuntime, error_result, serving
 
 SKILL_URI = "memtier://skill"
-# Streamable HTTP listens on the loopback interface only: the memory is one
-# person's, and the server has no authentication (PROTOCOL §11).
-HTTP_HOST = "127.0.0.1"
-DEFAULT_HTTP_PORT = 8765
 
 INSTRUCTIONS = """\
 memtier is your durable memory (plain markdown files). Start every session with \
@@ -76,12 +71,13 @@ def build_server(runtime: ToolRuntime | None = None) -> MCPServer:
     return server
 
 
-def serve(runtime: ToolRuntime, *, http: bool = False, port: int = DEFAULT_HTTP_PORT) -> None:
+def serve(runtime: ToolRuntime, *, sock: socket.socket | None = None) -> None:
+    """Serve *runtime*'s workspace: on stdio, or over streamable HTTP on *sock*
+    (bound by `memtier.mcp.listen.bind_loopback` before this module was imported)."""
     import anyio
 
     server = build_server(runtime)
-    if http:
-        sock = _bind(port)
+    if sock is not None:
         # Where to point a client, on stderr (PROTOCOL §11 v4); the port bound, not
         # the one asked for, is the truth.
         bound = sock.getsockname()[1]
@@ -136,24 +132,6 @@ class _Answers:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
-
-
-def _bind(port: int) -> socket.socket:
-    """The listening socket, bound before the server starts: a port in use is the
-    person's input to change (exit 2, one line), not a crash of the web server."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((HTTP_HOST, port))
-    except OSError as exc:
-        sock.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise InputError(
-                f"--port {port}: already in use on {HTTP_HOST}; choose another port"
-            ) from None
-        raise InputError(f"--port {port}: cannot listen on {HTTP_HOST} ({exc.strerror})") from None
-    sock.listen(128)
-    return sock
 
 
 async def _serve_http(server: MCPServer, sock: socket.socket) -> None:

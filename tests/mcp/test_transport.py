@@ -6,14 +6,16 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("mcp")
 
 from memtier.mcp.frames import MAX_FRAME, _frame_id
-from tests.conftest import NOW_TEXT, memtier_command, run_memtier
+from tests.conftest import NOW_TEXT, memtier_command
 
 INIT = (
     '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
@@ -27,45 +29,79 @@ def _call(frame_id: object, arguments: str) -> str:
     return head + f'"params":{{"name":"memory_note","arguments":{arguments}}}}}'
 
 
-def test_frames_the_parser_refuses_are_answered_with_their_id(root: Path) -> None:
-    frames = [
-        INIT,
-        READY,
-        _call(8, '{"text":' + "[" * 100_000 + "]" * 100_000 + "}"),
-        _call("big", '{"text":' + "9" * 5000 + "}"),
-        _call(9, '{"text":"' + "x" * (MAX_FRAME + 10) + '"}'),
-    ]
-    proc = _serve(root, frames)
-    answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
-    assert "nested deeper" in answers[8]["error"]["message"]
-    assert "number too large" in answers["big"]["error"]["message"]
-    assert f"larger than {MAX_FRAME} bytes" in answers[9]["error"]["message"]
-    assert all(answers[i]["error"]["code"] == -32600 for i in (8, "big", 9))
+# Three hostile scripts, sent one after the other to ONE real `memtier mcp` (a server
+# start is the SDK's second of imports); each check reads the answers to its own ids.
+
+REFUSED = [
+    _call(8, '{"text":' + "[" * 100_000 + "]" * 100_000 + "}"),
+    _call("big", '{"text":' + "9" * 5000 + "}"),
+    _call(9, '{"text":"' + "x" * (MAX_FRAME + 10) + '"}'),
+]
+ODD_IDS = ("1.5", "9" * 5000, "true", "null", "[1]", "{}", "1e3")
+ODD = [
+    *(f'{{"jsonrpc":"2.0","id":{odd},"method":"tools/list"}}' for odd in ODD_IDS),
+    "not json",
+    '{"jsonrpc":"2.0","id":77,"method":"ping"}',
+]
+SLOW_LAST = [
+    *(
+        f'{{"jsonrpc":"2.0","id":{n},"method":"tools/call",'
+        f'"params":{{"name":"memory_health","arguments":{{}}}}}}'
+        for n in range(10, 14)
+    ),
+    '{"jsonrpc":"2.0","id":78,"method":"ping"}',
+]
+
+
+def test_one_stdio_session_answers_every_hostile_frame(root: Path) -> None:
+    proc = _serve(root, [INIT, READY, *REFUSED, *ODD, *SLOW_LAST])
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    _frames_the_parser_refuses_are_answered_with_their_id(root, answers)
+    _a_request_whose_id_cannot_be_answered_gets_an_error_with_a_null_id(proc.stdout, answers)
+    _every_request_before_the_end_of_input_is_answered(answers, proc.stderr)
+
+
+def _frames_the_parser_refuses_are_answered_with_their_id(
+    root: Path, answers: list[dict[str, Any]]
+) -> None:
+    """A frame nested too deep, a number too large and a frame past `MAX_FRAME` each get
+    -32600 with their own id; the oversized note is never written."""
+    by_id = {m["id"]: m for m in answers if m["id"] is not None}
+    assert "nested deeper" in by_id[8]["error"]["message"]
+    assert "number too large" in by_id["big"]["error"]["message"]
+    assert f"larger than {MAX_FRAME} bytes" in by_id[9]["error"]["message"]
+    assert all(by_id[i]["error"]["code"] == -32600 for i in (8, "big", 9))
     assert "x" * 100 not in (root / "memory/working-buffer.md").read_text()
 
 
-ODD_IDS = ("1.5", "9" * 5000, "true", "null", "[1]", "{}", "1e3")
-
-
-def test_a_request_whose_id_cannot_be_answered_gets_an_error_with_a_null_id(root: Path) -> None:
+def _a_request_whose_id_cannot_be_answered_gets_an_error_with_a_null_id(
+    stdout: str, answers: list[dict[str, Any]]
+) -> None:
     """PROTOCOL §11 v4: never silence. An id MCP does not allow (a fraction, a number
     too large to read, a boolean, null, a list, an object) and a frame that is not
     JSON each get JSON-RPC error -32600 with ``"id": null`` (JSON-RPC 2.0: the id
     could not be told); the server keeps serving, in order."""
-    frames = [INIT, READY]
-    frames += [f'{{"jsonrpc":"2.0","id":{odd},"method":"tools/list"}}' for odd in ODD_IDS]
-    frames += ["not json", '{"jsonrpc":"2.0","id":77,"method":"ping"}']
-    proc = _serve(root, frames)
-    answers = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert [a["id"] for a in answers] == [0, *[None] * (len(ODD_IDS) + 1), 77], proc.stderr
-    refused = answers[1:-1]
+    ids = [a["id"] for a in answers]
+    refused = [a for a in answers if a["id"] is None]
+    assert len(refused) == len(ODD_IDS) + 1, ids
+    assert ids.index(77) > max(n for n, found in enumerate(ids) if found is None), ids
     assert all(a["error"]["code"] == -32600 for a in refused)
     assert refused[0]["error"]["message"] == (
         "memtier: error: request refused: its id is not a string or an integer"
     )
     assert "number too large" in refused[1]["error"]["message"]
-    assert "9" * 50 not in proc.stdout  # the oversized id is not echoed
-    assert answers[-1]["result"] is not None
+    assert "9" * 50 not in stdout  # the oversized id is not echoed
+    assert answers[ids.index(77)]["result"] is not None
+
+
+def _every_request_before_the_end_of_input_is_answered(
+    answers: list[dict[str, Any]], stderr: str
+) -> None:
+    """PROTOCOL §11 v4: never silence. A client that writes its requests and closes its
+    side at once (a script, a pipe) still reads an answer to each, the slow ones too:
+    the end of the input waits for the answers owed."""
+    ids = [a["id"] for a in answers if a["id"] is not None]
+    assert sorted(ids, key=str) == sorted([0, 8, "big", 9, 77, 10, 11, 12, 13, 78], key=str), stderr
 
 
 def test_the_frame_id_is_read_at_the_top_level_only() -> None:
@@ -74,14 +110,24 @@ def test_the_frame_id_is_read_at_the_top_level_only() -> None:
     assert _frame_id(b'{"id":' + b"9" * 5000 + b"}") is None
 
 
-def test_a_busy_port_is_one_error_line_and_exit_2(root: Path) -> None:
+def test_a_busy_port_is_one_error_line_and_exit_2_before_the_sdk_loads(root: Path) -> None:
+    """The port is bound before the SDK's second of imports: a taken one is said at
+    once, and the process that says it never loaded the SDK."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        result = run_memtier("--root", str(root), "mcp", "--http", "--port", str(port))
-    assert result.returncode == 2
-    assert result.stderr == (
+        probe = (
+            "import sys\n"
+            "from memtier.__main__ import main\n"
+            f"code = main(['--root', {str(root)!r}, 'mcp', '--http', '--port', '{port}'])\n"
+            "sys.stdout.write(f'exit {code} sdk {\"mcp\" in sys.modules}')\n"
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60
+        )
+    assert proc.stdout == "exit 2 sdk False", proc.stderr
+    assert proc.stderr == (
         f"memtier: error: --port {port}: already in use on 127.0.0.1; choose another port\n"
     )
 
@@ -123,21 +169,6 @@ def test_a_tool_call_over_http_reaches_the_servers_workspace(root: Path) -> None
     assert noted.startswith("added note")
     assert "memory/working-buffer.md" in found, (found, err)
     assert f"serving http://127.0.0.1:{port}/mcp" in err.decode()
-
-
-def test_every_request_before_the_end_of_input_is_answered(root: Path) -> None:
-    """PROTOCOL §11 v4: never silence. A client that writes its requests and closes its
-    side at once (a script, a pipe) still reads an answer to each, the slow ones too:
-    the end of the input waits for the answers owed."""
-    calls = [
-        f'{{"jsonrpc":"2.0","id":{n},"method":"tools/call",'
-        f'"params":{{"name":"memory_health","arguments":{{}}}}}}'
-        for n in range(10, 14)
-    ]
-    frames = [INIT, READY, *calls, '{"jsonrpc":"2.0","id":77,"method":"ping"}']
-    proc = _serve(root, frames)
-    answers = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert sorted(a["id"] for a in answers) == [0, 10, 11, 12, 13, 77], proc.stderr
 
 
 def _serve(root: Path, frames: list[str]) -> subprocess.CompletedProcess[str]:
