@@ -133,10 +133,13 @@ def _placeholder_regex() -> tuple[re.Pattern[str], int]:
     return pattern, max(len(_placeholder(name)) for name in RULE_NAMES)
 
 
-def _line_starts(text: str, lowered: str | None, rule: Rule) -> list[int]:
-    """Offsets of the lines holding one of the rule's anchors."""
+def _line_starts(
+    text: str, lowered: str | None, rule: Rule, anchors: Sequence[str] | None = None
+) -> list[int]:
+    """Offsets of the lines holding one of the rule's anchors (of *anchors*, those
+    of them known to stand in the text, when given)."""
     starts: list[int] = []
-    for anchor in rule.anchors:
+    for anchor in rule.anchors if anchors is None else anchors:
         if not rule.folded or lowered is not None:
             hay = lowered if rule.folded and lowered is not None else text
             pos = hay.find(anchor)
@@ -150,10 +153,13 @@ def _line_starts(text: str, lowered: str | None, rule: Rule) -> list[int]:
     return starts
 
 
-def _anchor_hits(text: str, lowered: str | None, rule: Rule) -> list[int]:
-    """Every offset where one of the rule's anchors stands, in order."""
+def _anchor_hits(
+    text: str, lowered: str | None, rule: Rule, anchors: Sequence[str] | None = None
+) -> list[int]:
+    """Every offset where one of the rule's anchors (of *anchors*, when given) stands,
+    in order."""
     hits: set[int] = set()
-    for anchor in rule.anchors:
+    for anchor in rule.anchors if anchors is None else anchors:
         if not rule.folded or lowered is not None:
             hay = lowered if rule.folded and lowered is not None else text
             pos = hay.find(anchor)
@@ -212,6 +218,31 @@ def _block_spans(text: str, lines: list[int], block: _Block) -> list[tuple[int, 
     return spans
 
 
+@cache
+def _anchor_table() -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
+    """Every rule's anchors as (anchor, rule index): the folded ones, then the others."""
+    folded = tuple((a, i) for i, rule in enumerate(_RULES) if rule.folded for a in rule.anchors)
+    exact = tuple((a, i) for i, rule in enumerate(_RULES) if not rule.folded for a in rule.anchors)
+    return folded, exact
+
+
+def _anchors_present(text: str, lowered: str | None) -> dict[int, list[str]]:
+    """Per rule, the anchors of it that stand in *text* (rules with none are left
+    out): one ``in`` per anchor, so that the many rules a text gives no footing
+    cost nothing more, and a rule then looks only for the anchors it has. A folded
+    rule whose text changed length when lowered keeps all its anchors:
+    `_line_starts` then searches it case-blind itself."""
+    folded, exact = _anchor_table()
+    found: dict[int, list[str]] = {}
+    for anchor, index in exact:
+        if anchor in text:
+            found.setdefault(index, []).append(anchor)
+    for anchor, index in folded:
+        if lowered is None or anchor in lowered:
+            found.setdefault(index, []).append(anchor)
+    return found
+
+
 def _candidates(text: str, exhaustive: bool) -> list[tuple[int, int, int]]:
     """Raw (start, end, rule index) spans found on the anchored lines.
 
@@ -223,16 +254,23 @@ def _candidates(text: str, exhaustive: bool) -> list[tuple[int, int, int]]:
     if lowered is not None and len(lowered) != len(text):
         lowered = None
     every_line = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"] if exhaustive else []
+    # A rule none of whose anchors stands in the text finds nothing below.
+    present = {} if exhaustive else _anchors_present(text, lowered)
     for index, rule in enumerate(_RULES):
+        anchors = present.get(index)
+        if not exhaustive and anchors is None:
+            continue
         if rule.lead is not None:
-            hits = list(range(len(text))) if exhaustive else _anchor_hits(text, lowered, rule)
+            hits = (
+                list(range(len(text))) if exhaustive else _anchor_hits(text, lowered, rule, anchors)
+            )
             if not hits:
                 continue
             compiled = _rule_regex(index)
             assert not isinstance(compiled, tuple)
             matches = _matches_near_anchors(text, compiled, hits, 0 if exhaustive else rule.lead)
         else:
-            lines = sorted(set(every_line or _line_starts(text, lowered, rule)))
+            lines = sorted(set(every_line or _line_starts(text, lowered, rule, anchors)))
             if not lines:
                 continue
             compiled = _rule_regex(index)
