@@ -11,6 +11,7 @@ from pathlib import Path
 from memtier.tiers import tier_file_pairs, tier_files
 from memtier.workspace import exists_or_link
 from tests.conftest import REPO
+from tests.source_trees import tree_of
 
 PACKAGE = REPO / "memtier"
 
@@ -59,8 +60,9 @@ def test_the_tier_walk_lives_in_tiers(root: Path) -> None:
     and the walk over its files from `memtier.tiers`, never through a module that
     passes them on (as a re-export in the search engine once did)."""
     elsewhere = []
-    for rel, text in _sources().items():
-        for node in ast.walk(ast.parse(text)):
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(REPO).as_posix()
+        for node in ast.walk(tree_of(path)):
             if not isinstance(node, ast.ImportFrom):
                 continue
             names = {alias.name for alias in node.names}
@@ -88,9 +90,8 @@ def test_layout_paths_are_spelled_only_in_workspace() -> None:
         "memtier/commands/transfer/importers/files.py",
     )
     spelled = []
-    sources = _sources()
     for rel in checked:
-        tree = ast.parse(sources[rel])
+        tree = tree_of(REPO / rel)
         docstrings = {
             id(n.body[0].value)
             for n in ast.walk(tree)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.source_trees import tree_of
 
 PACKAGE = REPO / "memtier"
 MAX_MODULE_LINES = 600
@@ -33,10 +34,9 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-@cache
 def _tree(path: Path) -> ast.Module:
     """A module's syntax tree, parsed once for every check that reads it."""
-    return ast.parse(path.read_text(encoding="utf-8"))
+    return tree_of(path)
 
 
 def _imported(name: str, path: Path, known: set[str]) -> set[str]:

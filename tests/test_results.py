@@ -13,6 +13,7 @@ import pytest
 from memtier.results import NO_REDACTIONS, Record, Result, field_names, fixed, json_value
 from memtier.values import Fields
 from tests.conftest import REPO
+from tests.source_trees import tree_of
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def test_every_result_show_prints_is_a_result() -> None:
     for path in sorted((REPO / "memtier").rglob("*.py")):
         module_name = ".".join(path.relative_to(REPO).with_suffix("").parts)
         module_name = module_name.removesuffix(".__init__")
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = tree_of(path)
         for node in tree.body:
             if not isinstance(node, ast.ClassDef):
                 continue

@@ -534,7 +534,7 @@ def test_prefilter_covers_every_finding(text: str) -> None:
 
 
 def test_redact_lines_keeps_every_line_and_counts_a_split_secret_once() -> None:
-    from memtier.secrets import redact_lines
+    from memtier.secrets_lines import redact_lines
 
     lines = ["We chose zfs.", "pass" + "word:", "hunter2hunter2xyz", "- next item"]
     shown, counts = redact_lines(lines)
@@ -549,7 +549,7 @@ def test_redact_lines_keeps_every_line_and_counts_a_split_secret_once() -> None:
 
 def test_redact_lines_does_not_glue_a_list_item_onto_a_value() -> None:
     """A bullet starts afresh: the value on the line before does not run into it."""
-    from memtier.secrets import redact_lines
+    from memtier.secrets_lines import redact_lines
 
     shown, counts = redact_lines(["- db pass" + "word=hunter2hunter2", "- after"])
     assert shown == ("- db pass" + "word=[REDACTED:PASSWORD_ASSIGNMENT]", "- after")
@@ -557,7 +557,7 @@ def test_redact_lines_does_not_glue_a_list_item_onto_a_value() -> None:
 
 
 def test_redact_lines_of_sees_a_block_that_starts_before_the_window() -> None:
-    from memtier.secrets import redact_lines_of
+    from memtier.secrets_lines import redact_lines_of
 
     body = ["MIIEowIBAAKCAQEA" + "k9P8o7I6u5Y4" * 4, "T3r2E1w0Q9a8" * 5 + "Zm9v"]
     lines = [

@@ -219,13 +219,15 @@ def _command_words(application: typer.Typer, path: list[str]) -> tuple[str, ...]
     return ()
 
 
-@functools.lru_cache(maxsize=32)
+@functools.cache
 def _command_for(words: tuple[str, ...]) -> click.Command:
     """The click command typer builds for the command *words* name, built once per
     process: a process that runs the CLI more than once (the tests, a caller
     embedding it) would otherwise pay typer's ~5 ms of building on every call.
     click makes a new context for every parse, so the command holds no state of a
-    call; keyed by command words only, the cache never holds a caller's text."""
+    call; keyed by command words only, the cache never holds a caller's text, and it
+    holds at most one entry per command of the CLI (a bound of 32 was fewer than
+    the commands, so a caller going through all of them rebuilt every one)."""
     from typer.main import get_command
 
     return get_command(_narrowed(app, list(words)))

@@ -160,11 +160,10 @@ LEFT_TO_TYPER: dict[tuple[str, ...], set[str]] = {
 
 
 def _click_command(path: tuple[str, ...]) -> Any:
-    from typer.main import get_command
+    """The click command of *path*, from the one the CLI builds for it (built once)."""
+    from memtier.cli._app import _command_for
 
-    from memtier.cli import app
-
-    command: Any = get_command(app)
+    command: Any = _command_for(())
     for name in path:
         command = command.commands[name]
     return command

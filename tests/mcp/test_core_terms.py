@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import NOW_TEXT, REPO
+from tests.source_trees import tree_of
 
 CLI_WORDS = re.compile(r"(?<![\w-])--[a-z]|\bmemtier [a-z]")
 
@@ -155,7 +156,7 @@ def test_no_face_rewrites_a_message_with_replace() -> None:
     for face in ("cli", "mcp"):
         for path in sorted((REPO / "memtier" / face).rglob("*.py")):
             rel = path.relative_to(REPO).as_posix()
-            tree = ast.parse(path.read_text(encoding="utf-8"))
+            tree = tree_of(path)
             for func in ast.walk(tree):
                 if not isinstance(func, ast.FunctionDef):
                     continue

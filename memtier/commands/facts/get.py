@@ -109,7 +109,7 @@ def get_lines(
 ) -> GetResult:
     """Lines *from_line*..*to_line* of *path* (1-based, inclusive), at most *max_lines*."""
     from memtier.commands.facts.files import relative_to_root
-    from memtier.secrets import redact_lines_of
+    from memtier.secrets_lines import redact_lines_of
 
     if max_lines < 1:
         raise InputError((Term("max_lines"), ": must be at least 1"))

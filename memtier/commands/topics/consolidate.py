@@ -184,7 +184,7 @@ def _carried(
 
 def clean_summary(ws: Workspace, text: str) -> tuple[str, Mapping[str, int]]:
     """PROTOCOL §13: redacted, at most ``summary_max_chars``, no headings or closure lines."""
-    from memtier.secrets import redact_lines
+    from memtier.secrets_lines import redact_lines
 
     kept = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
     shown, counts = redact_lines([line for line in kept if line.strip()])
