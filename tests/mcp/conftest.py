@@ -23,13 +23,25 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture
-def server(root: Path) -> Any:
+@pytest.fixture(scope="session")
+def _one_server() -> tuple[Any, Any]:
+    """One in-process server per test process, and the runtime it serves (building
+    a server makes the tools' schemas: ~35 ms, which every test paid)."""
     pytest.importorskip("mcp")
     from memtier.mcp.runtime import ToolRuntime
     from memtier.mcp.server import build_server
 
-    return build_server(ToolRuntime(root=str(root), now=NOW_TEXT))
+    runtime = ToolRuntime()
+    return runtime, build_server(runtime)
+
+
+@pytest.fixture
+def server(root: Path, _one_server: tuple[Any, Any]) -> Any:
+    """The in-process server, serving this test's workspace at the suite's fixed time:
+    its runtime is set afresh for each test, as a new one would be made."""
+    runtime, built = _one_server
+    runtime.root, runtime.now, runtime.cwd = str(root), NOW_TEXT, Path.cwd()
+    return built
 
 
 def text_of(result: CallToolResult) -> str:
