@@ -167,30 +167,32 @@ class SecretsScan:
         self.ws = ws
         self.reading = reading or Reading()
         listing = self.reading.listing(ws.episodic_dir)
-        folder = str(ws.episodic_dir)
-        shown = ws.episodic_dir.relative_to(ws.root).as_posix()
         names = sorted(entry.name for entry in listing if entry.name.endswith(".md"))
-        # (path as listed, root-relative name): plain strings, 10,000 notes cost no Path
-        self.notes = [(f"{folder}/{name}", f"{shown}/{name}") for name in names]
-        self.notes += [
-            (str(p), p.relative_to(ws.root).as_posix()) for p in _archive_notes(ws.archive_dir)
-        ]
+        archived = _archive_notes(ws.archive_dir)
         self.process: subprocess.Popen[bytes] | None = None
         self._named: set[str] | None = None
         self._collected = False
-        rg = _ripgrep() if len(self.notes) >= RG_MIN_NOTES else None
+        # A folder that is not there would be an error of rg's: no answer at all.
+        folders = [f for f in (ws.episodic_dir, ws.archive_dir) if f.is_dir()]
+        many = len(names) + len(archived) >= RG_MIN_NOTES
+        rg = _ripgrep() if many and folders else None
         if rg is not None:
             import subprocess  # only for a large COLD tier
 
             try:
                 self.process = subprocess.Popen(
-                    _rg_command(rg, [ws.episodic_dir, ws.archive_dir], also),
+                    _rg_command(rg, folders, also),
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL,
                 )
             except OSError:
                 self.process = None
+        # (path as listed, root-relative name): plain strings, 10,000 notes cost no Path
+        folder = str(ws.episodic_dir)
+        shown = ws.episodic_dir.relative_to(ws.root).as_posix()
+        self.notes = [(f"{folder}/{name}", f"{shown}/{name}") for name in names]
+        self.notes += [(str(p), p.relative_to(ws.root).as_posix()) for p in archived]
 
     def __enter__(self) -> SecretsScan:
         return self

@@ -131,3 +131,28 @@ def test_the_notes_no_check_looks_into_are_read_by_ripgrep_alone(
     else:
         assert len(read_notes) == NOTES
     assert max(reads.values()) == 1
+
+
+def test_without_an_archive_folder_ripgrep_still_answers(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory with no archive yet: ripgrep was asked to search a folder that is
+    not there, failed, and Python read every note."""
+    import shutil
+
+    if secrets_scan._ripgrep() is None:
+        pytest.skip("ripgrep not installed")
+    special = _quiet_notes(ws)
+    shutil.rmtree(ws.archive_dir, ignore_errors=True)
+    reads: Counter[str] = Counter()
+    read = health_reading._read
+
+    def counted_read(path: str) -> bytes | OSError:
+        reads[os.path.realpath(path)] += 1
+        return read(path)
+
+    monkeypatch.setattr(health_reading, "_read", counted_read)
+    run_health_check(ws)
+    episodic = os.path.realpath(ws.episodic_dir)
+    read_notes = {p for p in reads if os.path.dirname(p) == episodic}
+    assert read_notes == {os.path.realpath(p) for p in special.values()}
