@@ -133,6 +133,28 @@ def test_the_notes_no_check_looks_into_are_read_by_ripgrep_alone(
     assert max(reads.values()) == 1
 
 
+def test_index_md_is_read_once(ws: Workspace) -> None:
+    """Issue 37: health-check read INDEX.md twice, once for index.fresh's rebuild
+    and once more for index.format and index.refs."""
+    from memtier.store import read as store_read
+
+    _quiet_notes(ws)
+    index_add(ws, "proxy", "projects")
+    index_reads: list[Path] = []
+    read_real = store_read._read_real
+
+    def counted(path: Path, *args: Any) -> Any:
+        if path == ws.index_file:
+            index_reads.append(path)
+        return read_real(path, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store_read, "_read_real", counted)
+        report = run_health_check(ws)
+    assert [c.status for c in report.checks if c.id.startswith("index.")] == ["pass"] * 3
+    assert len(index_reads) == 1
+
+
 def test_without_an_archive_folder_ripgrep_still_answers(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
