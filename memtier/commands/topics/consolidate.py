@@ -109,8 +109,10 @@ def plan_generation(ws: Workspace, entry: IndexEntry, notes: NoteFiles) -> Plan:
             continue
         closures.append((note, at))
         for item in _items(note.lines[at + 1], CLOSURE_FIELDS[1]):
+            if not matcher.matches(item):
+                continue  # not the topic's: never shown, so never redacted
             text = redact(item).text
-            if matcher.matches(item) and text not in decided:
+            if text not in decided:
                 decided.add(text)  # a decision repeated on later days is cited once
                 decisions.append(Cited(text, note.path, at + 2))
     open_items: list[Cited] = []
