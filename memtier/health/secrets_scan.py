@@ -193,6 +193,11 @@ class SecretsScan:
         shown = ws.episodic_dir.relative_to(ws.root).as_posix()
         self.notes = [(f"{folder}/{name}", f"{shown}/{name}") for name in names]
         self.notes += [(str(p), p.relative_to(ws.root).as_posix()) for p in archived]
+        # The same notes by folder (path, root-relative, names), for the names' check.
+        self._folders: dict[str, tuple[str, list[str]]] = {folder: (shown, names)}
+        for path, rel in self.notes[len(names) :]:
+            where, _, name = path.rpartition("/")
+            self._folders.setdefault(where, (rel.rpartition("/")[0], []))[1].append(name)
 
     def __enter__(self) -> SecretsScan:
         return self
@@ -228,7 +233,7 @@ class SecretsScan:
 
     def finish(self) -> list[Check]:
         """One failure per credential found (never the credential), else one pass."""
-        from memtier.secrets import detect_in_name
+        from memtier.secrets import detect_in_name, names_to_scan
 
         small = _small_tiers(self.ws)
         # The small tiers first: this also compiles the rules while rg still runs.
@@ -239,7 +244,16 @@ class SecretsScan:
             scanned = len(small) + len(candidates)
         else:
             # rg read the contents; a note it passed over is read for its name only.
-            candidates = [Path(p) for p, rel in self.notes if p in found or detect_in_name(rel)]
+            named = {
+                f"{where}/{name}"
+                for where, (shown, names) in self._folders.items()
+                for name in names_to_scan(shown, names)
+            }
+            candidates = [
+                Path(p)
+                for p, rel in self.notes
+                if p in found or (p in named and detect_in_name(rel))
+            ]
             scanned = len(small) + len(self.notes)
         checks.extend(_scan(self.ws, candidates, self.reading))
         if not any(c.status == FAIL for c in checks):
