@@ -143,10 +143,10 @@ def test_index_md_is_read_once(ws: Workspace) -> None:
     index_reads: list[Path] = []
     read_real = store_read._read_real
 
-    def counted(path: Path, *args: Any) -> Any:
+    def counted(path: Path, *args: Any, **kwargs: Any) -> Any:
         if path == ws.index_file:
             index_reads.append(path)
-        return read_real(path, *args)
+        return read_real(path, *args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(store_read, "_read_real", counted)
