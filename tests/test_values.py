@@ -82,3 +82,33 @@ def test_a_hot_command_loads_neither_dataclasses_nor_inspect(
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.stderr.splitlines()[-1] == "exit 0 loaded []", proc.stderr
+
+
+TOPIC_COMMANDS = [
+    ["recall", "do you remember qdrant"],
+    ["consolidate", "qdrant", "--plan"],
+    ["health-check"],
+]
+
+
+@pytest.mark.parametrize("command", TOPIC_COMMANDS, ids=" ".join)
+def test_a_topic_command_loads_neither_dataclasses_nor_inspect(
+    command: list[str], tmp_path: Path
+) -> None:
+    """Issue 37: the topic index, its generations and the topic commands' results
+    were dataclasses; recall, a plan and a health check of a memory with a topic
+    index paid the import on every start."""
+    root = tmp_path / "ws"
+    run = [sys.executable, "-m", "memtier", "--root", str(root), "--now", "2026-11-30T10:00:00"]
+    subprocess.run([*run, "init"], check=True, capture_output=True)
+    note = root / "memory" / "episodic" / "2026-11-20.md"
+    note.write_text("# 2026-11-20\n\n- moved qdrant to the nas\n", encoding="utf-8")
+    subprocess.run([*run, "index", "add", "qdrant", "--category", "projects"], check=True)
+    code = (
+        "import sys; from memtier.__main__ import main; "
+        f"code = main([*{run[3:]!r}, *{command!r}]); "
+        "loaded = [m for m in ('dataclasses', 'inspect') if m in sys.modules]; "
+        "sys.stderr.write(f'\\nexit {code} loaded {loaded}')"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stderr.splitlines()[-1] == "exit 0 loaded []", proc.stderr
