@@ -165,16 +165,17 @@ def run_health_check(ws: Workspace) -> HealthReport:
             *hc.episodic_checks(ws),
         ]
         scratch = hc.scratch_checks(ws)
-        # PROTOCOL §14: one reading of every note the pass named
-        unique, synced = note_checks(ws, reading, scan.named())
-        before = [*first, *unique, *scratch]
         from memtier.health.topics import index_checks
 
         after = [
             *hc.residue_checks(ws, reading),
             *hc.shim_checks(ws),
             *index_checks(ws, reading, topics),
-            *synced,
         ]
+        scan.prepare()  # all that needs no answer from rg, while it still runs
+        # PROTOCOL §14: one reading of every note the pass named
+        unique, synced = note_checks(ws, reading, scan.named())
+        before = [*first, *unique, *scratch]
+        after += synced
         secrets = scan.finish()
     return HealthReport(checks=(*before, *secrets, *after), checked_at=ws.now)

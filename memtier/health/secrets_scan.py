@@ -172,6 +172,9 @@ class SecretsScan:
         self.process: subprocess.Popen[bytes] | None = None
         self._named: set[str] | None = None
         self._collected = False
+        self._small: list[Path] | None = None  # `prepare`'s
+        self._small_checks: list[Check] = []
+        self._named_in_name: set[str] = set()
         # A folder that is not there would be an error of rg's: no answer at all.
         folders = [f for f in (ws.episodic_dir, ws.archive_dir) if f.is_dir()]
         many = len(names) + len(archived) >= RG_MIN_NOTES
@@ -231,29 +234,35 @@ class SecretsScan:
             return None  # an error (e.g. an unreadable note): Python looks at every file
         return {os.fsdecode(item) for item in out.split(b"\0") if item}
 
-    def finish(self) -> list[Check]:
-        """One failure per credential found (never the credential), else one pass."""
+    def prepare(self) -> None:
+        """What needs no answer from rg, done while it still runs: the small tiers'
+        scan (which also compiles the rules) and the test of the notes' names."""
+        if self._small is not None:
+            return
         from memtier.secrets import detect_in_name, names_to_scan
 
-        small = _small_tiers(self.ws)
-        # The small tiers first: this also compiles the rules while rg still runs.
-        checks = _scan(self.ws, small, self.reading)
+        self._small = _small_tiers(self.ws)
+        self._small_checks = _scan(self.ws, self._small, self.reading)
+        self._named_in_name = {
+            p
+            for where, (shown, names) in self._folders.items()
+            for p, rel in ((f"{where}/{n}", f"{shown}/{n}") for n in names_to_scan(shown, names))
+            if detect_in_name(rel)
+        }
+
+    def finish(self) -> list[Check]:
+        """One failure per credential found (never the credential), else one pass."""
+        self.prepare()
+        small = self._small or []
+        checks = list(self._small_checks)
         found = self.named()
         if found is None:
             candidates = [Path(p) for p, _ in self.notes if os.path.isfile(p)]
             scanned = len(small) + len(candidates)
         else:
             # rg read the contents; a note it passed over is read for its name only.
-            named = {
-                f"{where}/{name}"
-                for where, (shown, names) in self._folders.items()
-                for name in names_to_scan(shown, names)
-            }
-            candidates = [
-                Path(p)
-                for p, rel in self.notes
-                if p in found or (p in named and detect_in_name(rel))
-            ]
+            wanted = found | self._named_in_name
+            candidates = [Path(p) for p, _ in self.notes if p in wanted]
             scanned = len(small) + len(self.notes)
         checks.extend(_scan(self.ws, candidates, self.reading))
         if not any(c.status == FAIL for c in checks):
