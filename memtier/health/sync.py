@@ -120,12 +120,13 @@ def note_checks(
         data = _read(other, reading)
         if data is not None and (found := _marker(ws, str(other), data)) is not None:
             markers.append(found)
-    for entry in reading.listing(ws.episodic_dir):
+    entries = reading.listing(ws.episodic_dir)
+    if named is not None:  # searched already: only these may hold something here
+        entries = [entry for entry in entries if entry.path in named]
+    for entry in entries:
         if not entry.name.endswith(".md") or not _plain(entry):
             continue
         path = entry.path
-        if named is not None and path not in named:
-            continue  # searched already: nothing here for these checks
         data = reading.bytes_or_none(path)
         if data is None:
             continue
