@@ -57,7 +57,7 @@ prefix-anchored patterns is fast, predictable and easy to audit.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache, lru_cache
 
 from memtier.secrets_rules import PRIVATE_KEY, SYNTAX, Rule, secret_group
@@ -365,6 +365,22 @@ def _name_may_hold_secret(name: str) -> bool:
         if len(stem) >= _NAME_MIN or not _NAME_MARKS.isdisjoint(stem):
             return True
     return False
+
+
+def names_to_scan(folder: str, names: Iterable[str]) -> list[str]:
+    """The *names* (of files in the root-relative *folder*) whose path
+    `detect_in_name` must look at; for the others it finds nothing. The same test
+    as `_name_may_hold_secret`, the folder's parts taken once: one pass over
+    10,000 note names, not a call for each."""
+    if _name_may_hold_secret(folder):
+        return list(names)
+    marks, least = _NAME_MARKS, _NAME_MIN
+    return [
+        name
+        for name in names
+        if (len(name) - 3 if name.endswith(".md") else len(name)) >= least
+        or not marks.isdisjoint(name)
+    ]
 
 
 def detect_in_name(name: str) -> list[Finding]:

@@ -569,3 +569,21 @@ def test_redact_lines_of_sees_a_block_that_starts_before_the_window() -> None:
     shown, counts = redact_lines_of(lines, 3, 3)
     assert shown == ("[REDACTED:PRIVATE_KEY]",)
     assert counts == {"PRIVATE_KEY": 1}
+
+
+@settings(max_examples=300, derandomize=True)
+@given(
+    st.sampled_from(["memory/episodic", "memory/archive/2025/03", "memory/key=abcdef"]),
+    st.lists(
+        st.one_of(
+            st.text(alphabet="0123456789-.mdAKIQ=:@ |%x", max_size=20),
+            st.from_regex(r"\d{4}-\d\d-\d\d(\.\d+)?\.md", fullmatch=True),
+        ),
+        max_size=8,
+    ),
+)
+def test_names_to_scan_keeps_every_name_the_path_test_keeps(folder: str, names: list[str]) -> None:
+    """Issue 37: health-check asked `detect_in_name` about each of 10,000 note paths;
+    `names_to_scan` tests the folder once and the names in one pass, the same way."""
+    kept = secrets.names_to_scan(folder, names)
+    assert kept == [n for n in names if secrets._name_may_hold_secret(f"{folder}/{n}")]

@@ -77,3 +77,32 @@ def test_no_hot_command_loads_dataclasses_or_inspect(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     reports = [line for line in proc.stderr.splitlines() if line.startswith("[")]
     assert reports == [f"{c} exit 0 loaded []" for c in HOT], proc.stderr
+
+
+TOPIC_COMMANDS = [
+    ["recall", "do you remember qdrant"],
+    ["consolidate", "qdrant", "--plan"],
+    ["health-check"],
+]
+
+
+def test_no_topic_command_loads_dataclasses_or_inspect(tmp_path: Path) -> None:
+    """Issue 37: the topic index, its generations and the topic commands' results
+    were dataclasses; recall, a plan and a health check of a memory with a topic
+    index paid the import on every start. One fresh process runs them in turn."""
+    root = new_workspace(tmp_path / "ws")
+    run = ["--root", str(root), "--now", "2026-11-30T10:00:00"]
+    note = root / "memory" / "episodic" / "2026-11-20.md"
+    note.write_text("# 2026-11-20\n\n- moved qdrant to the nas\n", encoding="utf-8")
+    index_add = ["index", "add", "qdrant", "--category", "projects"]
+    subprocess.run([sys.executable, "-m", "memtier", *run, *index_add], check=True)
+    code = (
+        "import sys; from memtier.__main__ import main\n"
+        f"for c in {TOPIC_COMMANDS!r}:\n"
+        f"    code = main([*{run!r}, *c])\n"
+        "    loaded = [m for m in ('dataclasses', 'inspect') if m in sys.modules]\n"
+        "    sys.stderr.write(f'\\n{c} exit {code} loaded {loaded}')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    reports = [line for line in proc.stderr.splitlines() if line.startswith("[")]
+    assert reports == [f"{c} exit 0 loaded []" for c in TOPIC_COMMANDS], proc.stderr

@@ -15,7 +15,8 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from dataclasses import dataclass
+
+from memtier.values import Fields
 
 NONE = "none"
 SECTIONS: tuple[str, ...] = ("Summary", "Decisions", "Open", "Evidence", "Carried forward")
@@ -39,8 +40,7 @@ _DAY_IN_PATH = re.compile(r"(\d{4}-\d\d-\d\d)[^/]*\.md$")
 CARRIED_KINDS = ("decision", "open")
 
 
-@dataclass(frozen=True)
-class Cited:
+class Cited(Fields):
     """One kept line (or closure item) and where it stands."""
 
     text: str
@@ -63,8 +63,7 @@ class Cited:
         return found.group(1) if found else ""
 
 
-@dataclass(frozen=True)
-class GenerationFile:
+class GenerationFile(Fields):
     slug: str
     number: int
     created: str

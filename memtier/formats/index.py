@@ -19,7 +19,8 @@ edit Match and Status; Dates, Consolidations and Current are derived.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+
+from memtier.values import Fields
 
 TITLE = "# Memory Index"
 MARKER = "<!-- memtier-index v1: Dates, Consolidations and Current are derived by memtier -->"
@@ -42,8 +43,7 @@ _DATES_RE = re.compile(r"^\[(?P<dates>[^\]]*)\]\s*$")
 _DERIVED = ("dates", "consolidations", "current")
 
 
-@dataclass(frozen=True)
-class Generation:
+class Generation(Fields):
     number: int
     created: str  # YYYY-MM-DD
     path: str  # root-relative
@@ -52,8 +52,7 @@ class Generation:
         return f"    - gen{self.number} ({self.created}): {self.path}"
 
 
-@dataclass(frozen=True)
-class IndexEntry:
+class IndexEntry(Fields):
     slug: str
     category: str
     match: tuple[str, ...] = ()
@@ -81,14 +80,12 @@ class IndexEntry:
         return out
 
 
-@dataclass(frozen=True)
-class IndexProblem:
+class IndexProblem(Fields):
     line: int
     message: str
 
 
-@dataclass(frozen=True)
-class ParsedIndex:
+class ParsedIndex(Fields):
     entries: tuple[IndexEntry, ...]
     problems: tuple[IndexProblem, ...]
 
@@ -140,9 +137,9 @@ class _Builder:
         if rest:
             dates = _DATES_RE.match(rest.strip())
             if dates is None:  # the seed's "- **slug**: description"
-                entry = replace(entry, extra=(f"  - Description: {rest.strip()}",))
+                entry = entry.copy_with(extra=(f"  - Description: {rest.strip()}",))
             else:
-                entry = replace(entry, dates=split_terms(dates.group("dates")))
+                entry = entry.copy_with(dates=split_terms(dates.group("dates")))
         self.current = entry
 
     def field(self, number: int, key: str, value: str) -> None:
@@ -151,30 +148,30 @@ class _Builder:
         name = key.strip().casefold()
         self.in_gens = name == "consolidations"
         if name == "match":
-            self.current = replace(entry, match=split_terms(value))
+            self.current = entry.copy_with(match=split_terms(value))
         elif name == "status":
             status = value.strip()
             if status not in STATUSES:
                 self.problem(number, f"'{entry.slug}': unknown status '{status}'")
-            self.current = replace(entry, status=status)
+            self.current = entry.copy_with(status=status)
         elif name == "dates":
             found = _DATES_RE.match(value.strip())
             if found is None:
                 self.problem(number, f"'{entry.slug}': Dates must be [YYYY-MM-DD, …]")
             else:
-                self.current = replace(entry, dates=split_terms(found.group("dates")))
+                self.current = entry.copy_with(dates=split_terms(found.group("dates")))
         elif name == "current":
-            self.current = replace(entry, current=_path(value) or None)
+            self.current = entry.copy_with(current=_path(value) or None)
         elif name != "consolidations":
-            self.current = replace(
-                entry, extra=(*entry.extra, f"  - {key.strip()}: {value.strip()}")
+            self.current = entry.copy_with(
+                extra=(*entry.extra, f"  - {key.strip()}: {value.strip()}")
             )
 
     def generation(self, number: int, found: re.Match[str]) -> None:
         entry = self.current
         assert entry is not None
         gen = Generation(int(found.group("n")), found.group("day"), _path(found.group("path")))
-        self.current = replace(entry, consolidations=(*entry.consolidations, gen))
+        self.current = entry.copy_with(consolidations=(*entry.consolidations, gen))
 
 
 def parse_index(text: str) -> ParsedIndex:
@@ -231,4 +228,4 @@ def render_index(entries: tuple[IndexEntry, ...] | list[IndexEntry]) -> str:
 
 def with_derived(entry: IndexEntry, derived: IndexEntry) -> IndexEntry:
     """*entry* as a person left it, with *derived*'s Dates, Consolidations and Current."""
-    return replace(entry, **{name: getattr(derived, name) for name in _DERIVED})
+    return entry.copy_with(**{name: getattr(derived, name) for name in _DERIVED})

@@ -10,8 +10,6 @@ An index that does not parse keeps ours whole, theirs recorded as a conflict.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from memtier.formats.index import IndexEntry, parse_index, render_index
 from memtier.formats.merge import Conflict, Merged
 
@@ -58,7 +56,7 @@ def merge_index(base: str, ours: str, theirs: str) -> Merged:
             if value_o == value_t or value_t == value_b:
                 continue
             if value_o == value_b:
-                merged = replace(merged, **{name: value_t})
+                merged = merged.copy_with(**{name: value_t})
             else:
                 shown = (_shown(mine, name), _shown(other, name), _shown(was, name))
                 found.append((slug, name, *shown))

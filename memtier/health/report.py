@@ -147,33 +147,35 @@ def run_health_check(ws: Workspace) -> HealthReport:
     # Every folder is listed once and every file read once, whichever checks need
     # it (PROTOCOL §6 v4): the checks share one Reading.
     reading = Reading()
-    # rg (when the COLD tier is large) searches the notes while Python imports
-    # and runs the other checks; the report keeps the section order regardless.
+    from memtier.health.sync import NOTE_PATTERNS, note_checks
     from memtier.health.topics import IndexScan
 
-    with SecretsScan(ws, reading) as scan, IndexScan(ws, reading) as topics:
+    # One ripgrep pass (when the COLD tier is large) reads every note for the
+    # secrets and for the note checks, while Python imports and runs the other
+    # checks; the report keeps the section order regardless.
+    with SecretsScan(ws, reading, NOTE_PATTERNS) as scan, IndexScan(ws, reading) as topics:
         from memtier.health import checks as hc
         from memtier.health.confinement import confinement_checks
-        from memtier.health.sync import note_checks
 
-        unique, synced = note_checks(ws, reading)  # PROTOCOL §14: one reading of every note
-
-        before = [
+        first = [
             *confinement_checks(ws, reading),
             *hc.hot_checks(ws),
             *hc.warm_checks(ws),
             *hc.buffer_checks(ws),
             *hc.episodic_checks(ws),
-            *unique,
-            *hc.scratch_checks(ws),
         ]
+        scratch = hc.scratch_checks(ws)
         from memtier.health.topics import index_checks
 
         after = [
             *hc.residue_checks(ws, reading),
             *hc.shim_checks(ws),
             *index_checks(ws, reading, topics),
-            *synced,
         ]
+        scan.prepare()  # all that needs no answer from rg, while it still runs
+        # PROTOCOL §14: one reading of every note the pass named
+        unique, synced = note_checks(ws, reading, scan.named())
+        before = [*first, *unique, *scratch]
+        after += synced
         secrets = scan.finish()
     return HealthReport(checks=(*before, *secrets, *after), checked_at=ws.now)

@@ -25,7 +25,7 @@ valid UTF-8 would cost as much as reading them all in Python.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,7 +69,7 @@ def _archive_notes(folder: Path) -> list[Path]:
     return found
 
 
-def _rg_command(rg: str, folders: list[Path]) -> list[str]:
+def _rg_command(rg: str, folders: list[Path], also: Sequence[str] = ()) -> list[str]:
     from memtier.secrets import prefilter_pattern
 
     return [
@@ -91,6 +91,7 @@ def _rg_command(rg: str, folders: list[Path]) -> list[str]:
         "--multiline",
         "--regexp",
         prefilter_pattern(),
+        *(arg for pattern in also for arg in ("--regexp", pattern)),
         "--",
         *(str(folder) for folder in folders),
     ]
@@ -153,31 +154,53 @@ def _small_tiers(ws: Workspace) -> list[Path]:
 class SecretsScan:
     """The ``secrets`` check of PROTOCOL §6, started early so rg runs alongside the rest.
 
+    Its ripgrep pass is the one read of every COLD and archived note: *also* adds
+    the patterns of the other checks that look inside notes (`named` then gives
+    them the notes any of the patterns names, so each note is read once in all).
     Use as a context manager: `finish` gives the checks; leaving the block
     stops an rg that is still running (when another check raised).
     """
 
-    def __init__(self, ws: Workspace, reading: Reading | None = None) -> None:
+    def __init__(
+        self, ws: Workspace, reading: Reading | None = None, also: Sequence[str] = ()
+    ) -> None:
         self.ws = ws
         self.reading = reading or Reading()
         listing = self.reading.listing(ws.episodic_dir)
         names = sorted(entry.name for entry in listing if entry.name.endswith(".md"))
-        self.notes = [ws.episodic_dir / name for name in names]
-        self.notes += _archive_notes(ws.archive_dir)
+        archived = _archive_notes(ws.archive_dir)
         self.process: subprocess.Popen[bytes] | None = None
-        rg = _ripgrep() if len(self.notes) >= RG_MIN_NOTES else None
+        self._named: set[str] | None = None
+        self._collected = False
+        self._small: list[Path] | None = None  # `prepare`'s
+        self._small_checks: list[Check] = []
+        self._named_in_name: set[str] = set()
+        # A folder that is not there would be an error of rg's: no answer at all.
+        folders = [f for f in (ws.episodic_dir, ws.archive_dir) if f.is_dir()]
+        many = len(names) + len(archived) >= RG_MIN_NOTES
+        rg = _ripgrep() if many and folders else None
         if rg is not None:
             import subprocess  # only for a large COLD tier
 
             try:
                 self.process = subprocess.Popen(
-                    _rg_command(rg, [ws.episodic_dir, ws.archive_dir]),
+                    _rg_command(rg, folders, also),
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL,
                 )
             except OSError:
                 self.process = None
+        # (path as listed, root-relative name): plain strings, 10,000 notes cost no Path
+        folder = str(ws.episodic_dir)
+        shown = ws.episodic_dir.relative_to(ws.root).as_posix()
+        self.notes = [(f"{folder}/{name}", f"{shown}/{name}") for name in names]
+        self.notes += [(str(p), p.relative_to(ws.root).as_posix()) for p in archived]
+        # The same notes by folder (path, root-relative, names), for the names' check.
+        self._folders: dict[str, tuple[str, list[str]]] = {folder: (shown, names)}
+        for path, rel in self.notes[len(names) :]:
+            where, _, name = path.rpartition("/")
+            self._folders.setdefault(where, (rel.rpartition("/")[0], []))[1].append(name)
 
     def __enter__(self) -> SecretsScan:
         return self
@@ -187,8 +210,16 @@ class SecretsScan:
             self.process.kill()
             self.process.wait()
 
+    def named(self) -> set[str] | None:
+        """The notes (as listed: the folder joined with the name) holding a line that
+        one of the patterns matches, or None when rg did not run or could not answer
+        (then every note must be read)."""
+        if not self._collected:
+            self._collected = True
+            self._named = self._rg_candidates()
+        return self._named
+
     def _rg_candidates(self) -> set[str] | None:
-        """Names of notes with a prefilter hit, or None when rg could not answer."""
         if self.process is None:
             return None
         import subprocess
@@ -203,24 +234,35 @@ class SecretsScan:
             return None  # an error (e.g. an unreadable note): Python looks at every file
         return {os.fsdecode(item) for item in out.split(b"\0") if item}
 
+    def prepare(self) -> None:
+        """What needs no answer from rg, done while it still runs: the small tiers'
+        scan (which also compiles the rules) and the test of the notes' names."""
+        if self._small is not None:
+            return
+        from memtier.secrets import detect_in_name, names_to_scan
+
+        self._small = _small_tiers(self.ws)
+        self._small_checks = _scan(self.ws, self._small, self.reading)
+        self._named_in_name = {
+            p
+            for where, (shown, names) in self._folders.items()
+            for p, rel in ((f"{where}/{n}", f"{shown}/{n}") for n in names_to_scan(shown, names))
+            if detect_in_name(rel)
+        }
+
     def finish(self) -> list[Check]:
         """One failure per credential found (never the credential), else one pass."""
-        from memtier.secrets import detect_in_name
-
-        small = _small_tiers(self.ws)
-        # The small tiers first: this also compiles the rules while rg still runs.
-        checks = _scan(self.ws, small, self.reading)
-        found = self._rg_candidates()
+        self.prepare()
+        small = self._small or []
+        checks = list(self._small_checks)
+        found = self.named()
         if found is None:
-            candidates = [p for p in self.notes if p.is_file()]
+            candidates = [Path(p) for p, _ in self.notes if os.path.isfile(p)]
             scanned = len(small) + len(candidates)
         else:
             # rg read the contents; a note it passed over is read for its name only.
-            candidates = [
-                p
-                for p in self.notes
-                if str(p) in found or detect_in_name(p.relative_to(self.ws.root).as_posix())
-            ]
+            wanted = found | self._named_in_name
+            candidates = [Path(p) for p, _ in self.notes if p in wanted]
             scanned = len(small) + len(self.notes)
         checks.extend(_scan(self.ws, candidates, self.reading))
         if not any(c.status == FAIL for c in checks):

@@ -29,6 +29,12 @@ _DRIVER_NAMED = re.compile(r"\bmerge=([\w.-]+)")
 _CONFLICT_ITEM = "settle sync conflict "
 _CLOSURE_UPDATED = re.compile(r"Updated: \d{4}-\d\d-\d\d[ \t]*$")
 
+# What a note holds, in its raw bytes, when one of `note_checks`' checks may find
+# something in it, in ripgrep's syntax (for a multi-line search): a marker's start,
+# two ``Updated:`` (`stray_closures`), an open sync conflict. A note none of them
+# matches needs no reading here.
+NOTE_PATTERNS = ("<<<<<<< |>>>>>>> ", "(?s-u:Updated:.*Updated:)", re.escape(_CONFLICT_ITEM))
+
 
 def _read(path: Path, reading: Reading | None = None) -> bytes | None:
     """A plain file's bytes (not a link's, not a folder's), else None."""
@@ -89,7 +95,9 @@ def _marker(ws: Workspace, path: str, data: bytes) -> Check | None:
     return Check("sync.markers", FAIL, rel, f"{rel}:{line} — conflict marker", (), fix)
 
 
-def note_checks(ws: Workspace, reading: Reading | None = None) -> tuple[list[Check], list[Check]]:
+def note_checks(
+    ws: Workspace, reading: Reading | None = None, named: set[str] | None = None
+) -> tuple[list[Check], list[Check]]:
     """``episodic.closure.unique`` and ``sync.markers`` in one reading of each file:
     (the closure checks, the sync checks — only ``sync.markers`` when sync is not
     set up).
@@ -98,6 +106,9 @@ def note_checks(ws: Workspace, reading: Reading | None = None) -> tuple[list[Che
     out, as by the ``secrets`` check (a sync checks every file it changed itself).
     A note is read only when it is a plain file (not a link), from the listing of
     its folder; its bytes are shared with the other checks through *reading*.
+    *named*: the notes (folder joined with name) a search for `NOTE_PATTERNS` over
+    every note named (health-check's one ripgrep pass); only those are read. None:
+    every note is read.
     """
     reading = reading or Reading()
     synced = (ws.sync_git_dir / "HEAD").is_file()
@@ -109,7 +120,10 @@ def note_checks(ws: Workspace, reading: Reading | None = None) -> tuple[list[Che
         data = _read(other, reading)
         if data is not None and (found := _marker(ws, str(other), data)) is not None:
             markers.append(found)
-    for entry in reading.listing(ws.episodic_dir):
+    entries = reading.listing(ws.episodic_dir)
+    if named is not None:  # searched already: only these may hold something here
+        entries = [entry for entry in entries if entry.path in named]
+    for entry in entries:
         if not entry.name.endswith(".md") or not _plain(entry):
             continue
         path = entry.path

@@ -33,9 +33,9 @@ def _by_hand(rel: str) -> Fix:
 
 
 class IndexScan:
-    """``index.fresh``'s ripgrep passes, started early so they run alongside the
-    other checks (as the secrets scan's does). A context manager: leaving it stops
-    a pass nobody collected."""
+    """INDEX.md read once for every ``index.*`` check, and ``index.fresh``'s ripgrep
+    passes, started early so they run alongside the other checks (as the secrets
+    scan's does). A context manager: leaving it stops a pass nobody collected."""
 
     def __init__(self, ws: Workspace, reading: Reading) -> None:
         self.state: IndexState | None = None
@@ -72,10 +72,15 @@ def index_checks(
         if too_large is not None:
             failed = Check("index.format", FAIL, rel, too_large, fix=_by_hand(rel))
             return [failed, *consolidation_checks(ws)]
-        text, problem = load(ws, ws.index_file)
-        if text is None:
-            return [Check("index.format", FAIL, rel, f"{rel} — unreadable: {problem or 'gone'}")]
-        parsed = parse_index(text)
+        state = scan.state if scan is not None else None
+        if state is not None and state.text is not None:
+            parsed = state.parsed  # INDEX.md as the scan read it: read once
+        else:
+            text, problem = load(ws, ws.index_file)
+            if text is None:
+                message = f"{rel} — unreadable: {problem or 'gone'}"
+                return [Check("index.format", FAIL, rel, message)]
+            parsed = parse_index(text)
         for found in parsed.problems:
             message = f"{rel}:{found.line} — {found.message}"
             checks.append(Check("index.format", FAIL, rel, message, fix=_by_hand(rel)))

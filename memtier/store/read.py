@@ -124,7 +124,7 @@ def read_stamped(
     never through a link out of *root* (an outside file must not reach the agent's
     context), never blocking (a FIFO), never a FIFO, socket or device (``/dev/zero``
     as a note would never end). Errors are `InputError` naming the file."""
-    data, stamp, _ = _read_real(path, root, shown or _display(path, root))
+    data, stamp, _ = _read_real(path, root, shown or _display(path, root), resolve=False)
     return data, stamp
 
 
@@ -177,8 +177,11 @@ def _refuse_unless_regular(mode: int, shown: str, path: Path) -> None:
         raise InputError(f"{shown}: {special_file_kind(mode)}, not a regular file", path=path)
 
 
-def _open_confined(path: Path, root: Path | None, shown: str) -> tuple[int, str]:
-    """*path* opened for reading (confined to *root* when given) and its real path."""
+def _open_confined(
+    path: Path, root: Path | None, shown: str, resolve: bool = True
+) -> tuple[int, str]:
+    """*path* opened for reading (confined to *root* when given) and its real path
+    (``""`` for a path read without a root when *resolve* is false: nobody asked)."""
     if root is not None:
         opened = _open_inside(path, root, shown)
         if opened is not None:
@@ -200,14 +203,16 @@ def _open_confined(path: Path, root: Path | None, shown: str) -> tuple[int, str]
     except OSError as exc:
         raise InputError(f"{shown}: cannot be read ({exc.strerror})", path=path) from None
     # `confine` gave the real path already; a path read without a root is resolved here
-    return fd, str(target) if root is not None else os.path.realpath(target)
+    if root is not None:
+        return fd, str(target)
+    return fd, os.path.realpath(target) if resolve else ""
 
 
 def _read_real(
-    path: Path, root: Path | None, shown: str
+    path: Path, root: Path | None, shown: str, resolve: bool = True
 ) -> tuple[bytes, tuple[int, int, int], str]:
-    """`read_stamped`, and the real path of the file read."""
-    fd, real = _open_confined(path, root, shown)
+    """`read_stamped`, and the real path of the file read (see `_open_confined`)."""
+    fd, real = _open_confined(path, root, shown, resolve)
     try:
         _refuse_unless_regular(os.fstat(fd).st_mode, shown, path)
         import time

@@ -197,3 +197,26 @@ def test_a_confined_read_says_the_same_by_either_lookup(
     else:
         with pytest.raises(InputError, match=error):
             store.read_document(path, root=root)
+
+
+def test_bytes_read_without_a_root_resolve_no_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 37: a topic's 200 notes were each resolved (realpath: an lstat per
+    folder of the path) only to have a real path nobody used; `read_regular_bytes`
+    returns bytes alone. A document keeps its source, resolved."""
+    from memtier.store import read as store_read
+
+    note = tmp_path / "2026-11-30.md"
+    note.write_text("# 2026-11-30\n- qdrant\n", encoding="utf-8")
+    resolved: list[str] = []
+    realpath = os.path.realpath
+
+    def counted(path: str | os.PathLike[str], **kwargs: bool) -> str:
+        resolved.append(os.fspath(path))
+        return realpath(path, **kwargs)
+
+    monkeypatch.setattr(store_read.os.path, "realpath", counted)
+    assert store.read_regular_bytes(note) == b"# 2026-11-30\n- qdrant\n"
+    assert resolved == []
+    assert store.read_document(note).source == realpath(note)

@@ -69,3 +69,112 @@ def test_every_note_is_listed_once_and_read_once(
     assert listings[os.path.realpath(ws.episodic_dir)] == 1
     assert {reads[os.path.realpath(p)] for p in notes} == {1}
     assert max(reads.values()) == 1  # no other file twice either
+
+
+def _quiet_notes(ws: Workspace) -> dict[str, Path]:
+    """NOTES clean notes, and four that each hold what one check looks for."""
+    made: dict[str, Path] = {}
+    for n in range(NOTES):
+        day = date(2026, 1, 1) + timedelta(days=n)
+        path = ws.episodic_dir / f"{day.isoformat()}.md"
+        body = f"# {day}\n- restarted the proxy at 12:00\n"
+        closure = f"\nUpdated: {day}\nDecisions: none\nSignal: none\nOpen: none\n"
+        kind = {3: "stray", 7: "marker", 11: "secret", 13: "latin-1"}.get(n)
+        if kind == "stray":  # a text merge left a block above the last one
+            body += closure + "- more work\n"
+        elif kind == "marker":
+            body += ">>>>>>> theirs\n"
+        elif kind == "secret":
+            body += "- key AKIAQ3EGUSKXJ7W5MZ2P in a note\n"
+        data = (body + closure).encode("utf-8")
+        if kind == "latin-1":  # two blocks around a byte that is not UTF-8
+            data = (body + closure + "- caf\xe9\n" + closure).encode("latin-1")
+        path.write_bytes(data)
+        if kind:
+            made[kind] = path
+    return made
+
+
+@pytest.mark.parametrize("rg", [True, False], ids=["ripgrep", "python"])
+def test_the_notes_no_check_looks_into_are_read_by_ripgrep_alone(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, rg: bool
+) -> None:
+    """Issue 37: ripgrep reads every note for the secrets check, and Python read
+    every note again for the closure and marker checks. One ripgrep pass now looks
+    for what each of them needs; Python reads only the notes it names, and the
+    report is the same as when Python reads every note."""
+    if rg and secrets_scan._ripgrep() is None:
+        pytest.skip("ripgrep not installed")
+    if not rg:
+        monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: None)
+    special = _quiet_notes(ws)
+    reads: Counter[str] = Counter()
+    read = health_reading._read
+
+    def counted_read(path: str) -> bytes | OSError:
+        reads[os.path.realpath(path)] += 1
+        return read(path)
+
+    monkeypatch.setattr(health_reading, "_read", counted_read)
+    report = run_health_check(ws)
+    failed = sorted((c.id, c.path) for c in report.checks if c.status == FAIL)
+    assert failed == [
+        ("episodic.closure.unique", "memory/episodic/2026-01-04.md"),
+        ("episodic.closure.unique", "memory/episodic/2026-01-14.md"),
+        ("secrets", "memory/episodic/2026-01-12.md"),
+        ("sync.markers", "memory/episodic/2026-01-08.md"),
+    ]
+    episodic = os.path.realpath(ws.episodic_dir)
+    read_notes = {p for p in reads if os.path.dirname(p) == episodic}
+    if rg:
+        assert read_notes == {os.path.realpath(p) for p in special.values()}
+    else:
+        assert len(read_notes) == NOTES
+    assert max(reads.values()) == 1
+
+
+def test_index_md_is_read_once(ws: Workspace) -> None:
+    """Issue 37: health-check read INDEX.md twice, once for index.fresh's rebuild
+    and once more for index.format and index.refs."""
+    from memtier.store import read as store_read
+
+    _quiet_notes(ws)
+    index_add(ws, "proxy", "projects")
+    index_reads: list[Path] = []
+    read_real = store_read._read_real
+
+    def counted(path: Path, *args: Any, **kwargs: Any) -> Any:
+        if path == ws.index_file:
+            index_reads.append(path)
+        return read_real(path, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store_read, "_read_real", counted)
+        report = run_health_check(ws)
+    assert [c.status for c in report.checks if c.id.startswith("index.")] == ["pass"] * 3
+    assert len(index_reads) == 1
+
+
+def test_without_an_archive_folder_ripgrep_still_answers(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory with no archive yet: ripgrep was asked to search a folder that is
+    not there, failed, and Python read every note."""
+    import shutil
+
+    if secrets_scan._ripgrep() is None:
+        pytest.skip("ripgrep not installed")
+    special = _quiet_notes(ws)
+    shutil.rmtree(ws.archive_dir, ignore_errors=True)
+    reads: Counter[str] = Counter()
+    read = health_reading._read
+
+    def counted_read(path: str) -> bytes | OSError:
+        reads[os.path.realpath(path)] += 1
+        return read(path)
+
+    monkeypatch.setattr(health_reading, "_read", counted_read)
+    run_health_check(ws)
+    episodic = os.path.realpath(ws.episodic_dir)
+    read_notes = {p for p in reads if os.path.dirname(p) == episodic}
+    assert read_notes == {os.path.realpath(p) for p in special.values()}

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from memtier import store
@@ -33,6 +32,7 @@ from memtier.formats.episodic import CLOSURE_FIELDS, ITEM_SEPARATOR, NONE, closu
 from memtier.formats.index import IndexEntry
 from memtier.results import NO_REDACTIONS, Result
 from memtier.store import checkpoint
+from memtier.values import Fields, field
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -48,8 +48,7 @@ _TOPIC, _SUMMARY, _PLAN_ID, _HEALTH = (
 )
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(Fields):
     generation: GenerationFile
     plan_id: str
     sources: tuple[str, ...]
@@ -109,8 +108,10 @@ def plan_generation(ws: Workspace, entry: IndexEntry, notes: NoteFiles) -> Plan:
             continue
         closures.append((note, at))
         for item in _items(note.lines[at + 1], CLOSURE_FIELDS[1]):
+            if not matcher.matches(item):
+                continue  # not the topic's: never shown, so never redacted
             text = redact(item).text
-            if matcher.matches(item) and text not in decided:
+            if text not in decided:
                 decided.add(text)  # a decision repeated on later days is cited once
                 decisions.append(Cited(text, note.path, at + 2))
     open_items: list[Cited] = []
@@ -173,12 +174,12 @@ def _carried(
     old_decisions = [*previous.decisions, *(c for c in previous.carried if c.kind == "decision")]
     for item in old_decisions:
         if item.text not in now_decided:
-            out.append(replace(item, kind="decision"))
+            out.append(item.copy_with(kind="decision"))
     old_open = [*previous.open, *(c for c in previous.carried if c.kind == "open")]
     for item in old_open:
         closed = any(item.text not in items for items in later_open)
         if not closed and item.text not in now_open:
-            out.append(replace(item, kind="open"))
+            out.append(item.copy_with(kind="open"))
     return tuple(dict.fromkeys(out))
 
 
@@ -212,8 +213,7 @@ def clean_summary(ws: Workspace, text: str) -> tuple[str, Mapping[str, int]]:
     return joined, counts
 
 
-@dataclass(frozen=True)
-class ConsolidateReport(Result):
+class ConsolidateReport(Result, Fields):
     plans: tuple[Plan, ...]
     written: bool
     redacted: Mapping[str, int] = field(default_factory=dict)
@@ -340,7 +340,7 @@ def consolidate(
                 )
             )
         if text is not None:
-            plans[0] = replace(plans[0], generation=replace(plans[0].generation, summary=text))
+            plans[0] = plans[0].copy_with(generation=plans[0].generation.copy_with(summary=text))
         if plan_only or not plans:
             return ConsolidateReport(tuple(plans), False, counts)
         for plan in plans:

@@ -8,7 +8,6 @@ and what people wrote in Match and Status.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
 from typing import Any
 
 from memtier import store
@@ -32,6 +31,7 @@ from memtier.formats.index import (
     split_terms,
 )
 from memtier.results import Result
+from memtier.values import Fields
 from memtier.workspace import Workspace
 
 SHOW_MAX_LINES = 200  # as `memtier get` (PROTOCOL §10)
@@ -61,8 +61,7 @@ def refuse_unparsed(state: IndexState) -> None:
         )
 
 
-@dataclass(frozen=True)
-class IndexReport(Result):
+class IndexReport(Result, Fields):
     action: str
     path: str
     entries: tuple[IndexEntry, ...]
@@ -230,8 +229,7 @@ def index_set(
         if state.parsed.find(slug) is None:
             raise InputError((f"no topic '{slug}' in the index (", Term("index_add"), ")"))
         entries = tuple(
-            replace(
-                e,
+            e.copy_with(
                 match=terms or e.match,
                 status=status or e.status,
             )

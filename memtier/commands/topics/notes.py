@@ -22,7 +22,6 @@ import os
 import re
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -31,6 +30,7 @@ from memtier.clock import parse_day
 from memtier.errors import InputError
 from memtier.formats.index import IndexEntry
 from memtier.store.reading import Reading
+from memtier.values import Fields
 from memtier.workspace import Workspace
 
 _DAY_NAME = re.compile(r"^(\d{4}-\d\d-\d\d)(?:\.[0-9]+)?\.md$")
@@ -43,8 +43,7 @@ WORD_EDGE = r"[0-9A-Za-z_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]"
 RG_TIME_LIMIT_SECONDS = 60.0
 
 
-@dataclass(frozen=True)
-class DayNote:
+class DayNote(Fields):
     """One daily note, live or archived, as read."""
 
     day: str

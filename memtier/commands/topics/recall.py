@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from difflib import SequenceMatcher
 from typing import Any
 
 from memtier import store
 from memtier.errors import InputError, Term
 from memtier.formats.index import IndexEntry
 from memtier.results import Result
+from memtier.values import Fields
 from memtier.workspace import Workspace
 
 SIMILARITY = 0.75
@@ -68,6 +67,8 @@ def find_topic(rest: str, entries: Iterable[IndexEntry]) -> tuple[IndexEntry | N
     matched = [m for m in matched if m[1]]
     if matched:
         return max(matched, key=lambda m: m[1])[0], "match"
+    from difflib import SequenceMatcher  # only when no topic is named: a few ms of a start
+
     best: tuple[float, IndexEntry | None] = (0.0, None)
     candidates = {joined, *words, *("-".join(words[i : i + 2]) for i in range(len(words) - 1))}
     for entry in entries:
@@ -80,8 +81,7 @@ def find_topic(rest: str, entries: Iterable[IndexEntry]) -> tuple[IndexEntry | N
     return None, ""
 
 
-@dataclass(frozen=True)
-class RecallReport(Result):
+class RecallReport(Result, Fields):
     query: str
     topic: str | None
     found_by: str  # slug, words, match, similar, or search

@@ -12,7 +12,6 @@ Consolidations and Current are the generation files on disk.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
 from functools import cached_property
 
 from memtier import store
@@ -98,8 +97,7 @@ def is_due(ws: Workspace, entry: IndexEntry) -> bool:
 
 def derive(entry: IndexEntry, notes: NoteFiles, gens: dict[str, list[Generation]]) -> IndexEntry:
     mine = tuple(gens.get(entry.slug, ()))
-    derived = replace(
-        entry,
+    derived = entry.copy_with(
         dates=topic_days(entry, notes),
         consolidations=mine,
         current=mine[-1].path if mine else None,
@@ -107,15 +105,22 @@ def derive(entry: IndexEntry, notes: NoteFiles, gens: dict[str, list[Generation]
     return with_derived(entry, derived)
 
 
-@dataclass
 class IndexState:
     """INDEX.md as read and as a rebuild would write it."""
 
-    ws: Workspace
-    text: str | None
-    parsed: ParsedIndex
-    notes: NoteFiles
-    document: store.Document | None = None  # as read: a write refuses an edit since (§3)
+    def __init__(
+        self,
+        ws: Workspace,
+        text: str | None,
+        parsed: ParsedIndex,
+        notes: NoteFiles,
+        document: store.Document | None = None,
+    ) -> None:
+        self.ws = ws
+        self.text = text
+        self.parsed = parsed
+        self.notes = notes
+        self.document = document  # as read: a write refuses an edit since (§3)
 
     @cached_property
     def rebuilt(self) -> tuple[IndexEntry, ...]:

@@ -153,3 +153,28 @@ def test_no_due_topic_is_said_plainly(ws: Workspace) -> None:
     assert (report.plans, report.written) == ((), False)
     assert list(report.text_lines()) == ["no topic is due for consolidation"]
     assert report.to_json()["plan_id"] is None
+
+
+def test_only_what_a_generation_shows_is_redacted(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 37: a plan redacted every decision of every covered note, the topic's
+    or not, and the redaction was most of a plan's time at 10,000 notes. Only the
+    lines a generation keeps are redacted now (each once); the plan is the same."""
+    from memtier import secrets
+
+    note(ws.root, "2026-11-20", "- nas01 a", closure="nas01 gets zfs; buy milk; call bob|none")
+    note(ws.root, "2026-11-22", "- nas01 b", "- other work", closure="water plants|none")
+    _nas(ws)
+    redacted: list[str] = []
+    redact = secrets.redact
+
+    def counted(text: str) -> secrets.Redaction:
+        redacted.append(text)
+        return redact(text)
+
+    monkeypatch.setattr(secrets, "redact", counted)
+    gen = consolidate(ws, "nas", plan_only=True).plans[0].generation
+    assert [c.text for c in gen.decisions] == ["nas01 gets zfs"]
+    decided = "Decisions: nas01 gets zfs; buy milk; call bob"  # evidence: it names nas01
+    assert sorted(redacted) == ["- nas01 a", "- nas01 b", decided, "nas01 gets zfs"]
