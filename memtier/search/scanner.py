@@ -38,6 +38,7 @@ from memtier.search.found import (
     counting_words,
     split_tagged,
 )
+from memtier.search.phrases import phrase_re, phrase_words
 from memtier.search.processes import anonymous_file, exited_within
 from memtier.search.tokens import escape, normalise, normalise_bytes, python_pattern, re2_pattern
 from memtier.tiers import search_paths, symlink_warnings, tier_file_pairs
@@ -96,6 +97,7 @@ def scan_with_rg(
     words: list[str] | None = None,
     list_only: bool = False,
     collect_tags: bool = False,
+    phrases: tuple[str, ...] = (),
 ) -> ScanResult:
     """Run ripgrep once. Query terms (*ignore_case*) need only the matched texts,
     the ranking finds their lines itself in the few files it reads; with *words*
@@ -165,14 +167,16 @@ def scan_with_rg(
         # Not ripgrep, or ripgrep that died: its silence is not "no matches".
         first = errors.strip().splitlines()[:1]
         raise _RipgrepUnusable(first[0] if first else f"no search statistics (exit status {code})")
-    _parse_rg_output(output, result)
+    _parse_rg_output(output, result, phrase_re(phrases) if words is None else None)
     for line in errors.splitlines():
         if line.strip():
             result.warnings.append(line.removeprefix("rg: ").strip())
     return result
 
 
-def _parse_rg_output(output: bytes, result: ScanResult) -> None:
+def _parse_rg_output(
+    output: bytes, result: ScanResult, phrase: re.Pattern[str] | None = None
+) -> None:
     """Split ``--heading --null`` output: one block per file, ``path NUL`` then its
     ``line:column:text`` lines, blocks separated by a blank line, stats last.
 
@@ -202,6 +206,8 @@ def _parse_rg_output(output: bytes, result: ScanResult) -> None:
                         continue
                 # Lowercased once here (ASCII only, byte lengths unchanged): the
                 # matched texts then are the query terms themselves.
+                if phrase is not None:
+                    body = phrase_words(body, phrase)
                 result.matches[rel] = FileHits(body.lower(), tier=tier)
             continue
         binary = _BINARY_RE.match(block)
@@ -462,6 +468,7 @@ def scan(
     rg: str | None,
     literals: list[str],
     tags: tuple[str, ...] = (),
+    phrases: tuple[str, ...] = (),
 ) -> ScanResult:
     """Scan with ripgrep when *rg* is given, else (or if it fails) with the Python fallback.
 
@@ -484,7 +491,7 @@ def scan(
             words = counting_words(literals)
             result = scan_with_rg(
                 rg, root, tiers, pattern, ignore_case=ignore_case, words=words,
-                collect_tags=together,
+                collect_tags=together, phrases=phrases,
             )  # fmt: skip
         except _RipgrepUnusable as exc:
             failure = f"ripgrep ({rg}) failed: {exc}; used the built-in scanner"
