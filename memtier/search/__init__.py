@@ -229,7 +229,6 @@ def _scan_and_rank(
     light: frozenset[str] = frozenset(),
     phrases: tuple[str, ...] = (),
 ) -> Ranked:
-    from memtier.search.rank import rank
     from memtier.search.scanner import scan
     from memtier.search.tokens import wants_recent
 
@@ -242,7 +241,10 @@ def _scan_and_rank(
         literals=literals,
         tags=request.tags,
         phrases=phrases,
+        meanwhile=lambda: _prepare(terms, log=ws.config.search_log and request.log),
     )
+    from memtier.search.rank import rank
+
     return rank(
         ws.root,
         scanned,
@@ -256,6 +258,19 @@ def _scan_and_rank(
         dates=dates,
         light=light,
     )
+
+
+def _prepare(terms: tuple[Term, ...], *, log: bool) -> None:
+    """What the ranking and the search log will need, loaded while ripgrep searches
+    (`scanner.scan`): their modules and the terms' compiled pattern. Nothing here
+    changes a result; it only moves work into the time spent waiting."""
+    import memtier.search.rank
+    from memtier.search.tokens import precise_re
+
+    if terms:
+        precise_re(terms)
+    if log:
+        import memtier.search.log  # noqa: F401 (its modules, loaded ahead)
 
 
 def _retry_with_typos(

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -98,11 +98,13 @@ def scan_with_rg(
     list_only: bool = False,
     collect_tags: bool = False,
     phrases: tuple[str, ...] = (),
+    meanwhile: Callable[[], object] | None = None,
 ) -> ScanResult:
     """Run ripgrep once. Query terms (*ignore_case*) need only the matched texts,
     the ranking finds their lines itself in the few files it reads; with *words*
     they are counted per file right away. A raw ``--regex`` needs each match's
-    line and column from ripgrep."""
+    line and column from ripgrep. *meanwhile* runs while ripgrep searches;
+    *phrases* are the query's quoted phrases (`phrases.phrase_pattern`)."""
     result = ScanResult(scanner="ripgrep", words=words)
     if collect_tags:
         result.tagged = set()
@@ -141,8 +143,11 @@ def scan_with_rg(
         except OSError as exc:
             raise _RipgrepUnusable(exc.strerror or str(exc)) from None
         try:
-            # Listing the tier folders for symlinks overlaps with ripgrep's search.
+            # Listing the tier folders for symlinks overlaps with ripgrep's search,
+            # and so does what the caller prepares for the ranking.
             symlink_warnings(root, paths, result.warnings)
+            if meanwhile is not None:
+                meanwhile()
         finally:
             code = _wait_bounded(process)
         out.seek(0)
@@ -469,6 +474,7 @@ def scan(
     literals: list[str],
     tags: tuple[str, ...] = (),
     phrases: tuple[str, ...] = (),
+    meanwhile: Callable[[], object] | None = None,
 ) -> ScanResult:
     """Scan with ripgrep when *rg* is given, else (or if it fails) with the Python fallback.
 
@@ -491,7 +497,7 @@ def scan(
             words = counting_words(literals)
             result = scan_with_rg(
                 rg, root, tiers, pattern, ignore_case=ignore_case, words=words,
-                collect_tags=together, phrases=phrases,
+                collect_tags=together, phrases=phrases, meanwhile=meanwhile,
             )  # fmt: skip
         except _RipgrepUnusable as exc:
             failure = f"ripgrep ({rg}) failed: {exc}; used the built-in scanner"
