@@ -34,7 +34,7 @@ from memtier.search.found import (
     FileHits,
     Match,
     ScanResult,
-    TermCounts,
+    count_words,
     counting_words,
     split_tagged,
 )
@@ -42,7 +42,7 @@ from memtier.search.phrases import phrase_re, phrase_words
 from memtier.search.processes import anonymous_file, exited_within
 from memtier.search.tokens import escape, normalise, normalise_bytes, python_pattern, re2_pattern
 from memtier.tiers import search_paths, symlink_warnings, tier_file_pairs
-from memtier.workspace import EPISODIC_PREFIX, tier_of
+from memtier.workspace import tier_of
 
 __all__ = ["FileHits", "ScanResult", "find_rg", "scan"]
 
@@ -224,48 +224,7 @@ def _parse_rg_output(
         if stats:
             result.files_searched = int(stats.group(1))
     if result.counted is not None:
-        _count_words(same_texts, result.counted, result.tagged)
-
-
-def _count_words(
-    same_texts: dict[bytes, list[bytes]], counted: TermCounts, tagged: set[str] | None
-) -> None:
-    """Count each query word in each distinct sequence of matched texts, and file
-    the paths that printed it under their tier and counts."""
-    for body, paths in same_texts.items():
-        if tagged is not None:
-            body, has_tag = split_tagged(body)
-            if has_tag:
-                tagged.update(
-                    name.decode("utf-8", "surrogateescape").removeprefix("./") for name in paths
-                )
-            if not body:
-                continue
-        # ASCII lowercase, as the Python scanner's bytes path; one C-level count per
-        # word: the matched texts hold no line prefix a word could straddle.
-        lowered = normalise_bytes(body)
-        found = tuple(map(lowered.count, counted.encoded))
-        # One decode for all the paths; NUL cannot occur in a path.
-        names = b"\0".join(paths).decode("utf-8", "surrogateescape").split("\0")
-        # The common case first, in one pass: flat notes of the episodic folder
-        # (ripgrep's ``--glob *.md`` already kept only markdown files).
-        cold = [rel for rel in names if rel.startswith(EPISODIC_PREFIX) and rel.count("/") == 2]
-        if cold:
-            group = counted.groups.get(("cold", found))
-            if group is None:
-                counted.groups[("cold", found)] = cold
-            else:
-                group.extend(cold)
-        if len(cold) == len(names):
-            continue
-        taken = set(cold)
-        for name in names:
-            if name in taken:
-                continue
-            rel = name.removeprefix("./")
-            tier = tier_of(rel)
-            if tier is not None:
-                counted.add(rel, tier, found)
+        count_words(same_texts, result.counted, result.tagged)
 
 
 # ---------------------------------------------------------------------------
