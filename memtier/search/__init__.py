@@ -133,10 +133,15 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         light: frozenset[str] = frozenset()
         pattern, literals = request.query, []
         dates = DateHint(request.query)
+        phrases: tuple[str, ...] = ()
     else:
+        from memtier.search.phrases import phrase_pattern, phrase_terms, quoted
+
+        # A quoted phrase is scanned as the phrase (`phrases`); the rest as words.
+        asked = quoted(request.query)
         # Dates are said in words ("on 9 November", "yesterday"); they are searched
         # for as the ISO date of the notes' names and titles (see `dates`).
-        dates = parse_dates(request.query, ws.today)
+        dates = parse_dates(asked.rest, ws.today)
         words = query_terms(dates.rest)
         extra = tuple(Term(iso) for iso in dates.terms(not words) if Term(iso) not in words)
         # PROTOCOL §9 v4: the date's words are searched for too (a month's name), looked
@@ -149,10 +154,14 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         )
         light = frozenset(t.text for t in said)
         terms = words + said + extra
+        phrased = tuple(t for t in phrase_terms(asked.phrases) if t not in terms)
+        phrases = tuple(phrase_pattern(phrase) for phrase in asked.phrases)
+        patterns = [scan_pattern(terms), *phrases] if terms else list(phrases)
+        terms += phrased
         if not terms:
             raise InputError(f"nothing to search for in {request.query!r} (no words)")
-        pattern, literals = scan_pattern(terms), [t.text for t in terms]
-    ranked = _scan_and_rank(ws, request, tiers, terms, pattern, literals, dates, light)
+        pattern, literals = "|".join(patterns), [t.text for t in terms]
+    ranked = _scan_and_rank(ws, request, tiers, terms, pattern, literals, dates, light, phrases)
     if not ranked.hits and not request.regex:
         retried = _retry_with_typos(ws, request, tiers, terms, dates)
         if retried is not None:
@@ -160,7 +169,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
     if _archive_too(ws, request, tiers, terms, ranked.hits):
         # PROTOCOL §9 v4: the live tiers gave nothing good; the archive is searched too.
         tiers = (*tiers, "archive")
-        wider = _scan_and_rank(ws, request, tiers, terms, pattern, literals, dates, light)
+        wider = _scan_and_rank(ws, request, tiers, terms, pattern, literals, dates, light, phrases)
         if wider.hits or not ranked.hits:
             note = "the live tiers gave no good hit: searched the archive too"
             ranked = wider._replace(warnings=(note, *wider.warnings))
@@ -218,8 +227,8 @@ def _scan_and_rank(
     literals: list[str],
     dates: DateHint,
     light: frozenset[str] = frozenset(),
+    phrases: tuple[str, ...] = (),
 ) -> Ranked:
-    from memtier.search.rank import rank
     from memtier.search.scanner import scan
     from memtier.search.tokens import wants_recent
 
@@ -231,7 +240,11 @@ def _scan_and_rank(
         rg=request.rg,
         literals=literals,
         tags=request.tags,
+        phrases=phrases,
+        meanwhile=lambda: _prepare(terms, log=ws.config.search_log and request.log),
     )
+    from memtier.search.rank import rank
+
     return rank(
         ws.root,
         scanned,
@@ -245,6 +258,19 @@ def _scan_and_rank(
         dates=dates,
         light=light,
     )
+
+
+def _prepare(terms: tuple[Term, ...], *, log: bool) -> None:
+    """What the ranking and the search log will need, loaded while ripgrep searches
+    (`scanner.scan`): their modules and the terms' compiled pattern. Nothing here
+    changes a result; it only moves work into the time spent waiting."""
+    import memtier.search.rank
+    from memtier.search.tokens import precise_re
+
+    if terms:
+        precise_re(terms)
+    if log:
+        import memtier.search.log  # noqa: F401 (its modules, loaded ahead)
 
 
 def _retry_with_typos(

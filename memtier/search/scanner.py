@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -34,14 +34,15 @@ from memtier.search.found import (
     FileHits,
     Match,
     ScanResult,
-    TermCounts,
+    count_words,
     counting_words,
     split_tagged,
 )
+from memtier.search.phrases import phrase_re, phrase_words
 from memtier.search.processes import anonymous_file, exited_within
 from memtier.search.tokens import escape, normalise, normalise_bytes, python_pattern, re2_pattern
 from memtier.tiers import search_paths, symlink_warnings, tier_file_pairs
-from memtier.workspace import EPISODIC_PREFIX, tier_of
+from memtier.workspace import tier_of
 
 __all__ = ["FileHits", "ScanResult", "find_rg", "scan"]
 
@@ -96,11 +97,14 @@ def scan_with_rg(
     words: list[str] | None = None,
     list_only: bool = False,
     collect_tags: bool = False,
+    phrases: tuple[str, ...] = (),
+    meanwhile: Callable[[], object] | None = None,
 ) -> ScanResult:
     """Run ripgrep once. Query terms (*ignore_case*) need only the matched texts,
     the ranking finds their lines itself in the few files it reads; with *words*
     they are counted per file right away. A raw ``--regex`` needs each match's
-    line and column from ripgrep."""
+    line and column from ripgrep. *meanwhile* runs while ripgrep searches;
+    *phrases* are the query's quoted phrases (`phrases.phrase_pattern`)."""
     result = ScanResult(scanner="ripgrep", words=words)
     if collect_tags:
         result.tagged = set()
@@ -139,8 +143,11 @@ def scan_with_rg(
         except OSError as exc:
             raise _RipgrepUnusable(exc.strerror or str(exc)) from None
         try:
-            # Listing the tier folders for symlinks overlaps with ripgrep's search.
+            # Listing the tier folders for symlinks overlaps with ripgrep's search,
+            # and so does what the caller prepares for the ranking.
             symlink_warnings(root, paths, result.warnings)
+            if meanwhile is not None:
+                meanwhile()
         finally:
             code = _wait_bounded(process)
         out.seek(0)
@@ -165,14 +172,16 @@ def scan_with_rg(
         # Not ripgrep, or ripgrep that died: its silence is not "no matches".
         first = errors.strip().splitlines()[:1]
         raise _RipgrepUnusable(first[0] if first else f"no search statistics (exit status {code})")
-    _parse_rg_output(output, result)
+    _parse_rg_output(output, result, phrase_re(phrases) if words is None else None)
     for line in errors.splitlines():
         if line.strip():
             result.warnings.append(line.removeprefix("rg: ").strip())
     return result
 
 
-def _parse_rg_output(output: bytes, result: ScanResult) -> None:
+def _parse_rg_output(
+    output: bytes, result: ScanResult, phrase: re.Pattern[str] | None = None
+) -> None:
     """Split ``--heading --null`` output: one block per file, ``path NUL`` then its
     ``line:column:text`` lines, blocks separated by a blank line, stats last.
 
@@ -202,6 +211,8 @@ def _parse_rg_output(output: bytes, result: ScanResult) -> None:
                         continue
                 # Lowercased once here (ASCII only, byte lengths unchanged): the
                 # matched texts then are the query terms themselves.
+                if phrase is not None:
+                    body = phrase_words(body, phrase)
                 result.matches[rel] = FileHits(body.lower(), tier=tier)
             continue
         binary = _BINARY_RE.match(block)
@@ -213,48 +224,7 @@ def _parse_rg_output(output: bytes, result: ScanResult) -> None:
         if stats:
             result.files_searched = int(stats.group(1))
     if result.counted is not None:
-        _count_words(same_texts, result.counted, result.tagged)
-
-
-def _count_words(
-    same_texts: dict[bytes, list[bytes]], counted: TermCounts, tagged: set[str] | None
-) -> None:
-    """Count each query word in each distinct sequence of matched texts, and file
-    the paths that printed it under their tier and counts."""
-    for body, paths in same_texts.items():
-        if tagged is not None:
-            body, has_tag = split_tagged(body)
-            if has_tag:
-                tagged.update(
-                    name.decode("utf-8", "surrogateescape").removeprefix("./") for name in paths
-                )
-            if not body:
-                continue
-        # ASCII lowercase, as the Python scanner's bytes path; one C-level count per
-        # word: the matched texts hold no line prefix a word could straddle.
-        lowered = normalise_bytes(body)
-        found = tuple(map(lowered.count, counted.encoded))
-        # One decode for all the paths; NUL cannot occur in a path.
-        names = b"\0".join(paths).decode("utf-8", "surrogateescape").split("\0")
-        # The common case first, in one pass: flat notes of the episodic folder
-        # (ripgrep's ``--glob *.md`` already kept only markdown files).
-        cold = [rel for rel in names if rel.startswith(EPISODIC_PREFIX) and rel.count("/") == 2]
-        if cold:
-            group = counted.groups.get(("cold", found))
-            if group is None:
-                counted.groups[("cold", found)] = cold
-            else:
-                group.extend(cold)
-        if len(cold) == len(names):
-            continue
-        taken = set(cold)
-        for name in names:
-            if name in taken:
-                continue
-            rel = name.removeprefix("./")
-            tier = tier_of(rel)
-            if tier is not None:
-                counted.add(rel, tier, found)
+        count_words(same_texts, result.counted, result.tagged)
 
 
 # ---------------------------------------------------------------------------
@@ -462,6 +432,8 @@ def scan(
     rg: str | None,
     literals: list[str],
     tags: tuple[str, ...] = (),
+    phrases: tuple[str, ...] = (),
+    meanwhile: Callable[[], object] | None = None,
 ) -> ScanResult:
     """Scan with ripgrep when *rg* is given, else (or if it fails) with the Python fallback.
 
@@ -484,7 +456,7 @@ def scan(
             words = counting_words(literals)
             result = scan_with_rg(
                 rg, root, tiers, pattern, ignore_case=ignore_case, words=words,
-                collect_tags=together,
+                collect_tags=together, phrases=phrases, meanwhile=meanwhile,
             )  # fmt: skip
         except _RipgrepUnusable as exc:
             failure = f"ripgrep ({rg}) failed: {exc}; used the built-in scanner"
