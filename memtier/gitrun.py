@@ -103,8 +103,8 @@ def _environment(
 
 # git commands that never move a ref: what `Git.resolve` remembered stays true.
 _REF_NEUTRAL = frozenset(
-    {"add", "cat-file", "diff", "hash-object", "log", "ls-files", "ls-tree", "merge-base",
-     "merge-tree", "rev-parse", "show", "status"}
+    {"add", "cat-file", "config", "diff", "for-each-ref", "hash-object", "log", "ls-files",
+     "ls-remote", "ls-tree", "merge-base", "merge-tree", "rev-parse", "show", "status"}
 )  # fmt: skip
 
 

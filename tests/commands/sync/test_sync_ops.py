@@ -63,7 +63,8 @@ def test_a_sync_with_nothing_to_share_runs_at_most_four_git_processes(
     done = memtier(a, "sync")
     assert done.returncode == 0, done.stderr
     assert "in sync" in done.stdout
-    assert "fetch" in _commands(git_calls)  # it did ask the remote
+    assert "ls-remote" in _commands(git_calls)  # it did ask the remote
+    assert "fetch" not in _commands(git_calls)  # which named what was fetched last
     assert len(git_calls) <= 4, git_calls
 
 
@@ -76,6 +77,7 @@ def test_a_change_on_the_other_host_is_still_brought_in_by_the_short_path(
     del git_calls[:]
     ok(b, "sync")
     assert "seen only on a" in (b / ".learnings/ERRORS.md").read_text()
+    assert "fetch" in _commands(git_calls)  # the remote named another commit
     assert "merge" in _commands(git_calls)  # the fast-forward
 
 
