@@ -123,10 +123,10 @@ def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
     """What stops a push in the tracked files changed since *since*: a conflict
     marker, or (v4) a note's second closure block, a text merge's damage that
     ``episodic.closure.unique`` fails (``<what> in <file>:<line>``)."""
-    from memtier.health.sync import stray_closures
-
     if since is None or since == head_of(git):
         return []  # nothing came in, nothing changed: HEAD is where it was
+    from memtier.health.sync import stray_closures
+
     names = git.run("diff", "--name-only", "-z", since, "HEAD").out.split("\0")
     found: list[str] = []
     for name in filter(None, names):

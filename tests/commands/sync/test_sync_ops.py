@@ -337,6 +337,21 @@ def test_stale_backups_read_their_age_from_their_names() -> None:
     assert stale_backups(names[:1], now, 0) == []  # the newest stays
 
 
+# What a sync with nothing to share never needs: the CLI framework, dataclasses, and
+# what only a merge, a conflict record, an outgoing file or `sync init` uses.
+QUIET_SYNC_NEVER_LOADS = (
+    "typer",
+    "click",
+    "dataclasses",
+    "inspect",
+    "json",
+    "shlex",
+    "memtier.formats.episodic",
+    "memtier.health.sync",
+    "memtier.commands.sync._trust",
+)
+
+
 def test_a_quiet_sync_loads_neither_typer_nor_dataclasses(tmp_path: Path) -> None:
     import sys
 
@@ -345,7 +360,7 @@ def test_a_quiet_sync_loads_neither_typer_nor_dataclasses(tmp_path: Path) -> Non
     code = (
         "import sys; from memtier.__main__ import main; "
         f"code = main(['--root', {str(a)!r}, '--now', {NOW!r}, 'sync']); "
-        "loaded = [m for m in ('typer', 'click', 'dataclasses', 'inspect') if m in sys.modules]; "
+        f"loaded = [m for m in {QUIET_SYNC_NEVER_LOADS!r} if m in sys.modules]; "
         "sys.stderr.write(f'\\nexit {code} loaded {loaded}')"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
