@@ -204,12 +204,20 @@ def _sync_rounds(
                 state = read_state(git, REMOTE_NAME, branch)
                 _refuse_credential(ws, git, remote_ref, state.outgoing)
                 subject = f"memtier sync: {ws.host_id or 'host'}"
-                committed += commit_all(ws, git, subject, known_clean=state.clean)
+                now = commit_all(
+                    ws, git, subject, known_clean=state.clean, known_changed=bool(state.changed)
+                )
+                committed += now
                 if not fetched.ok:
                     return _unreachable(git, committed, rounds, fetched.err)
                 before = head_of(git)
+                known = None
+                if state.ahead is not None and state.behind is not None:
+                    # the status's counts, against the ref just fetched; a commit made
+                    # now is in neither side's history but its own
+                    known = (state.behind == 0, state.ahead == 0 and not now)
                 if git.resolve(remote_ref) is not None:
-                    merged.append(merge_remote(ws, git, remote_ref))
+                    merged.append(merge_remote(ws, git, remote_ref, known=known))
                 recorded = record_conflicts(ws)
                 conflicts.extend(recorded)
                 kept = keep_generations(ws)  # before the rebuild: the index lists both

@@ -81,6 +81,27 @@ def test_a_change_on_the_other_host_is_still_brought_in_by_the_short_path(
     assert "merge" in _commands(git_calls)  # the fast-forward
 
 
+def test_the_status_answers_what_git_is_not_asked_again(
+    tmp_path: Path, git_calls: list[list[str]]
+) -> None:
+    """A commit and push, then a fast-forward: the status's ahead/behind counts say how
+    the two commits stand (no merge-base), its changes that a commit is due (no diff
+    --cached), and a ref that a commit or a merge cannot move is asked once."""
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "learn", "error", "seen on a")
+    del git_calls[:]
+    done = memtier(a, "sync")
+    assert "1 local commit(s)" in done.stdout, done.stderr
+    pushed = _commands(git_calls)
+    assert "merge-base" not in pushed and "diff" not in pushed, pushed
+    del git_calls[:]
+    done = memtier(b, "sync")
+    assert "fast-forward" in done.stdout, done.stderr
+    moved = _commands(git_calls)
+    assert "merge-base" not in moved and moved.count("rev-parse") == 1, moved
+    assert "seen on a" in (b / ".learnings/ERRORS.md").read_text()
+
+
 def test_a_local_change_is_committed_and_pushed_after_a_quiet_round(tmp_path: Path) -> None:
     remote, (a, b) = hosts(tmp_path, 2)
     ok(a, "sync")  # nothing to share
