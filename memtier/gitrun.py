@@ -103,9 +103,14 @@ def _environment(
 
 # git commands that never move a ref: what `Git.resolve` remembered stays true.
 _REF_NEUTRAL = frozenset(
-    {"add", "cat-file", "diff", "hash-object", "log", "ls-files", "ls-tree", "merge-base",
-     "merge-tree", "rev-parse", "show", "status"}
+    {"add", "cat-file", "commit-tree", "config", "diff", "for-each-ref", "hash-object", "log",
+     "ls-files", "ls-remote", "ls-tree", "merge-base", "merge-tree", "rev-parse", "show",
+     "status"}
 )  # fmt: skip
+# git commands that move the current branch only (HEAD): never a remote-tracking ref
+# or one of memtier's own (`_NOT_HEAD`).
+_MOVES_HEAD = frozenset({"commit", "merge"})
+_NOT_HEAD = ("refs/remotes/", "refs/memtier/")
 
 
 class Git(Fields):
@@ -128,6 +133,21 @@ class Git(Fields):
             self._refs[ref] = found.out.strip() if found.ok else None
         return self._refs[ref]
 
+    def _forget_moved(self, args: tuple[str, ...]) -> None:
+        """Drop what `resolve` remembered of the refs ``git ARGS`` may move: none for
+        `_REF_NEUTRAL`; the current branch (HEAD and ``refs/heads/``) for the commands
+        that move only it; the one ref ``update-ref`` names; else all."""
+        command = args[0] if args else ""
+        if command in _REF_NEUTRAL:
+            return
+        if command in _MOVES_HEAD:
+            for ref in [r for r in self._refs if not r.startswith(_NOT_HEAD)]:
+                del self._refs[ref]
+        elif command == "update-ref" and len(args) == 3 and args[1].startswith("refs/memtier/"):
+            self._refs.pop(args[1], None)
+        else:
+            self._refs.clear()
+
     def remember(self, ref: str, oid: str | None) -> None:
         """What *ref* names, learnt from another command's answer (``git status``
         tells HEAD), so that `resolve` does not ask git again."""
@@ -142,8 +162,7 @@ class Git(Fields):
         check: bool = True,
     ) -> GitResult:
         """Run ``git ARGS`` in the work tree; a failure raises unless not *check*."""
-        if not args or args[0] not in _REF_NEUTRAL:
-            self._refs.clear()
+        self._forget_moved(args)
         env = _environment(self.env, self.git_dir, self.work_tree)
         if extra_env:
             env.update(extra_env)

@@ -43,8 +43,8 @@ def test_a_sync_with_nothing_to_share_asks_git_for_each_ref_once(
 
     monkeypatch.setattr(gitrun, "_call", counting)
     ok(second, "sync")
-    after_fetch = asked[[a[0] for a in asked].index("fetch") :]
-    resolved = [a[-1] for a in after_fetch if a[0] == "rev-parse"]
+    after_asking = asked[[a[0] for a in asked].index("ls-remote") :]
+    resolved = [a[-1] for a in after_asking if a[0] == "rev-parse"]
     assert sorted(resolved) == sorted(set(resolved))
 
 

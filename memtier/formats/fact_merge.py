@@ -22,7 +22,6 @@ changed takes that side.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from memtier.formats.fact_text import (
     end_insert_index,
@@ -40,6 +39,7 @@ from memtier.formats.merge import (
     set_header_dates,
     text_lines,
 )
+from memtier.values import Fields
 
 SIMILAR = 0.5  # a replacement shares at least half of its words with the fact it replaced
 _RETIREMENT = re.compile(
@@ -47,8 +47,7 @@ _RETIREMENT = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Retirements:
+class Retirements(Fields):
     """What one side's retirement log gained since the sides parted, for one file:
     the identities it retired and the ones it replaced."""
 
@@ -79,8 +78,7 @@ def retirements(lines: list[str], path: str) -> Retirements:
     return Retirements(frozenset(retired), frozenset(replaced))
 
 
-@dataclass(frozen=True)
-class _Unit:
+class _Unit(Fields):
     lines: tuple[str, ...]
     ident: str  # "" for what is no fact: blank lines, headings, rules
     section: str | None  # the folded ``## `` heading above it

@@ -20,10 +20,10 @@ writes a conflict marker: what cannot be merged keeps ours and is returned as a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from memtier.clock import parse_day
+from memtier.values import Fields
 
 CLOSURE_FIELDS: tuple[str, ...] = ("Updated:", "Decisions:", "Signal:", "Open:")
 ITEM_SEPARATOR = "; "
@@ -36,8 +36,7 @@ _TIME = re.compile(r"(?:^### |T)(\d\d:\d\d)")
 _HEADER_DATE = re.compile(r"^((?:> )?(?:last_verified|last_updated): ?)(\d{4}-\d\d-\d\d)\s*$")
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(Fields):
     """One line range both sides changed differently: ours is kept in the result."""
 
     line: int  # 1-based line of the result where ours stands (0: the file is empty)
@@ -46,8 +45,7 @@ class Conflict:
     base: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Merged:
+class Merged(Fields):
     text: str
     conflicts: tuple[Conflict, ...] = ()
 
@@ -216,8 +214,7 @@ def set_header_dates(lines: list[str], dates: dict[str, str]) -> list[str]:
 # notes
 
 
-@dataclass(frozen=True)
-class _Note:
+class _Note(Fields):
     head: list[str]  # the lines before the first block with an id
     blocks: dict[str, list[str]]  # id -> its lines, heading first
     order: list[str]

@@ -19,18 +19,13 @@ beside the one that kept the name, as ``<stem>.<k>.md``.
 
 from __future__ import annotations
 
-import json
 import os
 
 from memtier import store
-from memtier.formats.episodic import (
-    NONE,
-    ClosureBlock,
-    merge_into_note,
-    new_note,
-    place_before_closure,
-)
 from memtier.workspace import Workspace
+
+# Every sync looks for records (a crash may have left some); json and the note's
+# format are loaded only when one is there: a sync with nothing to share stays quick.
 
 
 def copy_name(name: str, copy: int) -> str:
@@ -55,6 +50,10 @@ def keep_generations(ws: Workspace) -> list[tuple[str, str]]:
     """
     folder = ws.sync_dir / "conflicts"
     files = sorted(folder.glob("g-*.json")) if folder.is_dir() else []
+    if not files:
+        return []
+    import json
+
     here = ws.consolidated_dir
     written: list[tuple[str, str]] = []
     for file in files:
@@ -129,6 +128,16 @@ def record_conflicts(ws: Workspace) -> list[str]:
     files = sorted(folder.glob("s-*.json"))
     if not files:
         return []
+    import json
+
+    from memtier.formats.episodic import (
+        NONE,
+        ClosureBlock,
+        merge_into_note,
+        new_note,
+        place_before_closure,
+    )
+
     path = ws.episodic_note()
     store.make_dirs(path.parent, root=ws.root)
     doc = store.read_document(path, root=ws.root) if path.exists() else None

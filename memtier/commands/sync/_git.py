@@ -90,11 +90,14 @@ def _trailer(ws: Workspace) -> str:
     return f"\n\nMemtier-Host: {ws.host_id or 'unknown'}\n"
 
 
-def commit_all(ws: Workspace, git: Git, subject: str, *, known_clean: bool = False) -> bool:
+def commit_all(
+    ws: Workspace, git: Git, subject: str, *, known_clean: bool = False, known_changed: bool = False
+) -> bool:
     """Commit every change of the tracked memory; False when there was none.
 
     *known_clean*: a ``git status`` under the same workspace lock found no change
-    (§14 v4: a sync with nothing to share stays small). A host-local folder an older
+    (§14 v4: a sync with nothing to share stays small); *known_changed*: it found
+    some, so the staged tree is not asked whether it differs. A host-local folder an older
     memtier tracked is untracked here (its files stay on disk: §14 v4, each host
     keeps its own shims)."""
     index = ws.sync_git_dir / "index"
@@ -107,9 +110,10 @@ def commit_all(ws: Workspace, git: Git, subject: str, *, known_clean: bool = Fal
     if known_clean and not untracked and head_of(git) is not None:
         return False
     git.run("add", "-A", "--", ".")
-    clean = git.run("diff", "--cached", "--quiet", check=False).ok
-    if clean and head_of(git) is not None:
-        return False
+    if not known_changed or head_of(git) is None:
+        clean = git.run("diff", "--cached", "--quiet", check=False).ok
+        if clean and head_of(git) is not None:
+            return False
     git.run("commit", "-q", "--no-verify", "--allow-empty", "-F", "-", stdin=subject + _trailer(ws))
     checkpoint("sync.committed")
     return True
@@ -195,8 +199,9 @@ def _merge_tree(
 
 
 def _without_host_local(ws: Workspace, git: Git, tree: str) -> str:
-    """*tree* less the host-local folders theirs may still track (an older memtier's
-    push): moving the work tree to it must never write another host's shims here."""
+    """*tree* (a tree, or a commit for its tree) less the host-local folders theirs
+    may still track (an older memtier's push): moving the work tree to it must never
+    write another host's shims here. *tree* itself when it holds none of them."""
     from memtier.commands.sync._moves import edited_tree
 
     listed = git.run("ls-tree", "-r", "--name-only", "-z", tree, "--", *HOST_LOCAL_FOLDERS).out
@@ -206,29 +211,40 @@ def _without_host_local(ws: Workspace, git: Git, tree: str) -> str:
     return edited_tree(ws, git, tree, dict.fromkeys(names))
 
 
-def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = False) -> str:
+def merge_remote(
+    ws: Workspace,
+    git: Git,
+    remote_ref: str,
+    *,
+    unrelated: bool = False,
+    known: tuple[bool, bool] | None = None,
+) -> str:
     """Bring *remote_ref* into HEAD: ``fast-forward``, ``merged`` or ``up-to-date``.
 
     The merge runs in git's object store only (merge-tree); the work tree moves
     once the merged commit exists. Called under the workspace lock, the tree clean.
+    *known*: what a ``git status`` under the same lock told of the two commits
+    (theirs is in HEAD's history, HEAD is in theirs'), so that git is not asked again.
     """
     head = head_of(git)
     theirs = git.resolve(remote_ref)
     if theirs is None:
         raise RefusedError(f"git rev-parse failed: {remote_ref} names no commit")
-    if head is not None and (theirs == head or _is_ancestor(git, theirs, head)):
+    if head is not None and theirs == head:
+        return "up-to-date"
+    if head is not None and (known[0] if known else _is_ancestor(git, theirs, head)):
         return "up-to-date"
     from memtier.commands.sync._trust import check_incoming
 
     check_incoming(git, head, theirs, related=not unrelated)  # (v4) before anything moves
     backup_head(ws, git)
-    if head is None or _is_ancestor(git, head, theirs):
-        tree = git.run("rev-parse", f"{theirs}^{{tree}}").out.strip()
-        kept = _without_host_local(ws, git, tree)
-        if kept != tree:  # an older memtier pushed its shims: never written here
+    if head is None or (known[1] if known else _is_ancestor(git, head, theirs)):
+        kept = _without_host_local(ws, git, theirs)
+        if kept != theirs:  # an older memtier pushed its shims: never written here
             message = "memtier sync: host-local files untracked" + _trailer(ws)
             theirs = git.run("commit-tree", kept, "-p", theirs, "-F", "-", stdin=message).out
         git.run("merge", "-q", "--ff-only", theirs.strip())
+        git.remember(HEAD_COMMIT, theirs.strip())
         return "fast-forward"
     conflicts_dir = ws.sync_dir / "conflicts"
     store.make_dirs(conflicts_dir, root=ws.root)
@@ -252,6 +268,7 @@ def merge_remote(ws: Workspace, git: Git, remote_ref: str, *, unrelated: bool = 
     commit = git.run("commit-tree", tree, "-p", head, "-p", theirs, "-F", "-", stdin=message)
     checkpoint("sync.merge-committed")
     git.run("merge", "-q", "--ff-only", commit.out.strip())
+    git.remember(HEAD_COMMIT, commit.out.strip())
     checkpoint("sync.merged")
     return "merged"
 

@@ -81,7 +81,7 @@ def settle_archive_moves(
 
     *stages* are merge-tree's conflicts; *sides* the commits of stage 2 and 3.
     """
-    from memtier.commands.sync.driver import KINDS
+    from memtier.commands.sync.driver import merge_of
 
     sources = _sources(ws)
     learnings_archive = ws.relative(ws.learnings_archive_dir) + "/"
@@ -110,7 +110,7 @@ def settle_archive_moves(
         ours, theirs = (
             (edited, archived[target]) if changed == _OURS else (archived[target], edited)
         )
-        merged = KINDS[kind](base, ours, theirs).text
+        merged = merge_of(kind)(base, ours, theirs).text
         edits[target] = git.run("hash-object", "-w", "--stdin", stdin=merged).out.strip()
         edits[path] = None
     if not edits:

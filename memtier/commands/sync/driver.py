@@ -13,7 +13,8 @@ leaves one version under the name (the one whose bytes sort first, so every host
 that merges the pair decides alike) and records the other (``g-….json``).
 
 git starts a driver once for every file both hosts changed, so this module
-imports little: the store (its lock, the secrets rules) only to write a record.
+imports little: each kind's merge when that kind runs, json and hashlib only to
+read the witness or write a record, the secrets rules only to name a refused path.
 ``%A`` is git's own temporary file: written in place, as git reads it back only
 after the driver exits 0. (v4) Git makes its three temporary files in the work
 tree's top folder, the workspace; `confine` refuses (exit 2, nothing written) any
@@ -22,25 +23,27 @@ of the three that is elsewhere, not a regular file, or (``%A``) a symlink.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import stat
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memtier.errors import InputError
-from memtier.formats.fact_merge import Retirements, merge_facts, retirements
-from memtier.formats.index_merge import merge_index
-from memtier.formats.merge import Conflict, Merged, merge_lines, merge_note, merge_text
 from memtier.store import checkpoint
 
-KINDS: dict[str, Callable[[str, str, str], Merged]] = {
-    "note": merge_note,
-    "fact": merge_facts,
-    "lines": merge_lines,
-    "index": merge_index,
-    "text": merge_text,
+if TYPE_CHECKING:
+    from memtier.formats.fact_merge import Retirements
+    from memtier.formats.merge import Conflict, Merged
+
+# kind -> (module, function): the one merge a driver process needs is the one imported.
+KINDS: dict[str, tuple[str, str]] = {
+    "note": ("memtier.formats.merge", "merge_note"),
+    "fact": ("memtier.formats.fact_merge", "merge_facts"),
+    "lines": ("memtier.formats.merge", "merge_lines"),
+    "index": ("memtier.formats.index_merge", "merge_index"),
+    "text": ("memtier.formats.merge", "merge_text"),
 }
 GENERATION = "generation"
 # The records a merge's drivers leave in the conflicts folder: lines (s-), generations (g-).
@@ -64,26 +67,38 @@ def _read(path: Path) -> str:
         return ""
 
 
+def merge_of(kind: str) -> Callable[..., Merged]:
+    """The merge of *kind* (a key of `KINDS`), imported now."""
+    module, name = KINDS[kind]
+    found: Callable[..., Merged] = getattr(import_module(module), name)
+    return found
+
+
+def _refused(path: Path, why: str) -> InputError:
+    from memtier.workspace import printable_name  # the secrets rules: only when refused
+
+    return InputError(f"merge-driver: {printable_name(str(path))} {why}")
+
+
 def confine(root: Path, base: Path, ours: Path, theirs: Path) -> None:
     """(v4) The three files must lie in the workspace *root* (symlinks followed) and be
     regular files; *ours*, which is written, no symlink. Else exit 2, nothing written."""
-    from memtier.workspace import inside_root, printable_name
+    from memtier.workspace import inside_root
 
     real_root = os.path.realpath(root)
     for path in (base, ours, theirs):
-        shown = printable_name(str(path))
         if not inside_root(real_root, os.path.realpath(path)):
-            raise InputError(f"merge-driver: {shown} is outside the workspace; nothing written")
+            raise _refused(path, "is outside the workspace; nothing written")
         try:
             mode = os.lstat(path).st_mode if path == ours else os.stat(path).st_mode
         except FileNotFoundError:
             if path == ours:
-                raise InputError(f"merge-driver: {shown} does not exist") from None
+                raise _refused(path, "does not exist") from None
             continue  # read as empty, as git's missing side
         except OSError as exc:
-            raise InputError(f"merge-driver: {shown} cannot be read ({exc.strerror})") from None
+            raise _refused(path, f"cannot be read ({exc.strerror})") from None
         if not stat.S_ISREG(mode):
-            raise InputError(f"merge-driver: {shown} is not a regular file; nothing written")
+            raise _refused(path, "is not a regular file; nothing written")
 
 
 def run_merge_driver(
@@ -101,19 +116,18 @@ def run_merge_driver(
         confine(root, base, ours, theirs)
     if kind == GENERATION:
         return _keep_both(ours, theirs, shown, conflicts_dir)
-    merge = KINDS.get(kind)
-    if merge is None:
+    where = KINDS.get(kind)
+    if where is None:
         raise InputError(
             f"unknown merge driver {kind!r} (expected {', '.join(KINDS)} or {GENERATION})"
         )
+    merge = merge_of(kind)
     texts = (_read(base), _read(ours), _read(theirs))
     result: Merged
     if kind == "fact":
         ours_gone, theirs_gone = _witness(conflicts_dir, shown)
         header = 4 if shown == HOT_FILE else 3
-        result = merge_facts(
-            *texts, header_lines=header, ours_gone=ours_gone, theirs_gone=theirs_gone
-        )
+        result = merge(*texts, header_lines=header, ours_gone=ours_gone, theirs_gone=theirs_gone)
     else:
         result = merge(*texts)
     checkpoint("sync.driver-merged")
@@ -128,6 +142,9 @@ def run_merge_driver(
 def record_conflict(conflicts_dir: Path, shown: str, conflict: Conflict, *, whole: bool) -> str:
     """One conflict as ``s-<hash>.json`` for sync to write into today's note; its id.
     *whole*: the file could not be merged and took ours; theirs is kept in the record."""
+    import hashlib
+    import json
+
     record: dict[str, object] = {
         "path": shown,
         "line": conflict.line,
@@ -145,12 +162,20 @@ def record_conflict(conflicts_dir: Path, shown: str, conflict: Conflict, *, whol
 
 def _witness(conflicts_dir: Path | None, shown: str) -> tuple[Retirements, Retirements]:
     """The retirements each side's log gained for *shown* (none when sync wrote none)."""
-    if conflicts_dir is None:
-        return Retirements(), Retirements()
+    from memtier.formats.fact_merge import Retirements, retirements
+
     try:
-        found = json.loads((conflicts_dir / WITNESS).read_text(encoding="utf-8"))
+        if conflicts_dir is None:
+            raise FileNotFoundError(WITNESS)
+        text = (conflicts_dir / WITNESS).read_text(encoding="utf-8")
+    except OSError:
+        return Retirements(), Retirements()
+    import json  # a witness to read: sync wrote one before this merge
+
+    try:
+        found = json.loads(text)
         ours, theirs = list(found["ours"]), list(found["theirs"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return Retirements(), Retirements()
     return retirements(ours, shown), retirements(theirs, shown)
 
@@ -164,6 +189,9 @@ def _keep_both(ours: Path, theirs: Path, shown: str, conflicts_dir: Path | None)
         return 0
     if conflicts_dir is None or not conflicts_dir.is_dir():
         return 1  # nowhere to keep the other one: let git report the conflict
+    import hashlib
+    import json
+
     kept, moved = sorted((mine, other))
     record = {"path": shown, "text": moved.decode("utf-8", "surrogateescape")}
     body = json.dumps(record, ensure_ascii=False, sort_keys=True)

@@ -46,9 +46,6 @@ from memtier.workspace import Workspace
 MAX_ROUNDS = 5
 # The opening and closing markers only: a line of seven `=` is also a markdown heading rule.
 MARKERS = ("<<<<<<< ", ">>>>>>> ")
-# git's automatic maintenance after a fetch is one more process every sync; the
-# housekeeping runs after a sync that moved the branch instead (`sync_tidy`).
-_FETCH = ("fetch", "-q", "--no-auto-maintenance")
 
 
 class SyncReport(Result, Fields):
@@ -126,10 +123,10 @@ def _markers(ws: Workspace, git: Git, since: str | None) -> list[str]:
     """What stops a push in the tracked files changed since *since*: a conflict
     marker, or (v4) a note's second closure block, a text merge's damage that
     ``episodic.closure.unique`` fails (``<what> in <file>:<line>``)."""
-    from memtier.health.sync import stray_closures
-
     if since is None or since == head_of(git):
         return []  # nothing came in, nothing changed: HEAD is where it was
+    from memtier.health.sync import stray_closures
+
     names = git.run("diff", "--name-only", "-z", since, "HEAD").out.split("\0")
     found: list[str] = []
     for name in filter(None, names):
@@ -169,7 +166,7 @@ def _sync_rounds(
     ws: Workspace, env: Mapping[str, str], *, push: bool = True, dry_run: bool = False
 ) -> SyncReport:
     from memtier.commands.sync._conflicts import keep_generations, record_conflicts
-    from memtier.commands.sync._state import read_state
+    from memtier.commands.sync._state import FETCH, fetch_news, read_branch, read_state
     from memtier.commands.sync.setup import (
         REMOTE_NAME,
         is_set_up,
@@ -184,32 +181,43 @@ def _sync_rounds(
         )
     move_repository(ws)  # (v4) out of any checkout's reach, before git runs
     git = repository(ws, env)
-    branch = git.run("symbolic-ref", "--short", "HEAD").out.strip()
-    remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
     with sync_lock(ws):
+        branch = read_branch(git, REMOTE_NAME)  # under the lock: no other sync moves a ref
+        remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
         _clear_stale_locks(ws)
         upgrade(ws, git)  # (v4) attributes in info/, none tracked: two reads when done
         _refusals(ws, git)
         if dry_run:  # fetching moves only the remote-tracking ref, never the memory
             _refuse_credential(ws, git, remote_ref)
-            fetched = git.run(*_FETCH, REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False)
+            fetched = git.run(*FETCH, REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False)
             return _dry_run(git, remote_ref, reached=fetched.ok)
         merged: list[str] = []
         committed = 0
         conflicts: list[str] = []
         notices: list[str] = []
         for rounds in range(1, MAX_ROUNDS + 1):
-            fetched = git.run(*_FETCH, REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False)
+            if rounds == 1:  # the remote asked first: fetched only when it moved
+                fetched = fetch_news(git, REMOTE_NAME, branch)
+            else:  # a push was refused: the remote moved since
+                fetched = git.run(*FETCH, REMOTE_NAME, branch, timeout=REMOTE_TIMEOUT, check=False)
             with store.workspace_lock(ws.lock_file):
                 state = read_state(git, REMOTE_NAME, branch)
                 _refuse_credential(ws, git, remote_ref, state.outgoing)
                 subject = f"memtier sync: {ws.host_id or 'host'}"
-                committed += commit_all(ws, git, subject, known_clean=state.clean)
+                now = commit_all(
+                    ws, git, subject, known_clean=state.clean, known_changed=bool(state.changed)
+                )
+                committed += now
                 if not fetched.ok:
                     return _unreachable(git, committed, rounds, fetched.err)
                 before = head_of(git)
+                known = None
+                if state.ahead is not None and state.behind is not None:
+                    # the status's counts, against the ref just fetched; a commit made
+                    # now is in neither side's history but its own
+                    known = (state.behind == 0, state.ahead == 0 and not now)
                 if git.resolve(remote_ref) is not None:
-                    merged.append(merge_remote(ws, git, remote_ref))
+                    merged.append(merge_remote(ws, git, remote_ref, known=known))
                 recorded = record_conflicts(ws)
                 conflicts.extend(recorded)
                 kept = keep_generations(ws)  # before the rebuild: the index lists both

@@ -19,14 +19,12 @@ A repository an older memtier made (at ``memory/.sync/git``, with a tracked
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Mapping
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from memtier import store
-from memtier.commands.sync._trust import ATTRIBUTES_BEFORE_V4
 from memtier.errors import InputError, RefusedError, Term
 from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.results import Result, fixed
@@ -125,6 +123,8 @@ def _add_new_drivers(git: Git) -> None:
 def untrack_attributes(ws: Workspace, git: Git) -> None:
     """A tracked ``.gitattributes`` (before v4) leaves the index; the file itself too
     when memtier wrote it (every line one of its own)."""
+    from memtier.commands.sync._trust import ATTRIBUTES_BEFORE_V4
+
     git.run("rm", "-q", "--cached", "--ignore-unmatch", "--", ".gitattributes")
     path = ws.root / ".gitattributes"
     if path.is_file() and not path.is_symlink():
@@ -300,4 +300,6 @@ def _last(err: str) -> str:
 
 def default_prefix(executable: str) -> str:
     """How git calls the drivers: this very Python, so a venv's memtier is the one."""
+    import shlex
+
     return f"{shlex.quote(executable)} -m memtier"

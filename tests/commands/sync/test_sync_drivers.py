@@ -117,3 +117,35 @@ def test_health_names_a_tracked_file_without_a_merge_driver(tmp_path: Path) -> N
     done = memtier(a, "health-check", "--json")
     (check,) = [c for c in json.loads(done.stdout)["checks"] if c["id"] == "sync.driver"]
     assert check["status"] == "pass"
+
+
+# git starts a driver for every file both hosts changed: what none of them needs.
+DRIVER_NEVER_LOADS = (
+    "typer",
+    "click",
+    "dataclasses",
+    "inspect",
+    "json",
+    "hashlib",
+    "memtier.secrets",
+)
+
+
+@pytest.mark.parametrize("kind", ["note", "fact", "lines", "text"])
+def test_a_merge_driver_loads_only_what_its_kind_needs(root: Path, kind: str) -> None:
+    import subprocess
+
+    for name, body in {"O": "- a\n", "A": "- a\n- b\n", "B": "- a\n- c\n"}.items():
+        (root / f".merge_file_{name}").write_text(body)
+    call = ["merge-driver", kind, ".merge_file_O", ".merge_file_A", ".merge_file_B", "x.md"]
+    code = (
+        "import sys; from memtier.__main__ import main; "
+        f"code = main({call!r}); "
+        f"loaded = [m for m in {DRIVER_NEVER_LOADS!r} if m in sys.modules]; "
+        "others = sorted({'memtier.formats.index', 'memtier.formats.fact_merge'} "
+        "& set(sys.modules)); "
+        "sys.stderr.write(f'\\nexit {code} loaded {loaded} {others}')"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    others = ["memtier.formats.fact_merge"] if kind == "fact" else []
+    assert proc.stderr.splitlines()[-1] == f"exit 0 loaded [] {others}", proc.stderr

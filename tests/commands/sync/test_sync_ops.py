@@ -63,7 +63,8 @@ def test_a_sync_with_nothing_to_share_runs_at_most_four_git_processes(
     done = memtier(a, "sync")
     assert done.returncode == 0, done.stderr
     assert "in sync" in done.stdout
-    assert "fetch" in _commands(git_calls)  # it did ask the remote
+    assert "ls-remote" in _commands(git_calls)  # it did ask the remote
+    assert "fetch" not in _commands(git_calls)  # which named what was fetched last
     assert len(git_calls) <= 4, git_calls
 
 
@@ -76,7 +77,29 @@ def test_a_change_on_the_other_host_is_still_brought_in_by_the_short_path(
     del git_calls[:]
     ok(b, "sync")
     assert "seen only on a" in (b / ".learnings/ERRORS.md").read_text()
+    assert "fetch" in _commands(git_calls)  # the remote named another commit
     assert "merge" in _commands(git_calls)  # the fast-forward
+
+
+def test_the_status_answers_what_git_is_not_asked_again(
+    tmp_path: Path, git_calls: list[list[str]]
+) -> None:
+    """A commit and push, then a fast-forward: the status's ahead/behind counts say how
+    the two commits stand (no merge-base), its changes that a commit is due (no diff
+    --cached), and a ref that a commit or a merge cannot move is asked once."""
+    _remote, (a, b) = hosts(tmp_path, 2)
+    ok(a, "learn", "error", "seen on a")
+    del git_calls[:]
+    done = memtier(a, "sync")
+    assert "1 local commit(s)" in done.stdout, done.stderr
+    pushed = _commands(git_calls)
+    assert "merge-base" not in pushed and "diff" not in pushed, pushed
+    del git_calls[:]
+    done = memtier(b, "sync")
+    assert "fast-forward" in done.stdout, done.stderr
+    moved = _commands(git_calls)
+    assert "merge-base" not in moved and moved.count("rev-parse") == 1, moved
+    assert "seen on a" in (b / ".learnings/ERRORS.md").read_text()
 
 
 def test_a_local_change_is_committed_and_pushed_after_a_quiet_round(tmp_path: Path) -> None:
@@ -335,6 +358,21 @@ def test_stale_backups_read_their_age_from_their_names() -> None:
     assert stale_backups(names[:1], now, 0) == []  # the newest stays
 
 
+# What a sync with nothing to share never needs: the CLI framework, dataclasses, and
+# what only a merge, a conflict record, an outgoing file or `sync init` uses.
+QUIET_SYNC_NEVER_LOADS = (
+    "typer",
+    "click",
+    "dataclasses",
+    "inspect",
+    "json",
+    "shlex",
+    "memtier.formats.episodic",
+    "memtier.health.sync",
+    "memtier.commands.sync._trust",
+)
+
+
 def test_a_quiet_sync_loads_neither_typer_nor_dataclasses(tmp_path: Path) -> None:
     import sys
 
@@ -343,7 +381,7 @@ def test_a_quiet_sync_loads_neither_typer_nor_dataclasses(tmp_path: Path) -> Non
     code = (
         "import sys; from memtier.__main__ import main; "
         f"code = main(['--root', {str(a)!r}, '--now', {NOW!r}, 'sync']); "
-        "loaded = [m for m in ('typer', 'click', 'dataclasses', 'inspect') if m in sys.modules]; "
+        f"loaded = [m for m in {QUIET_SYNC_NEVER_LOADS!r} if m in sys.modules]; "
         "sys.stderr.write(f'\\nexit {code} loaded {loaded}')"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
