@@ -38,10 +38,11 @@ class SlowSyncMachine(SyncMachine):
     pass
 
 
-# The slow step: 100 sequences of 25 steps, about what fits in ten minutes. Every step
-# is real processes, every merge runs the drivers as git's child processes: 100
-# sequences took 413 s (4.1 s each) on the 2-core machine at load average 10 to 16,
-# so the 2,000 first aimed at would take over two hours. MEMTIER_MODEL_EXAMPLES
+# The slow step: 100 sequences of 25 steps. Every step is real processes, every merge
+# runs the drivers as git's child processes; most of the time is the syncs' git
+# processes. On the 2-core machine shared with other work, 100 sequences took 244 s
+# (2.4 s each, 1.3 s of CPU; load average 7 to 8) and 200 took 577 s (load 8 to 12),
+# so the 2,000 first aimed at would take 45 to 80 minutes. MEMTIER_MODEL_EXAMPLES
 # sets another count for a longer soak.
 TestSyncModelSlow = pytest.mark.slow(SlowSyncMachine.TestCase)
 TestSyncModelSlow.settings = settings(
