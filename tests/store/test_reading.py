@@ -178,3 +178,25 @@ def test_without_an_archive_folder_ripgrep_still_answers(
     episodic = os.path.realpath(ws.episodic_dir)
     read_notes = {p for p in reads if os.path.dirname(p) == episodic}
     assert read_notes == {os.path.realpath(p) for p in special.values()}
+
+
+@pytest.mark.parametrize("rg", [True, False], ids=["ripgrep", "python"])
+def test_an_open_sync_conflict_is_found_by_the_pass_too(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, rg: bool
+) -> None:
+    """The pass looks for an open conflict item as well: the note holding one is
+    read and warned about, on either path, with nothing else in it to find."""
+    if rg and secrets_scan._ripgrep() is None:
+        pytest.skip("ripgrep not installed")
+    if not rg:
+        monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: None)
+    _quiet_notes(ws)
+    (ws.sync_git_dir).mkdir(parents=True, exist_ok=True)
+    (ws.sync_git_dir / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    note = ws.episodic_dir / "2026-02-01.md"
+    note.write_bytes(
+        note.read_bytes().replace(b"Open: none", b"Open: settle sync conflict s-0a1b2c3d")
+    )
+    report = run_health_check(ws)
+    found = [c.message for c in report.checks if c.id == "sync.conflicts"]
+    assert found == ["sync conflict still open (2026-02-01.md: s-0a1b2c3d)"]
