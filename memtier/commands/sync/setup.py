@@ -221,6 +221,7 @@ def init_sync(
 ) -> SyncInitReport:
     """Set up sync in *root*: a workspace, or an empty folder a remote memory fills."""
     from memtier.commands.sync._git import (
+        RemoteUnreachable,
         commit_all,
         merge_remote,
         refuse_open_rotation,
@@ -255,8 +256,8 @@ def init_sync(
         has_remote = git.run("remote", "get-url", REMOTE_NAME, check=False).ok
         git.run("remote", "set-url" if has_remote else "add", REMOTE_NAME, remote)
         fetched = git.run("fetch", "-q", REMOTE_NAME, timeout=REMOTE_TIMEOUT, check=False)
-        if not fetched.ok:
-            raise RefusedError(unreachable_message(git, REMOTE_NAME, fetched.err))
+        if not fetched.ok:  # exit 3, as for `sync`; `sync init` again once the remote answers
+            raise RemoteUnreachable(unreachable_message(git, REMOTE_NAME, fetched.err))
         remote_ref = f"refs/remotes/{REMOTE_NAME}/{branch}"
         remote_has = git.resolve(remote_ref) is not None
         if not remote_has and not was_workspace:
