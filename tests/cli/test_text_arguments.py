@@ -185,7 +185,9 @@ def test_every_command_survives_hostile_arguments(cli: CliRunner, root: Path, ho
             args += ["--root", str(root)]
         result = cli(*args, input=PEM + "\n" + TOKEN + "\n")
         shown = f"{' '.join(path)} with {hostile}: {result.stderr}"
-        assert result.exit_code in (0, 1, 2), shown
+        # 3 is a bug's code, and an unreachable remote's (`sync init` given the text).
+        unreachable = result.exit_code == 3 and "could not be reached" in result.stderr
+        assert result.exit_code in (0, 1, 2) or unreachable, shown
         assert "Traceback" not in result.stderr, shown
         assert "internal error" not in result.stderr, shown
         assert TOKEN not in result.stdout + result.stderr, shown
