@@ -121,3 +121,28 @@ def test_a_tag_that_holds_a_term_is_found_through_the_term(
     monkeypatch.setattr(topic_notes, "ripgrep", lambda: None)
     assert found == [n.path for n in NoteFiles(ws).matching(entry)]
     assert "memory/episodic/2026-11-16.md" in found
+
+
+def test_a_folder_lists_as_day_notes_the_names_a_day_names(ws: Workspace) -> None:
+    """The listing tests every name in one search (issue 37: a call per name cost
+    more than the folder's scandir at 10,000 notes); a name holding a line break is
+    tested alone, so the names kept are the ones `_DAY_NAME` accepts one by one."""
+    names = [
+        "2026-01-01.md",
+        "2026-01-01.2.md",
+        "x2026-01-01.md",
+        "2026-01-01.md.bak",
+        "2026-1-01.md",
+        "2026-01-03.md\n",  # `$` stands before a final line break
+        "a\n2026-01-02.md",
+        "2026-01-04.md\nb",
+    ]
+    for name in names:
+        (ws.episodic_dir / name).write_text("# d\n", encoding="utf-8")
+    (ws.episodic_dir / "2026-01-05.md").mkdir()
+    listed = topic_notes._listed(ws, ws.episodic_dir, True, None)
+    assert listed is not None
+    kept = {n for n in [*names, "2026-01-05.md"] if topic_notes._DAY_NAME.match(n)}
+    assert listed.names == kept
+    assert listed.odd == {"2026-01-05.md"}
+    assert "2026-01-03.md\n" in kept and "a\n2026-01-02.md" not in kept
