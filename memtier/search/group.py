@@ -9,11 +9,12 @@ reads. Three rules turn one into the other, per file:
   as its best section. A section of the group that holds a query term the
   group's better sections lack is another answer, not a repeat (a list of
   hosts: "port" on every line, "synapse" on one), and stays a hit of its own.
-- Its *line* is its best line: in its best-scoring section (BM25 has already
-  weighed term frequency, length and phrase there), the matching line
-  carrying the most of the query's idf (each distinct term once, a word that
-  merely starts with the term at its `tokens.exactness`); on a tie the first
-  such line. The excerpt
+- Its *line* is its best line: among the matching lines of its best-scoring
+  section and of the sections it absorbs, the line carrying the most of the
+  query's idf (each distinct term once, a word that merely starts with the
+  term at its `tokens.exactness`); on a tie the first such line. In a chat
+  (`speakers`, PROTOCOL §9 v4) the turns beside a line count for it too and a
+  turn of a speaker the query names is preferred (`best_line`). The excerpt
   shows that line and ``--context`` lines around it, since the answer is often
   the neighbour of the line the question's words are on.
 - A note's frame lines, its ``# YYYY-MM-DD`` title and its ``Updated:`` (or
@@ -30,6 +31,7 @@ import re
 
 from memtier.search.hits import Scored
 from memtier.search.sections import Section, is_heading
+from memtier.search.speakers import speaker
 
 GROUP_GAP = 2  # matching lines at most this far apart are one hit (one line between)
 
@@ -64,19 +66,63 @@ def first_content_line(lines: list[str], labelled: frozenset[int] = frozenset())
     return None
 
 
+# PROTOCOL §9 v4, a chat's turns (`speakers`): a turn takes this share of its neighbouring
+# turns' evidence when the hit's line is chosen, and a turn whose speaker the query names
+# is worth this many times its evidence.
+NEIGHBOUR_SHARE = 0.5
+SPEAKER_PREFERENCE = 1.5
+
+
 def best_line(matches: list[Scored], idf: dict[str, float], lines: list[str]) -> int:
-    """The matching line with the most idf (frame lines only when nothing else matched)."""
+    """The line that answers: the matching line with the most idf (frame lines only
+    when nothing else matched), each distinct term once; on a tie the first.
+
+    In a chat (`speakers`): a speaker's name on a label is who speaks, never
+    evidence; a turn also counts `NEIGHBOUR_SHARE` of the better turn beside it,
+    and the turn after a question counts the question's whole evidence (a reply
+    often repeats none of the question's words, and the question is not the
+    answer), so a turn next to a matching one is a candidate too; a turn of a
+    speaker the query names counts `SPEAKER_PREFERENCE` times."""
     per_line: dict[int, dict[str, float]] = {}
-    for line, _, _, term, exact in matches:
+    named: set[str] = set()
+    for line, column, _, term, exact in matches:
         terms = per_line.setdefault(line, {})
+        label = speaker(lines[line - 1])
+        if label is not None and column < label[1]:
+            named.add(label[0])
+            continue
         terms[term] = max(terms.get(term, 0.0), exact)
     content = [n for n in per_line if not is_frame(n, lines)] or list(per_line)
+    own = {n: sum(idf.get(t, 0.0) * e for t, e in per_line[n].items()) for n in content}
+    candidates = set(content)
+    for number in content:
+        if _turn(number, lines):
+            candidates.update(n for n in (number - 1, number + 1) if _turn(n, lines))
 
     def worth(number: int) -> tuple[float, int]:
-        found = per_line[number]
-        return (sum(idf.get(t, 0.0) * e for t, e in found.items()), -number)
+        value = own.get(number, 0.0)
+        label = speaker(lines[number - 1])
+        if label is not None:
+            near = (n for n in (number - 1, number + 1) if _turn(n, lines))
+            share = NEIGHBOUR_SHARE * max((own.get(n, 0.0) for n in near), default=0.0)
+            if _asks(number - 1, lines):
+                share = max(share, own.get(number - 1, 0.0))  # the reply to a question
+            value += share
+            if label[0] in named:
+                value *= SPEAKER_PREFERENCE
+        return (value, -number)
 
-    return max(content, key=worth)
+    return max(candidates, key=worth)
+
+
+def _asks(number: int, lines: list[str]) -> bool:
+    """Whether line *number* is a chat turn that asks (ends with a question mark)."""
+    return _turn(number, lines) and lines[number - 1].rstrip().endswith("?")
+
+
+def _turn(number: int, lines: list[str]) -> bool:
+    """Whether line *number* (1-based) exists and is a chat turn (`speakers`)."""
+    return 1 <= number <= len(lines) and speaker(lines[number - 1]) is not None
 
 
 def _quiet(match: Scored, quiet: frozenset[tuple[int, int]], lines: list[str]) -> bool:
@@ -134,7 +180,7 @@ def group_file(
     hits: list[Grouped] = []
     for cluster in clusters:
         for top, absorbed in _answers(cluster):
-            shown = [m for m in top[4] if not _quiet(m, quiet, lines)]
+            shown = [m for m in absorbed if not _quiet(m, quiet, lines)]
             hits.append((top[0], top[1], top[2], best_line(shown, idf, lines), absorbed, lines))
     if frame_matches:
         if hits:

@@ -199,6 +199,9 @@ def escape(text: str) -> str:
     return "".join("\\" + ch if ch in _PUNCTUATION else ch for ch in text)
 
 
+_UNDOUBLE = frozenset(("ing", "ed", "ings"))
+
+
 def stem(word: str) -> str:
     """Strip one common English suffix when a word of some length remains."""
     if not word.isalpha():
@@ -211,7 +214,10 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
             if suffix == "s" and word.endswith("ss"):
                 return word
-            return word[: -len(suffix)]
+            base = word[: -len(suffix)]
+            if suffix in _UNDOUBLE and base[-1] == base[-2] and base[-1] not in "aeiouylsz":
+                return base[:-1]  # "running" finds "run", "planned" "plan" (Porter's 1b)
+            return base
     return word
 
 

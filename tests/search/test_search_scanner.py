@@ -221,6 +221,13 @@ def test_stem_keeps_short_words_and_double_s() -> None:
     assert stem("v4") == "v4"
 
 
+def test_stem_undoubles_a_consonant_before_ing_and_ed() -> None:
+    # "What does Melanie say running has been great for?" never met "run" or "runs".
+    assert [stem(w) for w in ("running", "planned", "stopped")] == ["run", "plan", "stop"]
+    assert [stem(w) for w in ("falling", "missed", "buzzing")] == ["fall", "miss", "buzz"]
+    assert stem("hiking") == "hiking"  # too short a stem: left whole
+
+
 def test_patterns_mean_the_same_in_python_and_ripgrep(tmp_path: Path) -> None:
     import re
     import subprocess

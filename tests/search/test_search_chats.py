@@ -1,0 +1,68 @@
+"""A chat kept as one list item per turn, ``- Name: text`` (PROTOCOL §9 v4): the
+line a hit shows is the turn that answers, by the speaker the query names. Every
+behaviour test runs with both scanners."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memtier.search.speakers import speaker
+from tests.conftest import CliRunner
+from tests.search.test_search import results, scanner, search, write
+
+__all__ = ["scanner"]
+
+
+def _chat(root: Path, name: str, turns: list[str]) -> None:
+    day = name[:10]
+    write(root, f"memory/episodic/{name}", f"# {day}\n\n## Conversation\n\n" + "\n".join(turns))
+
+
+def test_a_speaker_label_is_told_apart() -> None:
+    assert speaker("- Melanie: We went camping.") == ("melanie", 10)
+    assert speaker("* **Anna Lena**: hi") == ("anna lena", 14)
+    assert speaker("- Dr. Ruiz: rest a week") == ("dr. ruiz", 11)
+    # A fact list's own words are not speakers.
+    assert speaker("- docker01: 192.168.1.20") is None
+    assert speaker("- The deploy failed: disk full") is None
+    assert speaker("Decisions: none") is None
+    assert speaker("- 2026-11-02: pruned images") is None
+
+
+def test_the_named_speakers_reply_is_the_line_shown(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: the hit showed the other person's question, which repeats the
+    # query's words, not the reply of the person the query names.
+    _chat(
+        root,
+        "2026-10-02.md",
+        [
+            "- Caroline: The kids look so happy at the lake!",
+            "- Melanie: They love it there, we go every summer.",
+            "- Caroline: How did the kids handle the accident last week?",
+            "- Melanie: They were scared, but we told them their brother would be fine.",
+            "- Caroline: Glad to hear it.",
+        ],
+    )
+    _chat(root, "2026-09-01.md", ["- Caroline: Hi!", "- Melanie: Hello, all well here."])
+    (first, *_) = results(search(cli, root, "How did Melanie's kids handle the accident?"))
+    assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 8)
+
+
+def test_a_turn_of_the_named_speaker_is_preferred(cli: CliRunner, root: Path, scanner: str) -> None:
+    # "When did N. go for a walk?" showed the other person's walk.
+    _chat(
+        root,
+        "2026-10-02.md",
+        [
+            "- Jon: I took a long walk by the river this morning.",
+            "- Gina: Nice, I love the river in autumn.",
+            "- Gina: I went for a walk by the river too, on Sunday.",
+        ],
+    )
+    _chat(root, "2026-09-01.md", ["- Jon: Hi!", "- Gina: Hello, all well here."])
+    (first, *_) = results(search(cli, root, "When did Gina walk by the river?"))
+    assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 7)
+    (first, *_) = results(search(cli, root, "When did Jon walk by the river?"))
+    assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 5)
