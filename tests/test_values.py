@@ -62,21 +62,27 @@ HOT = [
 ]
 
 
-def test_no_hot_command_loads_dataclasses_or_inspect(tmp_path: Path) -> None:
-    """`dataclasses` loads `inspect` (and ast, dis, tokenize): ~7 ms of every start.
-    The hot commands run one after the other in one fresh process (a loaded module
-    stays loaded, so a command that loads one is caught right after it runs)."""
-    root = new_workspace(tmp_path / "ws")
+def _loaded_after_each(run: list[str], commands: list[list[str]]) -> list[str]:
+    """Run *commands* one after the other in one fresh process (``main(run + c)``);
+    after each, whether `dataclasses` or `inspect` is loaded. A loaded module stays
+    loaded, so a command that loads one is caught right after it runs."""
     code = (
         "import sys; from memtier.__main__ import main\n"
-        f"for c in {HOT!r}:\n"
-        f"    code = main(['--root', {str(root)!r}, *c])\n"
+        f"for c in {commands!r}:\n"
+        f"    code = main([*{run!r}, *c])\n"
         "    loaded = [m for m in ('dataclasses', 'inspect') if m in sys.modules]\n"
         "    sys.stderr.write(f'\\n{c} exit {code} loaded {loaded}')\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     reports = [line for line in proc.stderr.splitlines() if line.startswith("[")]
-    assert reports == [f"{c} exit 0 loaded []" for c in HOT], proc.stderr
+    return reports or [proc.stderr]
+
+
+def test_no_hot_command_loads_dataclasses_or_inspect(tmp_path: Path) -> None:
+    """`dataclasses` loads `inspect` (and ast, dis, tokenize): ~7 ms of every start."""
+    root = new_workspace(tmp_path / "ws")
+    reports = _loaded_after_each(["--root", str(root)], HOT)
+    assert reports == [f"{c} exit 0 loaded []" for c in HOT]
 
 
 TOPIC_COMMANDS = [
@@ -89,20 +95,12 @@ TOPIC_COMMANDS = [
 def test_no_topic_command_loads_dataclasses_or_inspect(tmp_path: Path) -> None:
     """Issue 37: the topic index, its generations and the topic commands' results
     were dataclasses; recall, a plan and a health check of a memory with a topic
-    index paid the import on every start. One fresh process runs them in turn."""
+    index paid the import on every start."""
     root = new_workspace(tmp_path / "ws")
     run = ["--root", str(root), "--now", "2026-11-30T10:00:00"]
     note = root / "memory" / "episodic" / "2026-11-20.md"
     note.write_text("# 2026-11-20\n\n- moved qdrant to the nas\n", encoding="utf-8")
     index_add = ["index", "add", "qdrant", "--category", "projects"]
     subprocess.run([sys.executable, "-m", "memtier", *run, *index_add], check=True)
-    code = (
-        "import sys; from memtier.__main__ import main\n"
-        f"for c in {TOPIC_COMMANDS!r}:\n"
-        f"    code = main([*{run!r}, *c])\n"
-        "    loaded = [m for m in ('dataclasses', 'inspect') if m in sys.modules]\n"
-        "    sys.stderr.write(f'\\n{c} exit {code} loaded {loaded}')\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    reports = [line for line in proc.stderr.splitlines() if line.startswith("[")]
-    assert reports == [f"{c} exit 0 loaded []" for c in TOPIC_COMMANDS], proc.stderr
+    reports = _loaded_after_each(run, TOPIC_COMMANDS)
+    assert reports == [f"{c} exit 0 loaded []" for c in TOPIC_COMMANDS]

@@ -71,6 +71,19 @@ def test_every_note_is_listed_once_and_read_once(
     assert max(reads.values()) == 1  # no other file twice either
 
 
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How often health's one-read cache reads each file (by real path), from now on."""
+    reads: Counter[str] = Counter()
+    read = health_reading._read
+
+    def counted_read(path: str) -> bytes | OSError:
+        reads[os.path.realpath(path)] += 1
+        return read(path)
+
+    monkeypatch.setattr(health_reading, "_read", counted_read)
+    return reads
+
+
 def _quiet_notes(ws: Workspace) -> dict[str, Path]:
     """NOTES clean notes, and four that each hold what one check looks for."""
     made: dict[str, Path] = {}
@@ -108,14 +121,7 @@ def test_the_notes_no_check_looks_into_are_read_by_ripgrep_alone(
     if not rg:
         monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: None)
     special = _quiet_notes(ws)
-    reads: Counter[str] = Counter()
-    read = health_reading._read
-
-    def counted_read(path: str) -> bytes | OSError:
-        reads[os.path.realpath(path)] += 1
-        return read(path)
-
-    monkeypatch.setattr(health_reading, "_read", counted_read)
+    reads = _count_reads(monkeypatch)
     report = run_health_check(ws)
     failed = sorted((c.id, c.path) for c in report.checks if c.status == FAIL)
     assert failed == [
@@ -166,14 +172,7 @@ def test_without_an_archive_folder_ripgrep_still_answers(
         pytest.skip("ripgrep not installed")
     special = _quiet_notes(ws)
     shutil.rmtree(ws.archive_dir, ignore_errors=True)
-    reads: Counter[str] = Counter()
-    read = health_reading._read
-
-    def counted_read(path: str) -> bytes | OSError:
-        reads[os.path.realpath(path)] += 1
-        return read(path)
-
-    monkeypatch.setattr(health_reading, "_read", counted_read)
+    reads = _count_reads(monkeypatch)
     run_health_check(ws)
     episodic = os.path.realpath(ws.episodic_dir)
     read_notes = {p for p in reads if os.path.dirname(p) == episodic}
