@@ -78,6 +78,19 @@ def hosts(tmp_path: Path, count: int) -> tuple[Path, list[Path]]:
     return tmp_path / "remote.git", made
 
 
+def conflicting(tmp_path: Path) -> tuple[Path, Path]:
+    """Two hosts that replaced one fact differently: A has synced its version, B's
+    sync of its own is the conflict (``memory/semantic/infrastructure.md``)."""
+    _remote, (a, b) = hosts(tmp_path, 2)
+    infra = "memory/semantic/infrastructure.md"
+    ok(a, "remember", "nas01 is 10.0.0.4", "--kind", "infrastructure")
+    settle([a, b], rounds=1)
+    ok(a, "replace", "10.0.0.4", "nas01 is 10.0.0.5", "--in", infra)
+    ok(b, "replace", "10.0.0.4", "nas01 is 10.0.0.7", "--in", infra)
+    ok(a, "sync")
+    return a, b
+
+
 def tracked(ws: Path) -> dict[str, bytes]:
     """Every tracked file of *ws* as it stands on disk."""
     names = git(ws, "ls-files", "-z").split("\0")

@@ -21,17 +21,23 @@ _QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_to
 # printed as it ran (each step says what it did).
 _PHASES = [Phase.explicit, Phase.reuse, Phase.generate]
 
+
+def _runs(examples: int, steps: int) -> settings:
+    """*examples* derandomised sequences of *steps* steps, no deadline, no shrinking."""
+    return settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=_QUIET,
+        phases=_PHASES,
+    )
+
+
 # A few seconds in the default suite: two short sequences.
 TestSyncModel = SyncMachine.TestCase
-TestSyncModel.settings = settings(
-    max_examples=2,
-    stateful_step_count=6,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=_QUIET,
-    phases=_PHASES,
-)
+TestSyncModel.settings = _runs(examples=2, steps=6)
 
 
 class SlowSyncMachine(SyncMachine):
@@ -42,15 +48,10 @@ class SlowSyncMachine(SyncMachine):
 # runs the drivers as git's child processes; most of the time is the syncs' git
 # processes. On the 2-core machine shared with other work, 100 sequences took 244 s
 # (2.4 s each, 1.3 s of CPU; load average 7 to 8) and 200 took 577 s (load 8 to 12),
-# so the 2,000 first aimed at would take 45 to 80 minutes. MEMTIER_MODEL_EXAMPLES
-# sets another count for a longer soak.
+# so the 2,000 first aimed at would take 45 to 80 minutes (one such soak, run
+# niced beside other work, took 56 minutes). MEMTIER_MODEL_EXAMPLES sets another
+# count for a longer soak.
 TestSyncModelSlow = pytest.mark.slow(SlowSyncMachine.TestCase)
-TestSyncModelSlow.settings = settings(
-    max_examples=int(os.environ.get("MEMTIER_MODEL_EXAMPLES", "100")),
-    stateful_step_count=25,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=_QUIET,
-    phases=_PHASES,
+TestSyncModelSlow.settings = _runs(
+    examples=int(os.environ.get("MEMTIER_MODEL_EXAMPLES", "100")), steps=25
 )

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memtier.workspace import SYNC_GIT_DIR
-from tests.sync_support import NOW, git, hosts, memtier, ok, settle, tracked
+from tests.sync_support import NOW, conflicting, git, hosts, memtier, ok, settle, tracked
 
 pytestmark = pytest.mark.skipif(
     __import__("shutil").which("git") is None, reason="sync needs the git executable"
@@ -248,13 +248,8 @@ def test_a_second_sync_while_one_runs_is_refused(tmp_path: Path) -> None:
 def test_a_conflict_warns_until_settled_the_way_the_readme_says(tmp_path: Path) -> None:
     import json
 
-    _remote, (a, b) = hosts(tmp_path, 2)
+    a, b = conflicting(tmp_path)
     infra = "memory/semantic/infrastructure.md"
-    ok(a, "remember", "nas01 is 10.0.0.4", "--kind", "infrastructure")
-    settle([a, b], rounds=1)
-    ok(a, "replace", "10.0.0.4", "nas01 is 10.0.0.5", "--in", infra)
-    ok(b, "replace", "10.0.0.4", "nas01 is 10.0.0.7", "--in", infra)
-    ok(a, "sync")
     assert memtier(b, "sync").returncode == 1
 
     def conflicts(ws: Path = b) -> list[dict[str, str]]:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from memtier.workspace import SYNC_GIT_DIR
-from tests.sync_support import NOW, git, hosts, memtier, ok, settle
+from tests.sync_support import NOW, conflicting, git, hosts, memtier, ok
 
 pytestmark = pytest.mark.skipif(
     __import__("shutil").which("git") is None, reason="sync needs the git executable"
@@ -205,19 +205,8 @@ def test_sync_keep_backups_days_is_checked_like_every_setting(tmp_path: Path) ->
 # an honest summary and exit code
 
 
-def _conflicting(tmp_path: Path) -> tuple[Path, Path]:
-    _remote, (a, b) = hosts(tmp_path, 2)
-    infra = "memory/semantic/infrastructure.md"
-    ok(a, "remember", "nas01 is 10.0.0.4", "--kind", "infrastructure")
-    settle([a, b], rounds=1)
-    ok(a, "replace", "10.0.0.4", "nas01 is 10.0.0.5", "--in", infra)
-    ok(b, "replace", "10.0.0.4", "nas01 is 10.0.0.7", "--in", infra)
-    ok(a, "sync")
-    return a, b
-
-
 def test_a_conflict_is_summed_up_as_a_conflict_and_exits_1(tmp_path: Path) -> None:
-    _a, b = _conflicting(tmp_path)
+    _a, b = conflicting(tmp_path)
     done = memtier(b, "sync")
     assert done.returncode == 1
     assert done.stdout.startswith("conflict"), done.stdout
@@ -226,7 +215,7 @@ def test_a_conflict_is_summed_up_as_a_conflict_and_exits_1(tmp_path: Path) -> No
 
 
 def test_a_conflict_in_json_says_conflict_and_not_ok(tmp_path: Path) -> None:
-    _a, b = _conflicting(tmp_path)
+    _a, b = conflicting(tmp_path)
     done = memtier(b, "sync", "--json")
     assert done.returncode == 1
     report, _end = json.JSONDecoder().raw_decode(done.stdout)  # then the error's object
@@ -235,7 +224,7 @@ def test_a_conflict_in_json_says_conflict_and_not_ok(tmp_path: Path) -> None:
 
 
 def test_dropping_the_conflicts_open_item_settles_its_warning(tmp_path: Path) -> None:
-    _a, b = _conflicting(tmp_path)
+    _a, b = conflicting(tmp_path)
     assert memtier(b, "sync").returncode == 1
     report = json.loads(memtier(b, "health-check", "--json").stdout)
     (warning,) = [c for c in report["checks"] if c["id"] == "sync.conflicts"]

@@ -41,16 +41,24 @@ def _files(root: Path, snapshot: Snapshot) -> dict[str, bytes]:
     return {k: v for k, v in snapshot(root).items() if memory_kind(k) is not None}
 
 
-@pytest.mark.parametrize("init_moment", [NOW, LATER])
-def test_export_init_import_is_byte_identical(
-    tmp_path: Path, root: Path, ws: Workspace, snapshot: Snapshot, init_moment: datetime
-) -> None:
+def _exported_and_fresh(
+    tmp_path: Path, root: Path, ws: Workspace, moment: datetime
+) -> tuple[Path, Path]:
+    """The filled workspace exported to a file, and a workspace `init` made at *moment*."""
     _fill(root)
     export = root / "export.json"
     export_memory(ws, output=export)
     fresh = tmp_path / "fresh"
     fresh.mkdir()
-    init_workspace(fresh, init_moment)
+    init_workspace(fresh, moment)
+    return export, fresh
+
+
+@pytest.mark.parametrize("init_moment", [NOW, LATER])
+def test_export_init_import_is_byte_identical(
+    tmp_path: Path, root: Path, ws: Workspace, snapshot: Snapshot, init_moment: datetime
+) -> None:
+    export, fresh = _exported_and_fresh(tmp_path, root, ws, init_moment)
     result = import_source(Workspace.open(fresh, init_moment), "memtier", export)
     assert result.skipped_count == sum(1 for o in result.outcomes if o.reason == "duplicate")
     assert _files(fresh, snapshot) == _files(root, snapshot)
@@ -86,12 +94,7 @@ def test_envelope_shape(root: Path, ws: Workspace) -> None:
 def test_second_import_and_dry_run_change_nothing(
     tmp_path: Path, root: Path, ws: Workspace, snapshot: Snapshot
 ) -> None:
-    _fill(root)
-    export = root / "export.json"
-    export_memory(ws, output=export)
-    fresh = tmp_path / "fresh"
-    fresh.mkdir()
-    init_workspace(fresh, LATER)
+    export, fresh = _exported_and_fresh(tmp_path, root, ws, LATER)
     target = Workspace.open(fresh, LATER)
     before = snapshot(fresh)
     plan = import_source(target, "memtier", export, dry_run=True)
