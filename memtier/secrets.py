@@ -358,29 +358,26 @@ _NAME_MARKS = frozenset("=:@ \t\uff1a|%")
 _NAME_MIN = 12
 
 
+def _part_may_hold_secret(part: str) -> bool:
+    """One part of a path (a file or folder name): long enough, or holding a mark a
+    key-value credential needs; a dated note name is neither."""
+    stem = part[:-3] if part.endswith(".md") else part
+    return len(stem) >= _NAME_MIN or not _NAME_MARKS.isdisjoint(stem)
+
+
 def _name_may_hold_secret(name: str) -> bool:
     """Cheap test before `detect` on a path: 10,000 dated note names cost nothing."""
-    for part in name.split("/"):
-        stem = part[:-3] if part.endswith(".md") else part
-        if len(stem) >= _NAME_MIN or not _NAME_MARKS.isdisjoint(stem):
-            return True
-    return False
+    return any(_part_may_hold_secret(part) for part in name.split("/"))
 
 
 def names_to_scan(folder: str, names: Iterable[str]) -> list[str]:
     """The *names* (of files in the root-relative *folder*) whose path
     `detect_in_name` must look at; for the others it finds nothing. The same test
     as `_name_may_hold_secret`, the folder's parts taken once: one pass over
-    10,000 note names, not a call for each."""
+    10,000 note names, not a path split for each."""
     if _name_may_hold_secret(folder):
         return list(names)
-    marks, least = _NAME_MARKS, _NAME_MIN
-    return [
-        name
-        for name in names
-        if (len(name) - 3 if name.endswith(".md") else len(name)) >= least
-        or not marks.isdisjoint(name)
-    ]
+    return [name for name in names if _part_may_hold_secret(name)]
 
 
 def detect_in_name(name: str) -> list[Finding]:
