@@ -19,6 +19,7 @@ A repository an older memtier made (at ``memory/.sync/git``, with a tracked
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from contextlib import suppress
 from pathlib import Path
@@ -156,10 +157,39 @@ def driver_config(prefix: str) -> dict[str, str]:
 
 
 def missing_drivers(git: Git) -> list[str]:
-    """The drivers the attributes name that the repository's config lacks."""
+    """The drivers the attributes name that the repository's config lacks. The
+    config file memtier wrote is read first; git is asked only when that reading
+    does not find every driver (git then also sees any other config it reads)."""
+    wanted = [f"memtier-{k}" for k in (*DRIVERS, "ours")]
+    if set(wanted) <= drivers_in_file(git.git_dir / "config"):
+        return []
     found = git.run("config", "--get-regexp", r"^merge\.memtier-.*\.driver$", check=False)
     have = {line.split(" ", 1)[0].split(".")[1] for line in found.out.splitlines() if line}
-    return [f"memtier-{k}" for k in (*DRIVERS, "ours") if f"memtier-{k}" not in have]
+    return [name for name in wanted if name not in have]
+
+
+_SECTION = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+_DRIVER_KEY = re.compile(r"\s*driver\s*=", re.IGNORECASE)
+
+
+def drivers_in_file(config: Path) -> set[str]:
+    """The ``[merge "NAME"]`` sections of the git config file *config* that set a
+    ``driver``; an unreadable file sets none. A line this reading does not follow
+    only makes a driver look missing, and git is then asked."""
+    try:
+        text = config.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return set()
+    found: set[str] = set()
+    section: str | None = None
+    for line in text.splitlines():
+        header = _SECTION.match(line)
+        if header:
+            kind, name = header.group(1).lower(), header.group(2)
+            section = name if kind == "merge" and name and "\\" not in name else None
+        elif section is not None and _DRIVER_KEY.match(line):
+            found.add(section)
+    return found
 
 
 class SyncInitReport(Result, Fields):

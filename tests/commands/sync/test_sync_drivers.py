@@ -149,3 +149,48 @@ def test_a_merge_driver_loads_only_what_its_kind_needs(root: Path, kind: str) ->
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     others = ["memtier.formats.fact_merge"] if kind == "fact" else []
     assert proc.stderr.splitlines()[-1] == f"exit 0 loaded [] {others}", proc.stderr
+
+
+@pytest.mark.parametrize(
+    "commands",
+    [
+        # as `sync init` writes them
+        [["merge.memtier-note.driver", "memtier merge-driver note %O %A %B %P"]],
+        # set, then unset: the section stays, the key goes
+        [["merge.memtier-note.driver", "x"], ["--unset", "merge.memtier-note.driver"]],
+        # a name only, no driver
+        [["merge.memtier-fact.name", "facts"]],
+        # a value holding '=' and '"', and a key git writes in another case
+        [["merge.memtier-fact.DRIVER", 'run "a=b" %A']],
+        # another section's driver key
+        [["diff.memtier-note.driver", "x"], ["merge.memtier-ours.driver", "true"]],
+    ],
+)
+def test_the_drivers_read_from_the_config_file_are_those_git_lists(
+    tmp_path: Path, commands: list[list[str]]
+) -> None:
+    """A sync reads the drivers from its repository's config file instead of asking
+    git; what it reads there is checked against git's own answer on files git wrote."""
+    import subprocess
+
+    from memtier.commands.sync.setup import drivers_in_file
+
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    for args in commands:
+        subprocess.run(["git", "-C", str(repo), "config", *args], check=True)
+    listed = subprocess.run(
+        ["git", "-C", str(repo), "config", "--local", "--get-regexp", r"^merge\..*\.driver$"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    by_git = {line.split(" ", 1)[0].split(".")[1] for line in listed.splitlines() if line}
+    assert drivers_in_file(repo / ".git/config") == by_git
+
+
+def test_a_config_file_that_cannot_be_read_names_no_driver(tmp_path: Path) -> None:
+    from memtier.commands.sync.setup import drivers_in_file
+
+    assert drivers_in_file(tmp_path / "absent") == set()
+    (tmp_path / "bytes").write_bytes(b'[merge "memtier-note"]\n\tdriver = \xff\n')
+    assert drivers_in_file(tmp_path / "bytes") == set()
