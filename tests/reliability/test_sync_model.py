@@ -44,14 +44,22 @@ class SlowSyncMachine(SyncMachine):
     pass
 
 
-# The slow step: 100 sequences of 25 steps. Every step is real processes, every merge
-# runs the drivers as git's child processes; most of the time is the syncs' git
-# processes. On the 2-core machine shared with other work, 100 sequences took 244 s
-# (2.4 s each, 1.3 s of CPU; load average 7 to 8) and 200 took 577 s (load 8 to 12),
-# so the 2,000 first aimed at would take 45 to 80 minutes (one such soak, run
-# niced beside other work, took 56 minutes). MEMTIER_MODEL_EXAMPLES sets another
-# count for a longer soak.
-TestSyncModelSlow = pytest.mark.slow(SlowSyncMachine.TestCase)
-TestSyncModelSlow.settings = _runs(
-    examples=int(os.environ.get("MEMTIER_MODEL_EXAMPLES", "100")), steps=25
-)
+# The slow step: 2,000 sequences of 25 steps, in 20 parts of 100 that pytest-xdist
+# spreads over the cores (.ci/run runs them with -n 2, apart from the other slow
+# tests, which want the machine to themselves). Hypothesis derives a derandomised
+# run's seed from the machine class, so each part is a class of its own name and
+# runs its own 100 sequences; the first part is `SlowSyncMachine`, the 100 the slow
+# step ran before. Every step is real processes and every merge runs the drivers as
+# git's child processes: a sequence costs about 1 s of CPU, most of it git's.
+# MEMTIER_MODEL_EXAMPLES sets another total (a multiple of the parts, rounded up).
+PARTS = 20
+_TOTAL = int(os.environ.get("MEMTIER_MODEL_EXAMPLES", "2000"))
+_EACH = max(1, -(-_TOTAL // PARTS))
+for _part in range(PARTS):
+    _machine = (
+        SlowSyncMachine if _part == 0 else type(f"SyncMachinePart{_part:02d}", (SyncMachine,), {})
+    )
+    _case = _machine.TestCase
+    _case.settings = _runs(examples=_EACH, steps=25)
+    globals()[f"TestSyncModelSlow{_part:02d}"] = pytest.mark.model(pytest.mark.slow(_case))
+del _machine, _case
