@@ -59,6 +59,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache, lru_cache
+from itertools import repeat
 
 from memtier.secrets_rules import PRIVATE_KEY, SYNTAX, Rule, secret_group
 from memtier.secrets_tokens import KEYED, TOKENS
@@ -375,8 +376,19 @@ def names_to_scan(folder: str, names: Iterable[str]) -> list[str]:
     `detect_in_name` must look at; for the others it finds nothing. The same test
     as `_name_may_hold_secret`, the folder's parts taken once: one pass over
     10,000 note names, not a path split for each."""
+    names = list(names)
     if _name_may_hold_secret(folder):
-        return list(names)
+        return names
+    # The common case, dated notes, told without a call per name: no name holds a
+    # mark (a search of them all joined), and none is long enough (a stem of
+    # `_NAME_MIN` or more, less ``.md``: every name ends so and is shorter).
+    joined = "\n".join(names)
+    if not any(mark in joined for mark in _NAME_MARKS):
+        longest = max(map(len, names), default=0)
+        if longest < _NAME_MIN or (
+            longest < _NAME_MIN + 3 and all(map(str.endswith, names, repeat(".md")))
+        ):
+            return []
     return [name for name in names if _part_may_hold_secret(name)]
 
 

@@ -25,7 +25,7 @@ valid UTF-8 would cost as much as reading them all in Python.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -166,8 +166,9 @@ class SecretsScan:
     ) -> None:
         self.ws = ws
         self.reading = reading or Reading()
-        listing = self.reading.listing(ws.episodic_dir)
-        names = sorted(entry.name for entry in listing if entry.name.endswith(".md"))
+        # The listing is in name order already.
+        names = [entry.name for entry in self.reading.listing(ws.episodic_dir)]
+        names = [name for name in names if name.endswith(".md")]
         archived = _archive_notes(ws.archive_dir)
         self.process: subprocess.Popen[bytes] | None = None
         self._named: set[str] | None = None
@@ -191,16 +192,17 @@ class SecretsScan:
                 )
             except OSError:
                 self.process = None
-        # (path as listed, root-relative name): plain strings, 10,000 notes cost no Path
+        # The notes by folder (path, root-relative, names), in the order they are
+        # scanned: plain strings, and a note's path is joined only when it is read.
         folder = str(ws.episodic_dir)
         shown = ws.episodic_dir.relative_to(ws.root).as_posix()
-        self.notes = [(f"{folder}/{name}", f"{shown}/{name}") for name in names]
-        self.notes += [(str(p), p.relative_to(ws.root).as_posix()) for p in archived]
-        # The same notes by folder (path, root-relative, names), for the names' check.
         self._folders: dict[str, tuple[str, list[str]]] = {folder: (shown, names)}
-        for path, rel in self.notes[len(names) :]:
-            where, _, name = path.rpartition("/")
-            self._folders.setdefault(where, (rel.rpartition("/")[0], []))[1].append(name)
+        for note in archived:
+            where = self._folders.setdefault(
+                str(note.parent), (note.parent.relative_to(ws.root).as_posix(), [])
+            )
+            where[1].append(note.name)
+        self.note_count = len(names) + len(archived)
 
     def __enter__(self) -> SecretsScan:
         return self
@@ -250,6 +252,11 @@ class SecretsScan:
             if detect_in_name(rel)
         }
 
+    def _note_paths(self) -> Iterator[str]:
+        """Every COLD and archived note, as listed (the folder joined with the name)."""
+        for where, (_, names) in self._folders.items():
+            yield from (f"{where}/{name}" for name in names)
+
     def finish(self) -> list[Check]:
         """One failure per credential found (never the credential), else one pass."""
         self.prepare()
@@ -257,13 +264,13 @@ class SecretsScan:
         checks = list(self._small_checks)
         found = self.named()
         if found is None:
-            candidates = [Path(p) for p, _ in self.notes if os.path.isfile(p)]
+            candidates = [Path(p) for p in self._note_paths() if os.path.isfile(p)]
             scanned = len(small) + len(candidates)
         else:
             # rg read the contents; a note it passed over is read for its name only.
             wanted = found | self._named_in_name
-            candidates = [Path(p) for p, _ in self.notes if p in wanted]
-            scanned = len(small) + len(self.notes)
+            candidates = [Path(p) for p in self._note_paths() if p in wanted] if wanted else []
+            scanned = len(small) + self.note_count
         checks.extend(_scan(self.ws, candidates, self.reading))
         if not any(c.status == FAIL for c in checks):
             message = f"no credentials found ({scanned} files scanned)"
