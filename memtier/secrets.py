@@ -126,6 +126,26 @@ def _rule_regex(index: int) -> re.Pattern[str] | _Block:
     return re.compile(rule.pattern)
 
 
+@cache
+def _after_regex(index: int) -> tuple[re.Pattern[str], tuple[int, ...]]:
+    """A rule's `Rule.after` compiled, and the lengths of its anchors."""
+    rule = _RULES[index]
+    assert rule.after is not None
+    return re.compile(rule.after), tuple(sorted({len(anchor) for anchor in rule.anchors}))
+
+
+def _followed(text: str, hits: list[int], index: int) -> list[int]:
+    """The *hits* of a rule with `Rule.after` where that pattern matches right after
+    an anchor, on the same line: a match of the rule needs it there."""
+    after, lengths = _after_regex(index)
+    kept: list[int] = []
+    for hit in hits:
+        end = _line_end(text, hit)
+        if any(after.match(text, hit + n, end) for n in lengths if hit + n <= end):
+            kept.append(hit)
+    return kept
+
+
 @lru_cache(maxsize=1)
 def _placeholder_regex() -> tuple[re.Pattern[str], int]:
     """The placeholder pattern and the width of the longest placeholder."""
@@ -265,6 +285,8 @@ def _candidates(text: str, exhaustive: bool) -> list[tuple[int, int, int]]:
             hits = (
                 list(range(len(text))) if exhaustive else _anchor_hits(text, lowered, rule, anchors)
             )
+            if not exhaustive and rule.after is not None:
+                hits = _followed(text, hits, index)
             if not hits:
                 continue
             compiled = _rule_regex(index)

@@ -141,9 +141,14 @@ class Rule:
     regex (ripgrep's prefilter stays a superset). ``lead``, when set, promises that
     every match starts at most that many characters before one of its anchors:
     the rule is then tried only there (a long keyword alternation stays cheap).
+    ``after``, for a rule with ``lead`` 0 whose anchors are its keywords, is the
+    part of ``pattern`` after the keyword: a hit it does not match right after
+    one of the anchors is dropped before the whole rule is compiled (a keyword
+    with no assignment after it is most of prose, and the whole rule costs
+    milliseconds to compile).
     """
 
-    __slots__ = ("anchors", "block", "folded", "lead", "name", "pattern", "plausible")
+    __slots__ = ("after", "anchors", "block", "folded", "lead", "name", "pattern", "plausible")
 
     def __init__(
         self,
@@ -154,6 +159,7 @@ class Rule:
         block: tuple[str, str, str] | None = None,
         plausible: Callable[[re.Match[str]], bool] | None = None,
         lead: int | None = None,
+        after: str | None = None,
     ) -> None:
         self.name = name
         self.pattern = pattern
@@ -162,6 +168,7 @@ class Rule:
         self.block = block
         self.plausible = plausible
         self.lead = lead
+        self.after = after
 
 
 def secret_group(match: re.Match[str]) -> int:

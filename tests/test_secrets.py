@@ -587,3 +587,25 @@ def test_names_to_scan_keeps_every_name_the_path_test_keeps(folder: str, names: 
     `names_to_scan` tests the folder once and the names in one pass, the same way."""
     kept = secrets.names_to_scan(folder, names)
     assert kept == [n for n in names if secrets._name_may_hold_secret(f"{folder}/{n}")]
+
+
+def test_a_keyword_without_an_assignment_does_not_compile_the_keyed_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The keyed rule's keyword alternation costs milliseconds to compile, and its
+    keywords (``api``, ``key``, ``pat`` in "patterns") stand in most prose: a hit is
+    tried only when an assignment follows the keyword (`Rule.after`)."""
+    compiled: list[str] = []
+    real = secrets._rule_regex
+
+    def recording(index: int) -> object:
+        compiled.append(RULE_NAMES[index])
+        return real(index)
+
+    monkeypatch.setattr(secrets, "_rule_regex", recording)
+    prose = "Post-mortems and anti-patterns: the API keys live in the vault, token: short"
+    assert detect(prose) == []
+    assert "KEYED_SECRET" not in compiled
+    assignment = "GITHUB_AUTH = " + "Xy7pQ2rT9vLm4Kd8"
+    assert detect(assignment) == [Finding(rule="KEYED_SECRET", line=1)]
+    assert "KEYED_SECRET" in compiled
