@@ -128,11 +128,18 @@ def _listed(ws: Workspace, folder: Path, inside: bool, reading: Reading | None) 
     every = [entry.name for entry in entries]
     # One search over all the names, not a call per name (10,000 notes): a name
     # holding a line break is matched alone, as `_DAY_NAME` reads it.
-    wanted = set(_DAY_NAMES.findall("\n".join(n for n in every if "\n" not in n)))
+    joined = "\n".join(every)
+    if joined.count("\n") != len(every) - 1:  # a name holds a line break
+        joined = "\n".join(n for n in every if "\n" not in n)
+    wanted = set(_DAY_NAMES.findall(joined))
     wanted.update(n for n in every if "\n" in n and _DAY_NAME.match(n))
-    names = [name for name in every if name in wanted]
-    odd = [entry.name for entry in entries if entry.name in wanted and not _plain(entry)]
-    return _Folder(str(folder), ws.relative(folder) + "/", inside, frozenset(names), frozenset(odd))
+    try:  # the kind of each entry comes from the listing: no call of ours per entry
+        odd = [e.name for e in entries if not e.is_file(follow_symlinks=False) and e.name in wanted]
+    except OSError:  # the listing did not say, and the entry is gone since
+        odd = [entry.name for entry in entries if entry.name in wanted and not _plain(entry)]
+    return _Folder(
+        str(folder), ws.relative(folder) + "/", inside, frozenset(wanted), frozenset(odd)
+    )
 
 
 def _in_order(notes: Iterable[DayNote | None]) -> list[DayNote]:
