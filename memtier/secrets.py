@@ -57,11 +57,16 @@ prefix-anchored patterns is fast, predictable and easy to audit.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
-from itertools import repeat
 
-from memtier.secrets_rules import PRIVATE_KEY, SYNTAX, Rule, secret_group
+from memtier.secrets_rules import (
+    PRIVATE_KEY,
+    SYNTAX,
+    Rule,
+    name_may_hold_secret,
+    secret_group,
+)
 from memtier.secrets_tokens import KEYED, TOKENS
 from memtier.values import Fields, field
 
@@ -124,26 +129,6 @@ def _rule_regex(index: int) -> re.Pattern[str] | _Block:
     if rule.block:
         return (re.compile(rule.block[0]), re.compile(rule.block[1]), re.compile(rule.block[2]))
     return re.compile(rule.pattern)
-
-
-@cache
-def _after_regex(index: int) -> tuple[re.Pattern[str], tuple[int, ...]]:
-    """A rule's `Rule.after` compiled, and the lengths of its anchors."""
-    rule = _RULES[index]
-    assert rule.after is not None
-    return re.compile(rule.after), tuple(sorted({len(anchor) for anchor in rule.anchors}))
-
-
-def _followed(text: str, hits: list[int], index: int) -> list[int]:
-    """The *hits* of a rule with `Rule.after` where that pattern matches right after
-    an anchor, on the same line: a match of the rule needs it there."""
-    after, lengths = _after_regex(index)
-    kept: list[int] = []
-    for hit in hits:
-        end = _line_end(text, hit)
-        if any(after.match(text, hit + n, end) for n in lengths if hit + n <= end):
-            kept.append(hit)
-    return kept
 
 
 @lru_cache(maxsize=1)
@@ -285,8 +270,8 @@ def _candidates(text: str, exhaustive: bool) -> list[tuple[int, int, int]]:
             hits = (
                 list(range(len(text))) if exhaustive else _anchor_hits(text, lowered, rule, anchors)
             )
-            if not exhaustive and rule.after is not None:
-                hits = _followed(text, hits, index)
+            if not exhaustive:
+                hits = rule.followed(text, hits)
             if not hits:
                 continue
             compiled = _rule_regex(index)
@@ -375,53 +360,14 @@ def redact(text: str) -> Redaction:
     return Redaction(text=current, counts=counts)
 
 
-# Every rule's shortest match without one of these characters is 12 characters long
-# (``xoxr-`` and 8): a shorter part of a path, less ``.md``, holds no secret.
-_NAME_MARKS = frozenset("=:@ \t\uff1a|%")
-_NAME_MIN = 12
-
-
-def _part_may_hold_secret(part: str) -> bool:
-    """One part of a path (a file or folder name): long enough, or holding a mark a
-    key-value credential needs; a dated note name is neither."""
-    stem = part[:-3] if part.endswith(".md") else part
-    return len(stem) >= _NAME_MIN or not _NAME_MARKS.isdisjoint(stem)
-
-
-def _name_may_hold_secret(name: str) -> bool:
-    """Cheap test before `detect` on a path: 10,000 dated note names cost nothing."""
-    return any(_part_may_hold_secret(part) for part in name.split("/"))
-
-
-def names_to_scan(folder: str, names: Iterable[str]) -> list[str]:
-    """The *names* (of files in the root-relative *folder*) whose path
-    `detect_in_name` must look at; for the others it finds nothing. The same test
-    as `_name_may_hold_secret`, the folder's parts taken once: one pass over
-    10,000 note names, not a path split for each."""
-    names = list(names)
-    if _name_may_hold_secret(folder):
-        return names
-    # The common case, dated notes, told without a call per name: no name holds a
-    # mark (a search of them all joined), and none is long enough (a stem of
-    # `_NAME_MIN` or more, less ``.md``: every name ends so and is shorter).
-    joined = "\n".join(names)
-    if not any(mark in joined for mark in _NAME_MARKS):
-        longest = max(map(len, names), default=0)
-        if longest < _NAME_MIN or (
-            longest < _NAME_MIN + 3 and all(map(str.endswith, names, repeat(".md")))
-        ):
-            return []
-    return [name for name in names if _part_may_hold_secret(name)]
-
-
 def detect_in_name(name: str) -> list[Finding]:
     """The secrets in a file or folder name (PROTOCOL §3 v4: file names are scanned too)."""
-    return detect(name) if _name_may_hold_secret(name) else []
+    return detect(name) if name_may_hold_secret(name) else []
 
 
 def redact_name(name: str) -> str:
     """*name* as it may be shown: a credential in it replaced by its placeholder."""
-    return redact(name).text if _name_may_hold_secret(name) else name
+    return redact(name).text if name_may_hold_secret(name) else name
 
 
 def refuse_secret_in_name(shown: str) -> None:

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtier import secrets
+from memtier import secrets, secrets_rules
 from memtier.results import field_names
 from memtier.secrets import RULE_NAMES, Finding, Redaction, detect, prefilter_pattern, redact
 
@@ -585,8 +585,8 @@ def test_redact_lines_of_sees_a_block_that_starts_before_the_window() -> None:
 def test_names_to_scan_keeps_every_name_the_path_test_keeps(folder: str, names: list[str]) -> None:
     """Issue 37: health-check asked `detect_in_name` about each of 10,000 note paths;
     `names_to_scan` tests the folder once and the names in one pass, the same way."""
-    kept = secrets.names_to_scan(folder, names)
-    assert kept == [n for n in names if secrets._name_may_hold_secret(f"{folder}/{n}")]
+    kept = secrets_rules.names_to_scan(folder, names)
+    assert kept == [n for n in names if secrets_rules.name_may_hold_secret(f"{folder}/{n}")]
 
 
 def test_a_keyword_without_an_assignment_does_not_compile_the_keyed_rule(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,7 +36,7 @@ from memtier.store.reading import Reading
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
-    import subprocess
+    from memtier.spawn import Started
 
 # Below this many COLD notes, starting rg costs more than scanning in Python.
 RG_MIN_NOTES = 200
@@ -166,11 +167,12 @@ class SecretsScan:
     ) -> None:
         self.ws = ws
         self.reading = reading or Reading()
-        # The listing is in name order already.
+        # The listing is in name order already; every name a note's is the common case.
         names = [entry.name for entry in self.reading.listing(ws.episodic_dir)]
-        names = [name for name in names if name.endswith(".md")]
+        if not all(map(str.endswith, names, repeat(".md"))):
+            names = [name for name in names if name.endswith(".md")]
         archived = _archive_notes(ws.archive_dir)
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: Started | None = None
         self._named: set[str] | None = None
         self._collected = False
         self._small: list[Path] | None = None  # `prepare`'s
@@ -181,15 +183,10 @@ class SecretsScan:
         many = len(names) + len(archived) >= RG_MIN_NOTES
         rg = _ripgrep() if many and folders else None
         if rg is not None:
-            import subprocess  # only for a large COLD tier
+            from memtier import spawn  # only for a large COLD tier
 
             try:
-                self.process = subprocess.Popen(
-                    _rg_command(rg, folders, also),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                )
+                self.process = spawn.start(_rg_command(rg, folders, also))
             except OSError:
                 self.process = None
         # The notes by folder (path, root-relative, names), in the order they are
@@ -208,9 +205,8 @@ class SecretsScan:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+        if self.process is not None:
+            self.process.close()
 
     def named(self) -> set[str] | None:
         """The notes (as listed: the folder joined with the name) holding a line that
@@ -224,12 +220,9 @@ class SecretsScan:
     def _rg_candidates(self) -> set[str] | None:
         if self.process is None:
             return None
-        import subprocess
-
-        try:
-            out, _ = self.process.communicate(timeout=RG_TIMEOUT_SECONDS)
-        except subprocess.SubprocessError:
-            return None
+        out = self.process.communicate(RG_TIMEOUT_SECONDS)
+        if out is None:
+            return None  # no answer in time: Python looks at every file
         if self.process.returncode == 1:
             return set()
         if self.process.returncode != 0:
@@ -241,7 +234,8 @@ class SecretsScan:
         scan (which also compiles the rules) and the test of the notes' names."""
         if self._small is not None:
             return
-        from memtier.secrets import detect_in_name, names_to_scan
+        from memtier.secrets import detect_in_name
+        from memtier.secrets_rules import names_to_scan
 
         self._small = _small_tiers(self.ws)
         self._small_checks = _scan(self.ws, self._small, self.reading)
