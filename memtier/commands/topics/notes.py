@@ -20,10 +20,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from memtier import store
 from memtier.clock import parse_day
@@ -32,6 +31,9 @@ from memtier.formats.index import IndexEntry
 from memtier.store.reading import Reading
 from memtier.values import Fields
 from memtier.workspace import Workspace
+
+if TYPE_CHECKING:
+    from memtier.spawn import Started
 
 _DAY_NAME = re.compile(r"^(\d{4}-\d\d-\d\d)(?:\.[0-9]+)?\.md$")
 _DAY_NAMES = re.compile(r"^\d{4}-\d\d-\d\d(?:\.[0-9]+)?\.md$", re.MULTILINE)  # one a line
@@ -162,7 +164,7 @@ class NoteFiles:
         self._folders: dict[str, _Folder] | None = None
         self._read: dict[str, DayNote | None] = {}
         self._matching: dict[tuple[str, tuple[str, ...]], list[DayNote]] = {}
-        self._started: dict[tuple[str, tuple[str, ...]], subprocess.Popen[bytes] | None] = {}
+        self._started: dict[tuple[str, tuple[str, ...]], Started | None] = {}
 
     @property
     def folders(self) -> dict[str, _Folder]:
@@ -251,9 +253,8 @@ class NoteFiles:
     def close(self) -> None:
         """Stop the passes nobody collected (a check that raised)."""
         for process in self._started.values():
-            if process is not None and process.poll() is None:
-                process.kill()
-                process.wait()
+            if process is not None:
+                process.close()
         self._started.clear()
 
     def _named(self, paths: set[str]) -> Iterable[NoteFile]:
@@ -267,7 +268,7 @@ class NoteFiles:
             for name in folder.odd if folder.inside else folder.names:
                 yield folder.file(name)
 
-    def _start_rg(self, matcher: TopicMatcher) -> subprocess.Popen[bytes] | None:
+    def _start_rg(self, matcher: TopicMatcher) -> Started | None:
         searched = [str(f) for f, inside in self._inside.items() if inside and f.is_dir()]
         if self.rg is None or not searched:
             return None
@@ -280,23 +281,20 @@ class NoteFiles:
             "--files-with-matches", "--null", "--ignore-case", "--fixed-strings",
             "--max-depth", "1", "--glob", "*.md", *patterns, "--", *searched,
         ]  # fmt: skip
+        from memtier import spawn  # not `subprocess`: ~4 ms of every start (see there)
+
         try:
-            return subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-            )
+            return spawn.start(argv)
         except OSError:
             return None
 
-    def _finish_rg(self, process: subprocess.Popen[bytes] | None) -> set[str] | None:
+    def _finish_rg(self, process: Started | None) -> set[str] | None:
         """The paths ripgrep named, or None when it could not answer (read them all)."""
         if process is None:
             return None
-        try:
-            out, _ = process.communicate(timeout=RG_TIME_LIMIT_SECONDS)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            return None
+        out = process.communicate(RG_TIME_LIMIT_SECONDS)
+        if out is None:
+            return None  # no answer in time (it was killed): Python reads every note
         if process.returncode not in (0, 1):
             return None  # an unreadable note or folder: Python reads every one
         return {os.fsdecode(item) for item in out.split(b"\0") if item}
