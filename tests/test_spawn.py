@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -31,9 +30,7 @@ def test_input_is_empty_and_errors_go_nowhere() -> None:
 
 def test_a_program_past_its_time_is_killed_and_reaped() -> None:
     started = spawn.start([sys.executable, "-c", "import time; time.sleep(60)"])
-    begun = time.monotonic()
     assert started.communicate(0.3) is None
-    assert time.monotonic() - begun < 30
     assert started.returncode is not None and started.returncode < 0  # killed by a signal
     with pytest.raises(ProcessLookupError):
         os.kill(started.pid, 0)  # reaped: no zombie left
