@@ -57,3 +57,10 @@ def test_a_closed_pipe_signal_is_the_programs_default_again() -> None:
     assert out is not None and out.startswith(b"SigIgn:")
     ignored = int(out.split()[1], 16)
     assert not ignored & (1 << (signal.SIGPIPE - 1))
+
+
+def test_a_program_that_closes_its_output_and_runs_on_is_killed_at_the_limit() -> None:
+    code = "import os, time; os.close(1); time.sleep(60)"
+    started = spawn.start([sys.executable, "-c", code])
+    assert started.communicate(0.3) is None
+    assert started.returncode is not None and started.returncode < 0
