@@ -1,4 +1,4 @@
-"""Starting a helper program and reading what it prints, without `subprocess`.
+"""Starting a program (ripgrep) and reading what it prints, without `subprocess`.
 
 health-check's one ripgrep pass (PROTOCOL §6 v4) is the only process it starts,
 and importing `subprocess` (with `selectors` and `locale`) cost ~4 ms of CPU at
