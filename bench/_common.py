@@ -108,24 +108,31 @@ def run_seconds(
     before: Callable[[], None] | None = None,
 ) -> float:
     """Wall time of one run of *argv* (output discarded); *before* runs untimed.
-    The exit code of the last run is kept in `LAST_EXIT` (a failed run is no figure)."""
+    The exit code of the last run is kept in `LAST_EXIT` (a failed run is no figure),
+    its CPU time (user and system, with the processes it waited for: memtier's rg) in
+    `LAST_CPU`."""
     full_env = {**os.environ, **(env or {})}
     full_env.pop("PYTHONDONTWRITEBYTECODE", None)
     if before is not None:
         before()
     start = time.perf_counter()
-    done = subprocess.run(
+    process = subprocess.Popen(
         list(argv),
         cwd=cwd or work_folder(),
         env=full_env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    LAST_EXIT[0] = done.returncode
-    return time.perf_counter() - start
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped: Popen need not wait
+    LAST_EXIT[0] = process.returncode
+    LAST_CPU[0] = usage.ru_utime + usage.ru_stime
+    return elapsed
 
 
 LAST_EXIT = [0]
+LAST_CPU = [0.0]
 
 
 @dataclass(frozen=True)
@@ -137,6 +144,9 @@ class Paired:
     ratio: float  # median of the per-pair ratios: what a change of load cannot skew
     load: str  # /proc/loadavg when the runs ended
     exits: tuple[int, ...] = ()  # the command's exit codes, when any was not 0
+    # The same median for CPU times (user and system): on a loaded machine a wait for
+    # a core counts in the wall time only.
+    cpu_ratio: float = float("nan")
 
     def line(self, label: str, target: float | None = None) -> str:
         verdict = ""
@@ -146,7 +156,7 @@ class Paired:
         exits = f"  exit codes {sorted(set(self.exits))}" if self.exits else ""
         return (
             f"{label:<34} {self.seconds * 1000:8.1f} ms  floor {self.floor * 1000:7.1f} ms  "
-            f"{self.ratio:5.2f}x{verdict}  (load {self.load}){exits}"
+            f"{self.ratio:5.2f}x{verdict}  cpu {self.cpu_ratio:5.2f}x  (load {self.load}){exits}"
         )
 
 
@@ -171,10 +181,14 @@ def paired(
     floors: list[float] = []
     timed: list[float] = []
     exits: list[int] = []
+    cpu: list[float] = []
     for _ in range(runs):
         floors.append(run_seconds(floor, cwd=cwd, env=env, before=before_floor))
+        floor_cpu = LAST_CPU[0]
         timed.append(run_seconds(argv, cwd=cwd, env=env, before=before))
         exits.append(LAST_EXIT[0])
+        if floor_cpu > 0:
+            cpu.append(LAST_CPU[0] / floor_cpu)
     ratios = [t / f for t, f in zip(timed, floors, strict=True) if f > 0]
     return Paired(
         statistics.median(timed),
@@ -182,6 +196,7 @@ def paired(
         statistics.median(ratios) if ratios else float("nan"),
         loadavg(),
         tuple(exits) if any(exits) else (),
+        statistics.median(cpu) if cpu else float("nan"),
     )
 
 

@@ -57,10 +57,16 @@ prefix-anchored patterns is fast, predictable and easy to audit.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
 
-from memtier.secrets_rules import PRIVATE_KEY, SYNTAX, Rule, secret_group
+from memtier.secrets_rules import (
+    PRIVATE_KEY,
+    SYNTAX,
+    Rule,
+    name_may_hold_secret,
+    secret_group,
+)
 from memtier.secrets_tokens import KEYED, TOKENS
 from memtier.values import Fields, field
 
@@ -264,6 +270,8 @@ def _candidates(text: str, exhaustive: bool) -> list[tuple[int, int, int]]:
             hits = (
                 list(range(len(text))) if exhaustive else _anchor_hits(text, lowered, rule, anchors)
             )
+            if not exhaustive:
+                hits = rule.followed(text, hits)
             if not hits:
                 continue
             compiled = _rule_regex(index)
@@ -352,42 +360,14 @@ def redact(text: str) -> Redaction:
     return Redaction(text=current, counts=counts)
 
 
-# Every rule's shortest match without one of these characters is 12 characters long
-# (``xoxr-`` and 8): a shorter part of a path, less ``.md``, holds no secret.
-_NAME_MARKS = frozenset("=:@ \t\uff1a|%")
-_NAME_MIN = 12
-
-
-def _part_may_hold_secret(part: str) -> bool:
-    """One part of a path (a file or folder name): long enough, or holding a mark a
-    key-value credential needs; a dated note name is neither."""
-    stem = part[:-3] if part.endswith(".md") else part
-    return len(stem) >= _NAME_MIN or not _NAME_MARKS.isdisjoint(stem)
-
-
-def _name_may_hold_secret(name: str) -> bool:
-    """Cheap test before `detect` on a path: 10,000 dated note names cost nothing."""
-    return any(_part_may_hold_secret(part) for part in name.split("/"))
-
-
-def names_to_scan(folder: str, names: Iterable[str]) -> list[str]:
-    """The *names* (of files in the root-relative *folder*) whose path
-    `detect_in_name` must look at; for the others it finds nothing. The same test
-    as `_name_may_hold_secret`, the folder's parts taken once: one pass over
-    10,000 note names, not a path split for each."""
-    if _name_may_hold_secret(folder):
-        return list(names)
-    return [name for name in names if _part_may_hold_secret(name)]
-
-
 def detect_in_name(name: str) -> list[Finding]:
     """The secrets in a file or folder name (PROTOCOL §3 v4: file names are scanned too)."""
-    return detect(name) if _name_may_hold_secret(name) else []
+    return detect(name) if name_may_hold_secret(name) else []
 
 
 def redact_name(name: str) -> str:
     """*name* as it may be shown: a credential in it replaced by its placeholder."""
-    return redact(name).text if _name_may_hold_secret(name) else name
+    return redact(name).text if name_may_hold_secret(name) else name
 
 
 def refuse_secret_in_name(shown: str) -> None:

@@ -31,8 +31,8 @@ a property test checks that they never hide a match.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from itertools import pairwise
+from collections.abc import Callable, Iterable
+from itertools import pairwise, repeat
 
 # ---------------------------------------------------------------------------
 # The name a value is assigned to (PROTOCOL §3 v4): ``DB_PASSWORD=…``, ``csrf_token: …``,
@@ -141,9 +141,24 @@ class Rule:
     regex (ripgrep's prefilter stays a superset). ``lead``, when set, promises that
     every match starts at most that many characters before one of its anchors:
     the rule is then tried only there (a long keyword alternation stays cheap).
+    ``after``, for a rule with ``lead`` 0 whose anchors are its keywords, is the
+    part of ``pattern`` after the keyword: a hit it does not match right after
+    one of the anchors is dropped before the whole rule is compiled (a keyword
+    with no assignment after it is most of prose, and the whole rule costs
+    milliseconds to compile).
     """
 
-    __slots__ = ("anchors", "block", "folded", "lead", "name", "pattern", "plausible")
+    __slots__ = (
+        "_after",
+        "after",
+        "anchors",
+        "block",
+        "folded",
+        "lead",
+        "name",
+        "pattern",
+        "plausible",
+    )
 
     def __init__(
         self,
@@ -154,6 +169,7 @@ class Rule:
         block: tuple[str, str, str] | None = None,
         plausible: Callable[[re.Match[str]], bool] | None = None,
         lead: int | None = None,
+        after: str | None = None,
     ) -> None:
         self.name = name
         self.pattern = pattern
@@ -162,6 +178,67 @@ class Rule:
         self.block = block
         self.plausible = plausible
         self.lead = lead
+        self.after = after
+        self._after: tuple[re.Pattern[str], tuple[int, ...]] | None = None  # `followed`'s
+
+    def followed(self, text: str, hits: list[int]) -> list[int]:
+        """The *hits* (anchor offsets) where `after` matches right after one of the
+        anchors, on the same line: a match of the rule needs it there. All of them
+        when the rule has no `after`."""
+        if self.after is None:
+            return hits
+        if self._after is None:
+            self._after = re.compile(self.after), tuple(sorted({len(a) for a in self.anchors}))
+        after, lengths = self._after
+        kept: list[int] = []
+        for hit in hits:
+            end = text.find("\n", hit)
+            end = len(text) if end < 0 else end
+            if any(after.match(text, hit + n, end) for n in lengths if hit + n <= end):
+                kept.append(hit)
+        return kept
+
+
+# ---------------------------------------------------------------------------
+# File names (PROTOCOL §3 v4: they are scanned too): which of them can hold a match.
+
+# Every rule's shortest match without one of these characters is 12 characters long
+# (``xoxr-`` and 8): a shorter part of a path, less ``.md``, holds no secret.
+_NAME_MARKS = frozenset("=:@ \t\uff1a|%")
+_NAME_MIN = 12
+
+
+def part_may_hold_secret(part: str) -> bool:
+    """One part of a path (a file or folder name): long enough, or holding a mark a
+    key-value credential needs; a dated note name is neither."""
+    stem = part[:-3] if part.endswith(".md") else part
+    return len(stem) >= _NAME_MIN or not _NAME_MARKS.isdisjoint(stem)
+
+
+def name_may_hold_secret(name: str) -> bool:
+    """Cheap test before `detect` on a path: 10,000 dated note names cost nothing."""
+    return any(part_may_hold_secret(part) for part in name.split("/"))
+
+
+def names_to_scan(folder: str, names: Iterable[str]) -> list[str]:
+    """The *names* (of files in the root-relative *folder*) whose path
+    `detect_in_name` must look at; for the others it finds nothing. The same test
+    as `name_may_hold_secret`, the folder's parts taken once: one pass over
+    10,000 note names, not a path split for each."""
+    names = list(names)
+    if name_may_hold_secret(folder):
+        return names
+    # The common case, dated notes, told without a call per name: no name holds a
+    # mark (a search of them all joined), and none is long enough (a stem of
+    # `_NAME_MIN` or more, less ``.md``: every name ends so and is shorter).
+    joined = "\n".join(names)
+    if not any(mark in joined for mark in _NAME_MARKS):
+        longest = max(map(len, names), default=0)
+        if longest < _NAME_MIN or (
+            longest < _NAME_MIN + 3 and all(map(str.endswith, names, repeat(".md")))
+        ):
+            return []
+    return [name for name in names if part_may_hold_secret(name)]
 
 
 def secret_group(match: re.Match[str]) -> int:

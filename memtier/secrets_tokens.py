@@ -540,15 +540,20 @@ _KEYWORD_PATTERN = (
     "l]|[Xx][Rr][Aa][Yy]|[Yy][Aa][Nn][Dd][Ee][Xx]|[Zz][Ee][Nn][Dd][Ee][Ss][Kk])"
 )
 
+# What follows the name: the rest of it, the operator, the value.
+_KEYED_AFTER = (
+    r"[A-Za-z0-9_. \t-]{0,30}[*\"'`]{0,2}[ \t]*(?:::=|:=|\?=|=>|[:=\uff1a])[*]{0,2}[ \t]*"
+    r"[\"'`]?([A-Za-z0-9_.=+-][A-Za-z0-9_.=+/~%-]{9,199})"
+)
+
 KEYED: tuple[Rule, ...] = (
     Rule(
         "KEYED_SECRET",
-        _KEYWORD_PATTERN
-        + r"[A-Za-z0-9_. \t-]{0,30}[*\"'`]{0,2}[ \t]*(?:::=|:=|\?=|=>|[:=\uff1a])[*]{0,2}[ \t]*"
-        + r"[\"'`]?([A-Za-z0-9_.=+-][A-Za-z0-9_.=+/~%-]{9,199})",
+        _KEYWORD_PATTERN + _KEYED_AFTER,
         tuple(_KEYWORDS),
         folded=True,
         plausible=keyed_value_is_secret,
         lead=0,
+        after=_KEYED_AFTER,
     ),
 )

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtier import secrets
+from memtier import secrets, secrets_rules
 from memtier.results import field_names
 from memtier.secrets import RULE_NAMES, Finding, Redaction, detect, prefilter_pattern, redact
 
@@ -585,5 +585,27 @@ def test_redact_lines_of_sees_a_block_that_starts_before_the_window() -> None:
 def test_names_to_scan_keeps_every_name_the_path_test_keeps(folder: str, names: list[str]) -> None:
     """Issue 37: health-check asked `detect_in_name` about each of 10,000 note paths;
     `names_to_scan` tests the folder once and the names in one pass, the same way."""
-    kept = secrets.names_to_scan(folder, names)
-    assert kept == [n for n in names if secrets._name_may_hold_secret(f"{folder}/{n}")]
+    kept = secrets_rules.names_to_scan(folder, names)
+    assert kept == [n for n in names if secrets_rules.name_may_hold_secret(f"{folder}/{n}")]
+
+
+def test_a_keyword_without_an_assignment_does_not_compile_the_keyed_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The keyed rule's keyword alternation costs milliseconds to compile, and its
+    keywords (``api``, ``key``, ``pat`` in "patterns") stand in most prose: a hit is
+    tried only when an assignment follows the keyword (`Rule.after`)."""
+    compiled: list[str] = []
+    real = secrets._rule_regex
+
+    def recording(index: int) -> object:
+        compiled.append(RULE_NAMES[index])
+        return real(index)
+
+    monkeypatch.setattr(secrets, "_rule_regex", recording)
+    prose = "Post-mortems and anti-patterns: the API keys live in the vault, token: short"
+    assert detect(prose) == []
+    assert "KEYED_SECRET" not in compiled
+    assignment = "GITHUB_AUTH = " + "Xy7pQ2rT9vLm4Kd8"
+    assert detect(assignment) == [Finding(rule="KEYED_SECRET", line=1)]
+    assert "KEYED_SECRET" in compiled

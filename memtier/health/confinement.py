@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 
 from memtier import store
@@ -90,7 +91,12 @@ def _folder_checks(
     """
     if not _inside(real_root, folder):
         return
-    entries = [entry for entry in reading.listing(folder) if entry.name.endswith(".md")]
+    listing = reading.listing(folder)
+    # A plain file is fine: the others are picked out in one comprehension (when the
+    # listing cannot say and an entry is gone since, each is asked below instead).
+    with suppress(OSError):
+        listing = [entry for entry in listing if not entry.is_file(follow_symlinks=False)]
+    entries = [entry for entry in listing if entry.name.endswith(".md")]
     for entry in entries:
         try:
             plain = not entry.is_symlink()

@@ -25,7 +25,8 @@ valid UTF-8 would cost as much as reading them all in Python.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,7 +36,7 @@ from memtier.store.reading import Reading
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
-    import subprocess
+    from memtier.spawn import Started
 
 # Below this many COLD notes, starting rg costs more than scanning in Python.
 RG_MIN_NOTES = 200
@@ -166,10 +167,12 @@ class SecretsScan:
     ) -> None:
         self.ws = ws
         self.reading = reading or Reading()
-        listing = self.reading.listing(ws.episodic_dir)
-        names = sorted(entry.name for entry in listing if entry.name.endswith(".md"))
+        # The listing is in name order already; every name a note's is the common case.
+        names = [entry.name for entry in self.reading.listing(ws.episodic_dir)]
+        if not all(map(str.endswith, names, repeat(".md"))):
+            names = [name for name in names if name.endswith(".md")]
         archived = _archive_notes(ws.archive_dir)
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: Started | None = None
         self._named: set[str] | None = None
         self._collected = False
         self._small: list[Path] | None = None  # `prepare`'s
@@ -180,35 +183,30 @@ class SecretsScan:
         many = len(names) + len(archived) >= RG_MIN_NOTES
         rg = _ripgrep() if many and folders else None
         if rg is not None:
-            import subprocess  # only for a large COLD tier
+            from memtier import spawn  # only for a large COLD tier
 
             try:
-                self.process = subprocess.Popen(
-                    _rg_command(rg, folders, also),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                )
+                self.process = spawn.start(_rg_command(rg, folders, also))
             except OSError:
                 self.process = None
-        # (path as listed, root-relative name): plain strings, 10,000 notes cost no Path
+        # The notes by folder (path, root-relative, names), in the order they are
+        # scanned: plain strings, and a note's path is joined only when it is read.
         folder = str(ws.episodic_dir)
         shown = ws.episodic_dir.relative_to(ws.root).as_posix()
-        self.notes = [(f"{folder}/{name}", f"{shown}/{name}") for name in names]
-        self.notes += [(str(p), p.relative_to(ws.root).as_posix()) for p in archived]
-        # The same notes by folder (path, root-relative, names), for the names' check.
         self._folders: dict[str, tuple[str, list[str]]] = {folder: (shown, names)}
-        for path, rel in self.notes[len(names) :]:
-            where, _, name = path.rpartition("/")
-            self._folders.setdefault(where, (rel.rpartition("/")[0], []))[1].append(name)
+        for note in archived:
+            where = self._folders.setdefault(
+                str(note.parent), (note.parent.relative_to(ws.root).as_posix(), [])
+            )
+            where[1].append(note.name)
+        self.note_count = len(names) + len(archived)
 
     def __enter__(self) -> SecretsScan:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+        if self.process is not None:
+            self.process.close()
 
     def named(self) -> set[str] | None:
         """The notes (as listed: the folder joined with the name) holding a line that
@@ -222,12 +220,9 @@ class SecretsScan:
     def _rg_candidates(self) -> set[str] | None:
         if self.process is None:
             return None
-        import subprocess
-
-        try:
-            out, _ = self.process.communicate(timeout=RG_TIMEOUT_SECONDS)
-        except subprocess.SubprocessError:
-            return None
+        out = self.process.communicate(RG_TIMEOUT_SECONDS)
+        if out is None:
+            return None  # no answer in time: Python looks at every file
         if self.process.returncode == 1:
             return set()
         if self.process.returncode != 0:
@@ -239,7 +234,8 @@ class SecretsScan:
         scan (which also compiles the rules) and the test of the notes' names."""
         if self._small is not None:
             return
-        from memtier.secrets import detect_in_name, names_to_scan
+        from memtier.secrets import detect_in_name
+        from memtier.secrets_rules import names_to_scan
 
         self._small = _small_tiers(self.ws)
         self._small_checks = _scan(self.ws, self._small, self.reading)
@@ -250,6 +246,11 @@ class SecretsScan:
             if detect_in_name(rel)
         }
 
+    def _note_paths(self) -> Iterator[str]:
+        """Every COLD and archived note, as listed (the folder joined with the name)."""
+        for where, (_, names) in self._folders.items():
+            yield from (f"{where}/{name}" for name in names)
+
     def finish(self) -> list[Check]:
         """One failure per credential found (never the credential), else one pass."""
         self.prepare()
@@ -257,13 +258,13 @@ class SecretsScan:
         checks = list(self._small_checks)
         found = self.named()
         if found is None:
-            candidates = [Path(p) for p, _ in self.notes if os.path.isfile(p)]
+            candidates = [Path(p) for p in self._note_paths() if os.path.isfile(p)]
             scanned = len(small) + len(candidates)
         else:
             # rg read the contents; a note it passed over is read for its name only.
             wanted = found | self._named_in_name
-            candidates = [Path(p) for p, _ in self.notes if p in wanted]
-            scanned = len(small) + len(self.notes)
+            candidates = [Path(p) for p in self._note_paths() if p in wanted] if wanted else []
+            scanned = len(small) + self.note_count
         checks.extend(_scan(self.ws, candidates, self.reading))
         if not any(c.status == FAIL for c in checks):
             message = f"no credentials found ({scanned} files scanned)"

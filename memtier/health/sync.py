@@ -122,7 +122,7 @@ def note_checks(
             markers.append(found)
     entries = reading.listing(ws.episodic_dir)
     if named is not None:  # searched already: only these may hold something here
-        entries = [entry for entry in entries if entry.path in named]
+        entries = [entry for entry in entries if entry.path in named] if named else []
     for entry in entries:
         if not entry.name.endswith(".md") or not _plain(entry):
             continue

@@ -101,19 +101,27 @@ class FileHits:
             return self._counted
         if self._list is not None:
             return dict(Counter(text for _, _, text in self._list))
-        raw = self._raw
-        if not raw:
-            return {}
-        # With positions, the texts alone (without a match object each).
-        texts = _TEXT_RE.findall(raw) if _FULL_RE.match(raw) else raw.split(b"\n")
-        # A file holds a few matches: a dict counts them faster than a Counter. ripgrep
-        # prints empty matches (a pattern like ``^``); they match no text.
+        # A file holds a few matches: a dict counts them faster than a Counter.
         counted: dict[str, int] = {}
-        for text in texts:
+        for text in self.raw_texts() or ():
             if text:
                 key = text.decode("utf-8", "replace")
                 counted[key] = counted.get(key, 0) + 1
         return counted
+
+    def raw_texts(self) -> list[bytes] | None:
+        """The matched texts as ripgrep printed them, in order, or None when the scan
+        handed over its matches or counts instead (`counts` reads those). ripgrep
+        prints empty matches (a pattern like ``^``): they are in the list, and match
+        no text."""
+        if self._counted is not None or self._list is not None:
+            return None
+        raw = self._raw
+        if not raw:
+            return []
+        # With positions, the texts alone (without a match object each).
+        texts: list[bytes] = _TEXT_RE.findall(raw) if _FULL_RE.match(raw) else raw.split(b"\n")
+        return texts
 
     def match_count(self) -> int:
         if self._counted is not None:

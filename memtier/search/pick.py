@@ -130,6 +130,22 @@ def raw_counts(
     """Each file's counts by term, and the document frequency of each term, from raw
     matched texts (several texts may stand for one term: ``Docker``, ``dockers``)."""
     keys: dict[str, str | None] = {}
+
+    def key_of(text: str) -> str | None:
+        key = keys.get(text, "")
+        if key == "":
+            if regex:
+                key = text.lower()
+            else:
+                term = term_of(text, scoring_terms)
+                key = term.text if term is not None else None
+            keys[text] = key
+        return key
+
+    # The key of each matched text as ripgrep printed it: a broad --regex at 100,000
+    # notes has ~50,000 files of a few matches each, and their texts repeat, so each
+    # text is decoded and keyed once, and a file's matches are counted in one loop.
+    printed: dict[bytes, str | None] = {}
     counted: dict[str, dict[str, int]] = {}
     df: dict[str, int] = {}
     totals: dict[str, int] = {}
@@ -137,21 +153,28 @@ def raw_counts(
     for rel, hits in matches.items():
         tiers[rel] = hits.tier or "cold"
         texts: dict[str, int] = {}
-        found = hits.counts()
-        # The matches with a text: what `FileHits.match_count` counts, without a
-        # second pass over ripgrep's output of every file.
-        totals[rel] = sum(found.values())
-        for text, n in found.items():
-            key = keys.get(text, "")
-            if key == "":
-                if regex:
-                    key = text.lower()
-                else:
-                    term = term_of(text, scoring_terms)
-                    key = term.text if term is not None else None
-                keys[text] = key
-            if key is not None:
-                texts[key] = texts.get(key, 0) + n
+        raw = hits.raw_texts()
+        if raw is None:
+            found = hits.counts()
+            # The matches with a text: what `FileHits.match_count` counts, without a
+            # second pass over ripgrep's output of every file.
+            totals[rel] = sum(found.values())
+            for text, n in found.items():
+                key = key_of(text)
+                if key is not None:
+                    texts[key] = texts.get(key, 0) + n
+        else:
+            total = 0
+            for data in raw:
+                if not data:
+                    continue  # an empty match matches no text
+                total += 1
+                key = printed.get(data, "")
+                if key == "":
+                    key = printed[data] = key_of(data.decode("utf-8", "replace"))
+                if key is not None:
+                    texts[key] = texts.get(key, 0) + 1
+            totals[rel] = total
         counted[rel] = texts
         for key in texts:
             df[key] = df.get(key, 0) + 1

@@ -591,8 +591,7 @@ def _many_notes(root: Path, secret_days: dict[int, str]) -> None:
 def test_ripgrep_prefilter_finds_what_python_finds(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import subprocess
-
+    from memtier import spawn
     from memtier.health import secrets_scan as health_secrets
 
     if health_secrets._ripgrep() is None:
@@ -602,13 +601,13 @@ def test_ripgrep_prefilter_finds_what_python_finds(
     python_only = failures(check(root))
     monkeypatch.setattr(health_secrets, "RG_MIN_NOTES", 1)
     started: list[list[str]] = []
-    real_popen = subprocess.Popen
+    real_start = spawn.start
 
-    def spy(command: list[str], **kwargs: object) -> object:
+    def spy(command: list[str]) -> spawn.Started:
         started.append(command)
-        return real_popen(command, **kwargs)  # type: ignore[call-overload]
+        return real_start(command)
 
-    monkeypatch.setattr(subprocess, "Popen", spy)
+    monkeypatch.setattr(spawn, "start", spy)
     with_rg = failures(check(root))
     assert started, "rg was not used"
     assert with_rg == python_only

@@ -166,3 +166,27 @@ def test_real_process_exit_codes(root: Path) -> None:
     # Not a terminal: no colour even without NO_COLOR.
     plain = run_memtier("--root", str(root), "health-check", env={"NO_COLOR": ""})
     assert "\033[" not in plain.stdout
+
+
+def test_the_ripgrep_pass_starts_without_subprocess(root: Path) -> None:
+    """`subprocess` (with `selectors` and `locale`) cost ~4 ms of every health-check:
+    its one ripgrep pass is started by `memtier.spawn` instead."""
+    import subprocess
+    import sys
+
+    from memtier.health import secrets_scan
+
+    if secrets_scan._ripgrep() is None:
+        pytest.skip("no rg binary")
+    folder = root / "memory" / "episodic"
+    for n in range(secrets_scan.RG_MIN_NOTES):
+        day = f"2020-{1 + n // 28:02d}-{1 + n % 28:02d}"
+        (folder / f"{day}.md").write_text(f"# {day}\n\n- a note\n", encoding="utf-8")
+    code = (
+        "import sys; from memtier.__main__ import main; "
+        f"code = main(['--root', {str(root)!r}, '--now', {NOW_TEXT!r}, 'health-check']); "
+        "sys.stderr.write(f'{code} ' + ' '.join(m for m in ('subprocess', 'memtier.spawn') "
+        "if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stderr.split() == ["0", "memtier.spawn"], proc.stderr

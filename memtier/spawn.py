@@ -1,0 +1,150 @@
+"""Starting a program (ripgrep) and reading what it prints, without `subprocess`.
+
+health-check's one ripgrep pass (PROTOCOL §6 v4) is the only process it starts,
+and importing `subprocess` (with `selectors` and `locale`) cost ~4 ms of CPU at
+every start of it. ``os.posix_spawn`` starts the program as `subprocess` does on
+Linux (the C library's vfork and exec), and `Started` keeps of ``Popen`` what
+that pass needs: standard input and error on the null device, the output read
+from a pipe within a time limit, the exit status, and a kill when the caller
+gives up. The signals Python ignores (a closed pipe, a file too large) are the
+program's defaults again, as ``Popen`` restores them. Where ``posix_spawn`` is
+missing, `start` raises OSError, as for a program that cannot run.
+"""
+
+from __future__ import annotations
+
+import os
+
+_CHUNK = 1 << 16
+
+
+class Started:
+    """A program `start` started, its output on a pipe."""
+
+    def __init__(self, pid: int, output: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._output: int | None = output  # the pipe's read end, until it is closed
+
+    def communicate(self, timeout: float) -> bytes | None:
+        """All the program prints, once it has ended (its exit status in
+        `returncode`); None when it has not ended within *timeout* seconds: it is
+        then killed."""
+        import select
+        import time
+
+        if self._output is None:
+            raise ValueError("the output was read already")
+        deadline = time.monotonic() + timeout
+        chunks: list[bytes] = []
+        watch = select.poll()
+        watch.register(self._output, select.POLLIN)
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self.close()
+                    return None
+                if not watch.poll(int(left * 1000) + 1):
+                    continue  # the time is checked again above
+                chunk = os.read(self._output, _CHUNK)
+                if not chunk:
+                    break  # the program closed its output: it has ended, or is ending
+                chunks.append(chunk)
+        finally:
+            self._close_output()
+        if not self._ended_by(deadline):
+            self.close()
+            return None  # it closed its output but runs on past the limit
+        return b"".join(chunks)
+
+    def _ended_by(self, deadline: float) -> bool:
+        """Whether the program ends (and is reaped) before *deadline* (monotonic):
+        told the moment it does by a process file descriptor where the system has
+        them (Linux), else by looking every millisecond."""
+        import select
+        import time
+
+        try:
+            handle = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):
+            while self.poll() is None:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(0.001)
+            return True
+        try:
+            watch = select.poll()
+            watch.register(handle, select.POLLIN)
+            left = max(0.0, deadline - time.monotonic())
+            if not watch.poll(int(left * 1000) + 1):
+                return False
+        finally:
+            os.close(handle)
+        self.wait()
+        return True
+
+    def poll(self) -> int | None:
+        """The exit status if the program has ended, else None."""
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            _, status = os.waitpid(self.pid, 0)
+            self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def close(self) -> None:
+        """Kill the program if it still runs, and reap it (a caller that gave up)."""
+        if self.poll() is None:
+            import signal
+
+            # Not reaped yet, so the pid is still the program's (a zombie at worst).
+            os.kill(self.pid, signal.SIGKILL)
+            self.wait()
+        self._close_output()
+
+    def _close_output(self) -> None:
+        if self._output is not None:
+            os.close(self._output)
+            self._output = None
+
+
+def start(argv: list[str]) -> Started:
+    """Start *argv* (a path, or a name looked up on ``PATH``) with its output on a
+    pipe, its input and errors on the null device. OSError when it cannot run."""
+    import signal
+
+    spawn = getattr(os, "posix_spawnp", None)
+    if spawn is None:
+        raise OSError("os.posix_spawnp is not available here")
+    # Both ends are not inherited (Python's default): only the copy on the
+    # program's standard output is.
+    output, into = os.pipe()
+    try:
+        pid = spawn(
+            argv[0],
+            argv,
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, into, 1),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ],
+            setsigdef=[getattr(signal, name) for name in _DEFAULTS if hasattr(signal, name)],
+        )
+    except BaseException:
+        os.close(output)
+        raise
+    finally:
+        os.close(into)
+    return Started(pid, output)
+
+
+# The signals `subprocess.Popen` puts back to their defaults in the program (Python
+# ignores them).
+_DEFAULTS = ("SIGPIPE", "SIGXFZ", "SIGXFSZ")
