@@ -46,67 +46,85 @@ QUICK_MIN_EXAMPLES = 10
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     is_property = getattr(metafunc.function, "is_hypothesis_test", False)
     if is_property and not metafunc.definition.get_closest_marker("slow"):
+        # Two items and no argument: `_test_setting` finds the quick one by its mark.
         metafunc.parametrize(
-            "_examples",
-            ["examples-quick", pytest.param("examples-full", marks=pytest.mark.slow)],
-            indirect=True,
+            (),
+            [
+                pytest.param(id="examples-quick", marks=pytest.mark.examples_quick),
+                pytest.param(id="examples-full", marks=pytest.mark.slow),
+            ],
         )
 
 
-@pytest.fixture(autouse=True)
-def _examples(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fewer examples for the `[examples-quick]` item of a property test."""
-    if getattr(request, "param", None) != "examples-quick":
-        return
-    test = getattr(request.function, "__func__", request.function)
-    full = test._hypothesis_internal_use_settings
-    quick = max(QUICK_MIN_EXAMPLES, full.max_examples // QUICK_DIVISOR)
-    if quick < full.max_examples:
-        monkeypatch.setattr(
-            test, "_hypothesis_internal_use_settings", settings(full, max_examples=quick)
-        )
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "examples_quick: the README run's item of a property test")
 
 
 NOW_TEXT = "2026-11-30T10:00:00+01:00"
 NOW = datetime.fromisoformat(NOW_TEXT)
 REPO = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="session")
-def _homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("homes")
-
-
-@pytest.fixture(autouse=True)
-def _guard_home(_homes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test may touch the real home folder or inherit a memtier setting.
-
-    Each test's home is a fresh folder made by `tempfile.mkdtemp` (one call), not
-    a numbered `mktemp` folder: pytest finds the next number by listing the whole
-    base folder, which made thousands of homes cost seconds of listing per run."""
-    home = Path(tempfile.mkdtemp(prefix="home-", dir=_homes))
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("NO_COLOR", "1")
-    for name in ("MEMTIER_ROOT", "MEMTIER_NOW", "MEMTIER_FAULT", "MEMTIER_FAULT_TRACE"):
-        monkeypatch.delenv(name, raising=False)
+_HOMES: list[Path] = []
+_SETTING = pytest.StashKey[pytest.MonkeyPatch]()
 
 
 def _skip_fsync(fd: object) -> None:
-    """Stands in for os.fsync in a test's own process (see `_in_process_fsync`)."""
+    """Stands in for os.fsync in a test's own process (see `_test_setting`)."""
 
 
-@pytest.fixture(autouse=True)
-def _in_process_fsync(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Writes made in the test's own process skip fsync, except in tests/store.
+def _test_setting(item: pytest.Item) -> pytest.MonkeyPatch:
+    """What every test runs in, set before its fixtures and undone after them.
 
-    An fsync only matters when the machine loses power, which no test can cause;
-    a killed process loses nothing the kernel holds. Skipping it spares every
-    in-process write a journal commit, which on a shared disk is most of a test's
-    wall time. The store's own tests, and every memtier process a test starts
-    (the crash matrix, the kill and lock tests, the soak), fsync for real.
+    - No test may touch the real home folder or inherit a memtier setting: each
+      test's home is a fresh folder made by `tempfile.mkdtemp` (one call; pytest's
+      numbered folders list the whole base folder to find the next number).
+    - Writes made in the test's own process skip fsync, except in tests/store. An
+      fsync only matters when the machine loses power, which no test can cause; a
+      killed process loses nothing the kernel holds. Skipping it spares every
+      in-process write a journal commit, which on a shared disk is most of a
+      test's wall time. The store's own tests, and every memtier process a test
+      starts (the crash matrix, the kill and lock tests, the soak), fsync for real.
+    - The `[examples-quick]` item of a property test draws fewer examples.
+
+    A hook rather than three autouse fixtures: a fixture costs every one of the
+    suite's four thousand tests pytest's fixture bookkeeping (a `request` argument
+    alone builds a fixture definition per use), about a second of CPU a run.
     """
-    if Path(request.node.path).parent.name != "store":
-        monkeypatch.setattr(os, "fsync", _skip_fsync)
+    patch = pytest.MonkeyPatch()
+    if not _HOMES:
+        _HOMES.append(Path(tempfile.mkdtemp(prefix="memtier-homes-")))
+        atexit.register(shutil.rmtree, _HOMES[0], True)
+    patch.setenv("HOME", tempfile.mkdtemp(prefix="home-", dir=_HOMES[0]))
+    patch.setenv("NO_COLOR", "1")
+    for name in ("MEMTIER_ROOT", "MEMTIER_NOW", "MEMTIER_FAULT", "MEMTIER_FAULT_TRACE"):
+        patch.delenv(name, raising=False)
+    if Path(item.path).parent.name != "store":
+        patch.setattr(os, "fsync", _skip_fsync)
+    if item.get_closest_marker("examples_quick"):
+        test = item.obj  # type: ignore[attr-defined]
+        test = getattr(test, "__func__", test)
+        full = test._hypothesis_internal_use_settings
+        quick = max(QUICK_MIN_EXAMPLES, full.max_examples // QUICK_DIVISOR)
+        if quick < full.max_examples:
+            patch.setattr(
+                test, "_hypothesis_internal_use_settings", settings(full, max_examples=quick)
+            )
+    return patch
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    item.stash[_SETTING] = _test_setting(item)
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    try:
+        return (yield)
+    finally:
+        patch = item.stash.get(_SETTING, None)
+        if patch is not None:
+            patch.undo()
 
 
 _TEMPLATE: list[Path] = []
