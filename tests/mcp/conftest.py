@@ -1,11 +1,15 @@
 """Fixtures for the tool server: an in-process server on a fixed clock, and a client call.
 
-The SDK is imported inside the fixtures, so the CLI tests here run without it.
+The SDK is imported inside the fixtures and helpers, never while the suite is
+collected: importing it costs about a second of CPU, which every test process
+paid before its first test; now only a process that runs a tool-server test pays
+it. `NEEDS_SDK` skips a module's tests where the SDK (``memtier[mcp]``) is missing.
 """
 
 from __future__ import annotations
 
 import re
+from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,8 +18,11 @@ import pytest
 from tests.conftest import NOW_TEXT
 
 if TYPE_CHECKING:
+    from mcp import Client
     from mcp.client.stdio import StdioServerParameters
     from mcp_types import CallToolResult
+
+NEEDS_SDK = pytest.mark.skipif(find_spec("mcp") is None, reason="needs memtier[mcp]")
 
 
 @pytest.fixture
@@ -58,10 +65,15 @@ def hits_of(result: CallToolResult) -> list[str]:
     return _HIT.findall(text_of(result))
 
 
-async def call_tool(server: Any, name: str, **arguments: Any) -> CallToolResult:
+def sdk_client(target: Any, **options: Any) -> Client:
+    """The SDK's client of *target* (an in-process server or a process's parameters)."""
     from mcp import Client
 
-    async with Client(server, raise_exceptions=True) as client:
+    return Client(target, **options)
+
+
+async def call_tool(server: Any, name: str, **arguments: Any) -> CallToolResult:
+    async with sdk_client(server, raise_exceptions=True) as client:
         return await client.call_tool(name, arguments)
 
 

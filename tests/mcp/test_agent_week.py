@@ -15,20 +15,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-pytest.importorskip("mcp")
-
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-
 from tests.conftest import memtier_command
-from tests.mcp.conftest import text_of
+from tests.mcp.conftest import NEEDS_SDK, sdk_client, text_of
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 # Three server processes, about 15 s on a loaded machine: in the slow step.
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, NEEDS_SDK]
 
 MONDAY = "2026-11-30T10:30:00+01:00"
 TUESDAY = "2026-12-01T09:00:00+01:00"
@@ -40,6 +38,8 @@ class Sitting:
 
     def __init__(self, root: Path, when: str) -> None:
         command = memtier_command()
+        from mcp.client.stdio import StdioServerParameters
+
         self.params = StdioServerParameters(
             command=command[0],
             args=[*command[1:], "mcp"],
@@ -49,7 +49,7 @@ class Sitting:
         self.client: Client | None = None
 
     async def __aenter__(self) -> Sitting:
-        self.client = Client(self.params)
+        self.client = sdk_client(self.params)
         await self.client.__aenter__()
         return self
 

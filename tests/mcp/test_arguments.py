@@ -12,11 +12,9 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("mcp")
+from tests.mcp.conftest import NEEDS_SDK, call_tool, text_of
 
-from tests.mcp.conftest import call_tool, text_of
-
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, NEEDS_SDK]
 
 SECRET = "ghp_" + "Q" * 36
 

@@ -18,13 +18,9 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("mcp")
+from tests.mcp.conftest import NEEDS_SDK, call_tool, sdk_client, stdio_params
 
-from mcp import Client
-
-from tests.mcp.conftest import call_tool, stdio_params
-
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, NEEDS_SDK]
 
 ENVELOPE = 600
 TOOL_LIST_MAX = 12_000
@@ -151,7 +147,7 @@ CALLS: list[tuple[str, dict[str, Any], int]] = [
 async def test_every_tool_answers_once_within_the_budget(root: Path) -> None:
     _large(root)
     largest: dict[str, int] = {}
-    async with Client(stdio_params(root)) as client:
+    async with sdk_client(stdio_params(root)) as client:
         listed = (await client.list_tools()).tools
         for name, arguments, budget in CALLS:
             result = await client.call_tool(name, arguments)
@@ -191,7 +187,7 @@ async def test_a_cut_result_says_how_to_get_the_rest(root: Path, server: Any) ->
 
 async def test_the_tool_list_fits_in_twelve_thousand_characters(server: Any) -> None:
     """Compact JSON, as the list crosses the wire (the SDK writes no spaces)."""
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         tools = (await client.list_tools()).tools
     serialized = json.dumps(
         [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools],

@@ -8,12 +8,9 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("mcp")
+from tests.mcp.conftest import NEEDS_SDK, call_tool, text_of
 
-from memtier.mcp.runtime import error_line
-from tests.mcp.conftest import call_tool, text_of
-
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, NEEDS_SDK]
 
 
 async def test_input_error_is_the_cli_line(server: Any) -> None:
@@ -83,6 +80,8 @@ async def test_no_workspace_says_how_to_make_one(tmp_path: Path) -> None:
 
 
 def test_error_line_maps_cli_commands_to_tools() -> None:
+    from memtier.mcp.runtime import error_line
+
     line = error_line("buffer is stale: run memtier session-start first")
     assert line.endswith("\nfix: call memory_session_start")
     assert error_line("no such file").count("\n") == 0

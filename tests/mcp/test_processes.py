@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import pytest
 
-pytest.importorskip("mcp")
-
-from mcp import Client
-
 from memtier.formats.buffer import parse_buffer
 from tests.conftest import NOW_TEXT, memtier_command
-from tests.mcp.conftest import hits_of, stdio_params, text_of
+from tests.mcp.conftest import NEEDS_SDK, hits_of, sdk_client, stdio_params, text_of
 
-pytestmark = pytest.mark.anyio
+if TYPE_CHECKING:
+    from mcp import Client
+
+pytestmark = [pytest.mark.anyio, NEEDS_SDK]
 
 
 async def _ok(client: Client, name: str, **arguments: Any) -> str:
@@ -27,7 +26,7 @@ async def _ok(client: Client, name: str, **arguments: Any) -> str:
 
 
 async def test_a_whole_session_over_stdio(root: Path) -> None:
-    async with Client(stdio_params(root)) as client:
+    async with sdk_client(stdio_params(root)) as client:
         start = await _ok(client, "memory_session_start")
         assert "===== MEMORY.md =====" in start
         await _ok(client, "memory_task", action="add", task="move backups to restic")
@@ -54,7 +53,7 @@ WRITES = 12
 
 
 async def _server_writes(root: Path, tag: str) -> None:
-    async with Client(stdio_params(root)) as client:
+    async with sdk_client(stdio_params(root)) as client:
         for n in range(WRITES):
             await _ok(client, "memory_note", text=f"{tag} note {n}")
 

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
+from tests.mcp.conftest import NEEDS_SDK
 
-pytest.importorskip("mcp")
+pytestmark = NEEDS_SDK
 
 SKILL = (REPO / "SKILL.md").read_text(encoding="utf-8")
 TOOLS_SECTION = SKILL.split("## 9. When you have memtier as tools (MCP)")[1].split("\n## ")[0]

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from tests.mcp.conftest import call_tool, text_of
+from tests.mcp.conftest import NEEDS_SDK, call_tool, text_of
 from tests.sync_support import hosts, ok
 
-pytest.importorskip("mcp")
 pytestmark = [
     pytest.mark.anyio,
+    NEEDS_SDK,
     pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git"),
 ]
 

@@ -8,12 +8,9 @@ from typing import Any
 
 import pytest
 
-from tests.mcp.conftest import call_tool, hits_of, text_of
+from tests.mcp.conftest import NEEDS_SDK, call_tool, hits_of, sdk_client, text_of
 
-mcp = pytest.importorskip("mcp")
-Client = mcp.Client
-
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, NEEDS_SDK]
 
 TOOLS = {
     # name: (readOnly, destructive, idempotent, openWorld)
@@ -43,7 +40,7 @@ TOOLS = {
 
 
 async def test_every_tool_is_listed_with_schemas_and_four_hints(server: Any) -> None:
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == set(TOOLS)
     for name, (read_only, destructive, idempotent, open_world) in TOOLS.items():
@@ -63,14 +60,14 @@ async def test_every_tool_is_listed_with_schemas_and_four_hints(server: Any) -> 
 
 
 async def test_reading_tools_take_max_chars(server: Any) -> None:
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     for name in ("memory_session_start", "memory_search", "memory_get", "memory_health"):
         assert tools[name].input_schema["properties"]["max_chars"]["default"] == 8000
 
 
 async def test_instructions_and_skill_resource(server: Any) -> None:
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         assert client.instructions is not None
         assert "memory_session_start" in client.instructions
         assert "memory_close_day" in client.instructions
@@ -113,7 +110,7 @@ async def test_session_start_fits_its_budget_and_says_how_to_read_on(
 
 
 async def test_note_task_close_rotate_end(server: Any, root: Path) -> None:
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         added = await client.call_tool("memory_task", {"action": "add", "task": "fix backups"})
         assert text_of(added).startswith("added active task: - fix backups (")
         note = await client.call_tool("memory_note", {"text": "- restic needs the new key"})
@@ -157,7 +154,7 @@ async def test_note_redacts_and_says_so(server: Any, root: Path) -> None:
 
 
 async def test_learn_and_promote(server: Any, root: Path) -> None:
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         learned = await client.call_tool(
             "memory_learn", {"kind": "learning", "text": "always pin the rg version"}
         )
@@ -182,7 +179,7 @@ async def test_learn_and_promote(server: Any, root: Path) -> None:
 
 async def test_facts_remember_get_replace_retire_verify(server: Any, root: Path) -> None:
     infra = "memory/semantic/infrastructure.md"
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         kept = await client.call_tool(
             "memory_remember", {"text": "nas01 runs Ubuntu 24.04", "kind": "infrastructure"}
         )
@@ -292,7 +289,7 @@ async def test_overview(server: Any, root: Path) -> None:
     from tests.conftest import NOW
 
     search(Workspace.open(root, NOW), SearchRequest(query="quokka"))  # as the CLI: logged
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         await client.call_tool("memory_search", {"query": "wombat"})
         result = await client.call_tool("memory_overview", {})
     text = text_of(result)
@@ -308,7 +305,7 @@ async def test_overlapping_calls_of_one_server_lose_no_write(server: Any, root: 
     from memtier.formats.buffer import parse_buffer
 
     async def notes(tag: str) -> None:
-        async with Client(server, raise_exceptions=True) as client:
+        async with sdk_client(server, raise_exceptions=True) as client:
             for n in range(8):
                 result = await client.call_tool("memory_note", {"text": f"{tag} note {n}"})
                 assert not result.is_error, text_of(result)
@@ -324,7 +321,7 @@ async def test_overlapping_calls_of_one_server_lose_no_write(server: Any, root: 
 
 async def test_a_warm_server_sees_a_change_between_two_calls(server: Any, root: Path) -> None:
     """Nothing a warm server keeps may serve a stale answer (PROTOCOL §11 v3)."""
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         first = await client.call_tool("memory_search", {"query": "wallaby"})
         assert hits_of(first) == []
         infra = root / "memory/semantic/infrastructure.md"
@@ -355,7 +352,7 @@ async def test_a_warm_server_searches_what_is_on_disk_now(
         return hits_of(result)
 
     note = root / "memory/episodic/2026-11-20.md"
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         assert await hits(client, "wombat") == []
         time.sleep(0.03)
         note.write_text("# 2026-11-20\n\n- the wombat host was patched\n")

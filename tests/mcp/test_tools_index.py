@@ -7,20 +7,16 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("mcp")
+from tests.mcp.conftest import NEEDS_SDK, sdk_client, text_of
 
-from mcp import Client
-
-from tests.mcp.conftest import text_of
-
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, NEEDS_SDK]
 
 
 async def test_index_add_set_show_in_tool_terms(server: Any, root: Path) -> None:
     (root / "memory/episodic/2026-11-28.md").write_text(
         "# 2026-11-28\n\n- qdrant shard 3 copied to host b\n"
     )
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         empty = await client.call_tool("memory_index", {})
         assert text_of(empty) == (
             "no topic index yet; add a topic: memory_index(action='add', slug, category)"
@@ -64,7 +60,7 @@ async def test_flush_closes_the_day_rebuilds_and_names_the_due_topics(
     server: Any, root: Path
 ) -> None:
     (root / "memory/episodic/2026-11-29.md").write_text("# 2026-11-29\n\n- qdrant copied\n")
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         await client.call_tool(
             "memory_index", {"action": "add", "slug": "qdrant", "category": "projects"}
         )
@@ -83,7 +79,7 @@ async def test_recall_takes_all_and_it_changes_nothing(server: Any, root: Path) 
     """Issue 36: `all` is accepted and changes nothing (PROTOCOL §13 v4: recall reads
     archived notes whether asked or not)."""
     (root / "memory/episodic/2026-11-28.md").write_text("# 2026-11-28\n\n- qdrant copied\n")
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         await client.call_tool(
             "memory_index", {"action": "add", "slug": "qdrant", "category": "projects"}
         )

@@ -12,14 +12,10 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("mcp")
-
-from mcp import Client
-
-from tests.mcp.conftest import text_of
+from tests.mcp.conftest import NEEDS_SDK, sdk_client, text_of
 from tests.protocol.s13_support import NOW_TEXT, note
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, NEEDS_SDK]
 ENVELOPE = 600
 
 
@@ -38,7 +34,7 @@ def _workspace(root: Path) -> None:
 async def test_plan_then_confirm_then_recall_each_answer_bounded(root: Path, server: Any) -> None:
     _workspace(root)
     budget = 1500
-    async with Client(server) as client:
+    async with sdk_client(server) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         for name in ("memory_recall", "memory_consolidate", "memory_index", "memory_flush"):
             listed = tools[name].model_dump(mode="json", exclude_none=True)

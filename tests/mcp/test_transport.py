@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("mcp")
-
 from memtier.mcp.frames import MAX_FRAME, _frame_id
 from tests.conftest import NOW_TEXT, memtier_command
+from tests.mcp.conftest import NEEDS_SDK
+
+pytestmark = NEEDS_SDK
 
 INIT = (
     '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
