@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from memtier.workspace import SYNC_GIT_DIR
@@ -21,7 +22,7 @@ from tests.conftest import new_workspace
 from tests.reliability.reliability_support import run_in_process
 
 NOW = "2026-12-01T09:00:00+01:00"
-_BUILT: dict[int, Path] = {}  # number of hosts → the folder holding them, built once
+_BUILT: dict[str, Path] = {}  # a set-up's name → the folder holding it, built once
 
 
 def git(ws: Path, *args: str) -> str:
@@ -59,35 +60,54 @@ def _build(folder: Path, count: int) -> None:
         ok(folder / f"h{n}", "sync", "init", str(remote))
 
 
-def hosts(tmp_path: Path, count: int) -> tuple[Path, list[Path]]:
-    """``tmp_path/remote.git`` and *count* hosts ``tmp_path/h0``…, synced once."""
-    if count not in _BUILT:
+def _once(key: str, build: Callable[[Path], None]) -> Path:
+    """The folder *build* filled, built on first use in this test process."""
+    if key not in _BUILT:
         built = Path(tempfile.mkdtemp(prefix="memtier-hosts-")).resolve()
         atexit.register(shutil.rmtree, built, True)
-        _build(built, count)
-        _BUILT[count] = built
-    built = _BUILT[count]
+        build(built)
+        _BUILT[key] = built
+    return _BUILT[key]
+
+
+def _copy(built: Path, tmp_path: Path, count: int) -> tuple[Path, list[Path]]:
+    """The remote and *count* hosts of *built*, copied into *tmp_path* and pointed
+    at the copied remote (git keeps the remote's path in each host's config, and
+    in the record of its last fetch)."""
     made = []
     for name in ["remote.git", *(f"h{n}" for n in range(count))]:
         shutil.copytree(built / name, tmp_path / name, symlinks=True)
     for n in range(count):
-        config = tmp_path / f"h{n}" / SYNC_GIT_DIR / "config"
-        text = config.read_text(encoding="utf-8")
-        config.write_text(text.replace(str(built / "remote.git"), str(tmp_path / "remote.git")))
+        for name in ("config", "FETCH_HEAD"):  # the last fetch's record names it too
+            named = tmp_path / f"h{n}" / SYNC_GIT_DIR / name
+            if named.exists():
+                text = named.read_text(encoding="utf-8")
+                named.write_text(text.replace(str(built), str(tmp_path)), encoding="utf-8")
         made.append(tmp_path / f"h{n}")
     return tmp_path / "remote.git", made
 
 
-def conflicting(tmp_path: Path) -> tuple[Path, Path]:
-    """Two hosts that replaced one fact differently: A has synced its version, B's
-    sync of its own is the conflict (``memory/semantic/infrastructure.md``)."""
-    _remote, (a, b) = hosts(tmp_path, 2)
+def hosts(tmp_path: Path, count: int) -> tuple[Path, list[Path]]:
+    """``tmp_path/remote.git`` and *count* hosts ``tmp_path/h0``…, synced once."""
+    return _copy(_once(f"hosts-{count}", lambda folder: _build(folder, count)), tmp_path, count)
+
+
+def _build_conflicting(folder: Path) -> None:
+    _remote, (a, b) = hosts(folder, 2)
     infra = "memory/semantic/infrastructure.md"
     ok(a, "remember", "nas01 is 10.0.0.4", "--kind", "infrastructure")
     settle([a, b], rounds=1)
     ok(a, "replace", "10.0.0.4", "nas01 is 10.0.0.5", "--in", infra)
     ok(b, "replace", "10.0.0.4", "nas01 is 10.0.0.7", "--in", infra)
     ok(a, "sync")
+
+
+def conflicting(tmp_path: Path) -> tuple[Path, Path]:
+    """Two hosts that replaced one fact differently: A has synced its version, B's
+    sync of its own is the conflict (``memory/semantic/infrastructure.md``).
+
+    Built once per test process, as `hosts` is, and copied for each test."""
+    _remote, (a, b) = _copy(_once("conflicting", _build_conflicting), tmp_path, 2)
     return a, b
 
 
