@@ -11,7 +11,7 @@ from pathlib import Path
 from memtier.tiers import tier_file_pairs, tier_files
 from memtier.workspace import exists_or_link
 from tests.conftest import REPO
-from tests.source_trees import tree_of
+from tests.source_trees import nodes_of, tree_of
 
 PACKAGE = REPO / "memtier"
 
@@ -62,7 +62,7 @@ def test_the_tier_walk_lives_in_tiers(root: Path) -> None:
     elsewhere = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
-        for node in ast.walk(tree_of(path)):
+        for node in nodes_of(path):
             if not isinstance(node, ast.ImportFrom):
                 continue
             names = {alias.name for alias in node.names}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.source_trees import tree_of
+from tests.source_trees import nodes_of, tree_of
 
 PACKAGE = REPO / "memtier"
 MAX_MODULE_LINES = 600
@@ -47,7 +47,7 @@ def _imported(name: str, path: Path, known: set[str]) -> set[str]:
     """
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(_tree(path)):
+    for node in nodes_of(path):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -137,7 +137,7 @@ def test_no_guarded_import_of_memtier_itself() -> None:
     """A module of the package is imported plainly; ``except ImportError`` hides cycles."""
     offenders = []
     for name, path in _modules().items():
-        for node in ast.walk(_tree(path)):
+        for node in nodes_of(path):
             if not isinstance(node, ast.Try):
                 continue
             guards = {ast.unparse(h.type) for h in node.handlers if h.type is not None}
@@ -248,7 +248,7 @@ def test_the_tier_list_is_spelled_only_in_workspace() -> None:
     tiers = {"hot", "warm", "buffer", "scratch", "cold"}
     spelled = []
     for name, path in _modules().items():
-        for node in ast.walk(_tree(path)):
+        for node in nodes_of(path):
             if isinstance(node, ast.Tuple | ast.List | ast.Set):
                 words = {e.value for e in node.elts if isinstance(e, ast.Constant)}
                 if len(words & tiers) >= 4:
@@ -404,7 +404,7 @@ def _value_classes(base: str) -> list[str]:
     """Every class of the package that subclasses *base* (by the name written)."""
     found = []
     for name, path in _modules().items():
-        for node in ast.walk(_tree(path)):
+        for node in nodes_of(path):
             if isinstance(node, ast.ClassDef):
                 bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases}
                 if base in bases:
@@ -430,7 +430,7 @@ def test_the_search_engine_and_the_adapter_are_typed_without_any() -> None:
     loose = [
         f"{path.relative_to(REPO).as_posix()}:{node.lineno}"
         for path in typed
-        for node in ast.walk(_tree(path))
+        for node in nodes_of(path)
         if (isinstance(node, ast.Name) and node.id == "Any")
         or (isinstance(node, ast.Attribute) and node.attr == "Any")
     ]
