@@ -126,9 +126,18 @@ def test_thirty_seconds_of_an_editor_saving_in_place() -> None:
     assert figures["editor_lines_kept"] > 0
 
 
-def test_a_file_cut_mid_line_a_moment_ago_is_read_once_the_save_ends(ws: Workspace) -> None:
+def test_a_file_cut_mid_line_a_moment_ago_is_read_once_the_save_ends(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import threading
 
+    from memtier.store import read
+
+    # "A moment ago" is 50 ms; on a loaded machine this thread may run later than
+    # that after its own write, and the read then (rightly) takes the cut file as
+    # saved. A minute-long moment and wait keep the case the same on any machine.
+    monkeypatch.setattr(read, "_QUIET_NS", 60_000_000_000)
+    monkeypatch.setattr(read, "_TORN_WAIT_SECONDS", 60.0)
     note = ws.episodic_note()
     note.write_text("# 2026-11-30\n- the editor is still wri")  # mtime: now
     finish = threading.Timer(0.02, lambda: _save_in_place(note, "# 2026-11-30\n- done\n"))
