@@ -29,7 +29,7 @@ from typing import NamedTuple
 from memtier.search.dates import DateHint
 from memtier.search.found import FileHits, TermCounts
 from memtier.search.scoring import COVER_BONUS, K1, TIER_WEIGHTS, recency_of
-from memtier.search.tokens import Term, term_of
+from memtier.search.tokens import Term, has_cjk, overlapping, term_of
 from memtier.workspace import TIERS
 
 _ORDER = {tier: i for i, tier in enumerate(TIERS)}
@@ -134,6 +134,7 @@ def raw_counts(
     df: dict[str, int] = {}
     totals: dict[str, int] = {}
     tiers: dict[str, str] = {}
+    cjk = [] if regex else [t.text for t in scoring_terms if t.cjk]
     for rel, hits in matches.items():
         tiers[rel] = hits.tier or "cold"
         texts: dict[str, int] = {}
@@ -142,6 +143,12 @@ def raw_counts(
         # second pass over ripgrep's output of every file.
         totals[rel] = sum(found.values())
         for text, n in found.items():
+            if cjk and has_cjk(text):
+                # A run of the query's CJK characters holds each of its pairs (`tokens.cjk_runs`).
+                for term in cjk:
+                    if times := overlapping(text, term):
+                        texts[term] = texts.get(term, 0) + n * times
+                continue
             key = keys.get(text, "")
             if key == "":
                 if regex:

@@ -452,8 +452,33 @@ def scan_pattern(terms: tuple[Term, ...]) -> str:
     ordered = [t for t in _longest_first(terms) if not t.cjk]
     plain = [body for t in ordered if (body := t.body("ascii"))]
     other = [body for t in ordered if (body := t.body("other"))]
-    cjk = [t.body() for t in _longest_first(terms) if t.cjk]
-    return "|".join(at_word_starts(plain, other) + cjk)
+    return "|".join(at_word_starts(plain, other) + cjk_runs(terms))
+
+
+def cjk_runs(terms: tuple[Term, ...]) -> list[str]:
+    """The scan's alternative for the CJK terms: a run of their characters (v4). An
+    alternation of the pairs takes them left to right without overlap (``会的`` and
+    ``时间`` of ``会的时间是``, never ``的时``), so the per-file counts missed pairs;
+    every occurrence of a pair lies inside a longest run of the query's characters,
+    which is what this matches, and the counts are taken in it with overlaps
+    (`overlapping`)."""
+    cjk = [t.text for t in terms if t.cjk]
+    if not cjk:
+        return []
+    chars = "".join(sorted(set("".join(cjk))))
+    least = "+" if min(map(len, cjk)) < 2 else "{2,}"
+    return [f"[{chars}]{least}" if len(chars) > 1 else f"{chars}{least}"]
+
+
+def overlapping(text: str, word: str) -> int:
+    """How often *word* occurs in *text*, overlapping occurrences included (``哈哈`` is
+    twice in ``哈哈哈``)."""
+    count = 0
+    start = text.find(word)
+    while start >= 0:
+        count += 1
+        start = text.find(word, start + 1)
+    return count
 
 
 def at_word_starts(plain: list[str], other: list[str], rest: str = "") -> list[str]:
