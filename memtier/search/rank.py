@@ -8,7 +8,9 @@ bm25 = Σ_t idf(t) · w_t·(k1+1) / (w_t + k1·(1 − b + b·dl/avgdl))
   match in the heading the section sits under (outside it) adds
   `HEADING_CONTEXT`; a match on the file's tags line outside the section adds
   `TAGS_CONTEXT`. A longer word that merely starts with the term (``restarted``
-  for ``restart``) counts `tokens.exactness` (0.7) instead of 1.
+  for ``restart``) counts `tokens.exactness` (0.7) instead of 1. An other form
+  of a query word (``went`` for ``go``, `tokens.Term.form_of`) counts as that
+  word: one term, the word's idf, never a second term beside it.
 - ``idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))`` with N the number of files
   searched and df the number of files where *t* matched. Approximation: N and df
   are counted over files rather than sections, because the scan reports every
@@ -143,6 +145,9 @@ class _Context:
         self.weak: frozenset[str] = frozenset()
         self.phrase_length = sum(1 for t in terms if not t.compound)
         self.cjk = any(t.cjk for t in terms)
+        # Other forms of a query word (met for meet) count as that word (`tokens`).
+        said = {t.text for t in terms if not t.form_of}
+        self.heads = {t.text: t.form_of for t in terms if t.form_of and t.text not in said}
 
 
 def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
@@ -165,7 +170,8 @@ def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
             if term is None or term.cjk:
                 continue  # a CJK term is counted below, overlaps included
             column = len(text[: m.start()].encode("utf-8")) + 1
-            scored.append((number, column, m.group(), term.text, exactness(m.group(), term)))
+            key = ctx.heads.get(term.text, term.text)
+            scored.append((number, column, m.group(), key, exactness(m.group(), term)))
         if wide and ctx.cjk:
             for start, term in cjk_matches(text, ctx.terms):
                 column = len(text[:start].encode("utf-8")) + 1
@@ -222,9 +228,15 @@ def rank(
     if not regex:
         # A frame word or a common plain word beside a rarer one (`boilerplate`).
         ctx.weak = weak_terms(terms, df, n)
+    # A word and its other forms are one term: their matches count together as the
+    # word's (`_precise`), with the word's idf (its largest where it is found nowhere).
+    for head in set(ctx.heads.values()):
+        ctx.idf.setdefault(head, ctx.max_idf * frame.get(head, 1.0))
     # A compound made of two query words counts in the query's idf mass only where found.
     ctx.total_idf = sum(
-        ctx.idf.get(t.text, 0.0 if t.compound else ctx.max_idf * frame[t.text]) for t in terms
+        ctx.idf.get(t.text, 0.0 if t.compound else ctx.max_idf * frame[t.text])
+        for t in terms
+        if t.text not in ctx.heads
     )
 
     scoring = pick.Scoring(

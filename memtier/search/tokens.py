@@ -12,8 +12,11 @@ Rules:
   characters (``restart`` finds ``restarted``, ``container`` finds
   ``containers``) unless it holds a digit (``10.0.0.5`` never finds
   ``10.0.0.50``): a cheap stand-in for stemming that keeps ripgrep's literal
-  prefilter fast. A query word with a common English suffix is reduced to its
-  stem first (``restarting`` → ``restart``).
+  prefilter fast. A term shorter than four letters takes only an inflection
+  (``go`` finds ``goes`` and ``going``, never ``good``). A query word with a
+  common English suffix is reduced to its stem first (``restarting`` →
+  ``restart``); an irregular form (``went`` for ``go``) is looked for too and
+  counts as the word itself (`Term.form_of`).
 - Accents are folded (``café`` is the term ``cafe``) and each letter's pattern
   takes its accented forms, so ``cafe``, ``Café`` and ``CAFÉ`` meet. A hyphen
   between letters is dropped from a term (``rate-limit`` is ``ratelimit``); the
@@ -86,6 +89,7 @@ class Term(NamedTuple):
     cjk: bool = False
     joints: tuple[int, ...] = ()
     compound: bool = False  # two query words joined: looked for, never required
+    form_of: str = ""  # another form of this query term (met for meet): counts as it
 
     def shown(self) -> str:
         """The term as the query wrote it (its hyphens back), for ``matched_terms``."""
@@ -138,7 +142,16 @@ class Term(NamedTuple):
             return rf"\b{body}(?:st|nd|rd|th)?\b"  # a day's number: 10 finds 10th (v4)
         if not self.text[-1].isalpha() or any(ch.isdigit() for ch in self.text):
             return rf"\b{body}\b"  # a version or an address is exact: 10.0.0.5 ≠ 10.0.0.50
+        if len(self.text) < _MIN_STEM:
+            # A short word takes an inflection only (v4): "go" finds "goes" and "going",
+            # never "good" or "got"; "art" finds "arts", not "artist".
+            return rf"\b{body}{_SHORT_ENDINGS}\b"
         return rf"\b{body}\w{{0,{EXTENSION}}}\b"
+
+
+# The endings a word shorter than `_MIN_STEM` may carry in the text: -s, -es, -ed, -ing,
+# the last two also after a doubled consonant (running, planned).
+_SHORT_ENDINGS = "(?:e?s|ed|ing|[a-z](?:ed|ing))?"
 
 
 # Words that ask for a shape rather than name it: "docker01 IP" wants the line
@@ -328,7 +341,7 @@ def query_terms(query: str) -> tuple[Term, ...]:
                 if term and term.text not in FRAME_WORDS:
                     # Other forms are looked for, never required (as a compound is).
                     forms = _IRREGULAR.get(fold(text), ())
-                    candidates += [Term(form, compound=True) for form in forms]
+                    candidates += [Term(form, compound=True, form_of=term.text) for form in forms]
                 if term and previous and _joinable(previous, term):
                     head = fold(previous_word).strip("-.")
                     candidates.append(Term(head + term.text, joints=(len(head),), compound=True))
