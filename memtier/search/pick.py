@@ -145,9 +145,9 @@ def raw_counts(
         for text, n in found.items():
             if cjk and has_cjk(text):
                 # A run of the query's CJK characters holds each of its pairs (`tokens.cjk_runs`).
-                for term in cjk:
-                    if times := overlapping(text, term):
-                        texts[term] = texts.get(term, 0) + n * times
+                for pair in cjk:
+                    if times := overlapping(text, pair):
+                        texts[pair] = texts.get(pair, 0) + n * times
                 continue
             key = keys.get(text, "")
             if key == "":
