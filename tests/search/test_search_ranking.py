@@ -263,3 +263,18 @@ def test_a_short_word_finds_its_inflections_not_longer_words(
     hit = results(search(cli, root, "art"))[0]
     assert hit["path"] == "memory/episodic/2026-10-03.md"
     assert hit["matched_terms"] == ["art"]
+
+
+def test_a_word_in_few_turns_weighs_more_than_one_in_every_turn(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: idf was counted over files alone. In one long note of a chat both
+    # words are in one file, so they weighed the same, and the shortest turn won: one
+    # of twenty turns saying "meeting" over the one turn saying "adoption".
+    chatter = "".join(f"- Ana: meeting {i}\n" for i in range(20))
+    said = "- Ana: we spoke about adoption at length today\n"
+    write(root, "memory/episodic/2026-10-01.md", f"# 2026-10-01\n\n{chatter}\n{said}")
+    for day in ("02", "03", "04"):
+        write(root, f"memory/episodic/2026-10-{day}.md", f"# 2026-10-{day}\n\n- Ana: rain\n")
+    hit = results(search(cli, root, "adoption meeting"))[0]
+    assert hit["line"] == 24  # the adoption turn, not the first meeting turn
