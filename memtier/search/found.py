@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from memtier.search.tokens import normalise_bytes
+from memtier.search.tokens import has_cjk, normalise_bytes
 from memtier.workspace import EPISODIC_PREFIX, tier_of
 
 __all__ = [
@@ -34,12 +34,27 @@ class TermCounts:
     *words* are the query terms (lowercase); a count tuple follows their order.
     """
 
-    __slots__ = ("encoded", "groups", "words")
+    __slots__ = ("encoded", "groups", "repeating", "words")
 
     def __init__(self, words: Sequence[str]) -> None:
         self.words = tuple(words)
         self.encoded = tuple(word.encode("utf-8") for word in self.words)
         self.groups: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+        # A CJK term that can overlap itself (哈哈): counted with its overlaps (`count_in`).
+        self.repeating = frozenset(
+            i for i, word in enumerate(self.words) if has_cjk(word) and _self_overlapping(word)
+        )
+
+    def count_in(self, lowered: bytes) -> tuple[int, ...]:
+        """Each word's count in a file's matched texts (normalised): one C-level count
+        per word; a CJK word counts its overlapping occurrences (`tokens.cjk_runs`)."""
+        found = tuple(map(lowered.count, self.encoded))
+        if not self.repeating:
+            return found
+        return tuple(
+            overlapping_bytes(lowered, self.encoded[i]) if i in self.repeating else n
+            for i, n in enumerate(found)
+        )
 
     def add(self, rel: str, tier: str, counts: tuple[int, ...]) -> None:
         group = self.groups.get((tier, counts))
@@ -142,6 +157,21 @@ class FileHits:
         return self._list
 
 
+def _self_overlapping(word: str) -> bool:
+    """Whether two occurrences of *word* can overlap (a proper prefix is also a suffix)."""
+    return any(word[:k] == word[-k:] for k in range(1, len(word)))
+
+
+def overlapping_bytes(data: bytes, word: bytes) -> int:
+    """How often *word* occurs in *data*, overlapping occurrences included."""
+    count = 0
+    start = data.find(word)
+    while start >= 0:
+        count += 1
+        start = data.find(word, start + 1)
+    return count
+
+
 def split_tagged(body: bytes) -> tuple[bytes, bool]:
     """A file's matched texts without those of the tag pattern (`scanner.tag_pattern`),
     and whether there were any. A query term never holds ``#``; a tag match always does."""
@@ -210,8 +240,7 @@ def count_words(
                 continue
         # ASCII lowercase, as the Python scanner's bytes path; one C-level count per
         # word: the matched texts hold no line prefix a word could straddle.
-        lowered = normalise_bytes(body)
-        found = tuple(map(lowered.count, counted.encoded))
+        found = counted.count_in(normalise_bytes(body))
         # One decode for all the paths; NUL cannot occur in a path.
         joined = b"\0".join(paths)
         names = joined.decode("utf-8", "surrogateescape").split("\0")

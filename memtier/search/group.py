@@ -178,10 +178,19 @@ def group_file(
             clusters.append([scored])
             last = high
     hits: list[Grouped] = []
+    shown_at: dict[int, int] = {}  # a line shown -> the index of its hit
     for cluster in clusters:
         for top, absorbed in _answers(cluster):
             shown = [m for m in absorbed if not _quiet(m, quiet, lines)]
-            hits.append((top[0], top[1], top[2], best_line(shown, idf, lines), absorbed, lines))
+            line = best_line(shown, idf, lines)
+            if line in shown_at:
+                # Two answers that show the same line are one hit (a turn chosen for
+                # its neighbours' evidence), never the same line twice.
+                kept = hits[shown_at[line]]
+                hits[shown_at[line]] = (*kept[:4], kept[4] + absorbed, lines)
+                continue
+            shown_at[line] = len(hits)
+            hits.append((top[0], top[1], top[2], line, absorbed, lines))
     if frame_matches:
         if hits:
             # The frame gives way: the file's best content hit shows, at the frame's score

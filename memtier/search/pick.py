@@ -29,7 +29,7 @@ from typing import NamedTuple
 from memtier.search.dates import DateHint
 from memtier.search.found import FileHits, TermCounts
 from memtier.search.scoring import COVER_BONUS, K1, TIER_WEIGHTS, recency_of
-from memtier.search.tokens import Term, term_of
+from memtier.search.tokens import Term, has_cjk, overlapping, term_of
 from memtier.workspace import TIERS
 
 _ORDER = {tier: i for i, tier in enumerate(TIERS)}
@@ -150,16 +150,24 @@ def raw_counts(
     df: dict[str, int] = {}
     totals: dict[str, int] = {}
     tiers: dict[str, str] = {}
+    cjk = [] if regex else [t.text for t in scoring_terms if t.cjk]
     for rel, hits in matches.items():
         tiers[rel] = hits.tier or "cold"
         texts: dict[str, int] = {}
-        raw = hits.raw_texts()
+        raw = None if cjk else hits.raw_texts()
         if raw is None:
             found = hits.counts()
             # The matches with a text: what `FileHits.match_count` counts, without a
             # second pass over ripgrep's output of every file.
             totals[rel] = sum(found.values())
             for text, n in found.items():
+                if cjk and has_cjk(text):
+                    # A run of the query's CJK characters holds each of its pairs
+                    # (`tokens.cjk_runs`), overlaps counted.
+                    for pair in cjk:
+                        if times := overlapping(text, pair):
+                            texts[pair] = texts.get(pair, 0) + n * times
+                    continue
                 key = key_of(text)
                 if key is not None:
                     texts[key] = texts.get(key, 0) + n

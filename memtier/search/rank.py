@@ -8,12 +8,17 @@ bm25 = Σ_t idf(t) · w_t·(k1+1) / (w_t + k1·(1 − b + b·dl/avgdl))
   match in the heading the section sits under (outside it) adds
   `HEADING_CONTEXT`; a match on the file's tags line outside the section adds
   `TAGS_CONTEXT`. A longer word that merely starts with the term (``restarted``
-  for ``restart``) counts `tokens.exactness` (0.7) instead of 1.
-- ``idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))`` with N the number of files
-  searched and df the number of files where *t* matched. Approximation: N and df
-  are counted over files rather than sections, because the scan reports every
-  matching file for free while counting sections would mean reading the whole
-  corpus. It keeps idf's job (rare terms weigh more) exact in its ordering.
+  for ``restart``) counts `tokens.exactness` (0.7) instead of 1. An other form
+  of a query word (``went`` for ``go``, `tokens.Term.form_of`) counts as that
+  word: one term, the word's idf, never a second term beside it.
+- ``idf(t) = √(idf_files(t) · idf_sections(t))`` (v4), each
+  ``ln(1 + (N − df + 0.5) / (df + 0.5))``: over files, N the number of files
+  searched and df the number of files where *t* matched (the scan reports every
+  matching file for free; counting sections everywhere would mean reading the
+  whole corpus); over sections, N and df counted in the sections of the files
+  the ranking reads (a sample, like ``avgdl``, but at the unit that ranks: in a
+  chat of a few long notes a word in every note but one turn of fifty has
+  nearly no file idf). `_blend_section_idf`.
 - ``dl``: the section's length in words; ``avgdl``: the mean section length over
   the files the ranking reads (the files with a match). Approximation, for the
   same reason: a sample of the corpus instead of all of it.
@@ -143,6 +148,9 @@ class _Context:
         self.weak: frozenset[str] = frozenset()
         self.phrase_length = sum(1 for t in terms if not t.compound)
         self.cjk = any(t.cjk for t in terms)
+        # Other forms of a query word (met for meet) count as that word (`tokens`).
+        said = {t.text for t in terms if not t.form_of}
+        self.heads = {t.text: t.form_of for t in terms if t.form_of and t.text not in said}
 
 
 def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
@@ -165,7 +173,8 @@ def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
             if term is None or term.cjk:
                 continue  # a CJK term is counted below, overlaps included
             column = len(text[: m.start()].encode("utf-8")) + 1
-            scored.append((number, column, m.group(), term.text, exactness(m.group(), term)))
+            key = ctx.heads.get(term.text, term.text)
+            scored.append((number, column, m.group(), key, exactness(m.group(), term)))
         if wide and ctx.cjk:
             for start, term in cjk_matches(text, ctx.terms):
                 column = len(text[:start].encode("utf-8")) + 1
@@ -222,9 +231,15 @@ def rank(
     if not regex:
         # A frame word or a common plain word beside a rarer one (`boilerplate`).
         ctx.weak = weak_terms(terms, df, n)
+    # A word and its other forms are one term: their matches count together as the
+    # word's (`_precise`), with the word's idf (its largest where it is found nowhere).
+    for head in set(ctx.heads.values()):
+        ctx.idf.setdefault(head, ctx.max_idf * frame.get(head, 1.0))
     # A compound made of two query words counts in the query's idf mass only where found.
     ctx.total_idf = sum(
-        ctx.idf.get(t.text, 0.0 if t.compound else ctx.max_idf * frame[t.text]) for t in terms
+        ctx.idf.get(t.text, 0.0 if t.compound else ctx.max_idf * frame[t.text])
+        for t in terms
+        if t.text not in ctx.heads
     )
 
     scoring = pick.Scoring(
@@ -247,12 +262,17 @@ def rank(
     count = sum(len(sections) for *_, sections in files)
     avgdl = length / count if count and length else 1.0
 
+    found_in = [
+        _counted_matches(rel, lines, scanned.matches.get(rel, _NO_HITS), ctx)
+        for rel, _, _, lines, _ in files
+    ]
+    if not regex and terms:
+        _blend_section_idf(files, found_in, count, ctx, frame)
     scored: list[_Hit] = []
     labelled: set[int] = set()  # hits found by their file's or heading's labels alone
-    for rel, tier, _, lines, sections in files:
-        found_hits = scanned.matches.get(rel, _NO_HITS)
+    for (rel, tier, _, lines, sections), matches in zip(files, found_in, strict=True):
         in_file, quiet, labelled_lines = _score_file(
-            rel, tier, lines, sections, found_hits, avgdl, ctx
+            rel, tier, lines, sections, matches, avgdl, ctx
         )
         for hit in group_file(_aggregate(in_file), ctx.idf, quiet, labelled_lines):
             if quiet and all((m[0], m[1]) in quiet for m in hit[4]):
@@ -417,12 +437,50 @@ def _line_weight(line_no: int, lines: list[str]) -> float:
     return 1.0
 
 
+def _counted_matches(rel: str, lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
+    """The file's matches that count (`_precise`), init's description lines left out."""
+    unranked = boilerplate(rel, lines)  # PROTOCOL §9 v3
+    return [m for m in _precise(lines, hits, ctx) if m[0] not in unranked]
+
+
+def _blend_section_idf(
+    files: list[tuple[str, str, int, list[str], list[Section]]],
+    found_in: list[list[Scored]],
+    sections_read: int,
+    ctx: _Context,
+    frame: dict[str, float],
+) -> None:
+    """Each term's idf becomes the geometric mean of its idf over files (the scan's, the
+    whole corpus) and its idf over the sections of the files read (a sample, but at the
+    unit that ranks): in a few long notes of a chat, a word in every note but in one
+    turn of fifty weighed nearly nothing by files alone (see the module text)."""
+    df: dict[str, int] = {}
+    for (_, _, _, _, sections), matches in zip(files, found_in, strict=True):
+        starts = [s.start for s in sections]
+        present: set[tuple[int, str]] = set()
+        for match in matches:
+            index = bisect_right(starts, match[0]) - 1
+            if index >= 0 and sections[index].end >= match[0]:
+                present.add((index, match[3]))
+        for _, term in present:
+            df[term] = df.get(term, 0) + 1
+    for term, count in df.items():
+        if term in ctx.idf:
+            by_section = idf(count, max(1, sections_read)) * frame.get(term, 1.0)
+            ctx.idf[term] = (ctx.idf[term] * by_section) ** 0.5
+    ctx.total_idf = sum(
+        ctx.idf.get(t.text, 0.0 if t.compound else ctx.max_idf * frame.get(t.text, 1.0))
+        for t in ctx.terms
+        if t.text not in ctx.heads
+    )
+
+
 def _score_file(
     rel: str,
     tier: str,
     lines: list[str],
     sections: list[Section],
-    found: FileHits,
+    found: list[Scored],
     avgdl: float,
     ctx: _Context,
 ) -> tuple[list[_Scored], frozenset[tuple[int, int]], frozenset[int]]:
@@ -434,13 +492,10 @@ def _score_file(
     starts = [s.start for s in sections]
     per_section: dict[int, list[Scored]] = {}
     per_line: dict[int, list[tuple[str, float]]] = {}
-    unranked = boilerplate(rel, lines)  # init's description lines (PROTOCOL §9 v3)
     meta = labels(rel, lines)
     quiet: set[tuple[int, int]] = set()
-    for match in _precise(lines, found, ctx):
+    for match in found:
         line = match[0]
-        if line in unranked:
-            continue
         if meta and on_label(line, match[1], meta) is not None:
             quiet.add((line, match[1]))
         per_line.setdefault(line, []).append((match[3], match[4]))

@@ -40,7 +40,15 @@ from memtier.search.found import (
 )
 from memtier.search.phrases import phrase_re, phrase_words
 from memtier.search.processes import anonymous_file, exited_within
-from memtier.search.tokens import escape, normalise, normalise_bytes, python_pattern, re2_pattern
+from memtier.search.tokens import (
+    escape,
+    has_cjk,
+    normalise,
+    normalise_bytes,
+    overlapping,
+    python_pattern,
+    re2_pattern,
+)
 from memtier.tiers import search_paths, symlink_warnings, tier_file_pairs
 from memtier.workspace import tier_of
 
@@ -284,7 +292,11 @@ def scan_with_python(
                 joined = "\n".join(terms_regex.findall(_decode(data))).encode("utf-8")
                 untagged, has_tag = split_tagged(joined)
                 found_texts = normalise(untagged.decode("utf-8"))
-                counts = tuple(map(found_texts.count, literals))
+                # A CJK term with its overlaps (哈哈 twice in 哈哈哈, `tokens.cjk_runs`).
+                counts = tuple(
+                    overlapping(found_texts, word) if has_cjk(word) else found_texts.count(word)
+                    for word in literals
+                )
             if has_tag and result.tagged is not None:
                 result.tagged.add(rel)
             if not any(counts):

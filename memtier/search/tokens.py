@@ -12,8 +12,11 @@ Rules:
   characters (``restart`` finds ``restarted``, ``container`` finds
   ``containers``) unless it holds a digit (``10.0.0.5`` never finds
   ``10.0.0.50``): a cheap stand-in for stemming that keeps ripgrep's literal
-  prefilter fast. A query word with a common English suffix is reduced to its
-  stem first (``restarting`` → ``restart``).
+  prefilter fast. A term shorter than four letters takes only an inflection
+  (``go`` finds ``goes`` and ``going``, never ``good``). A query word with a
+  common English suffix is reduced to its stem first (``restarting`` →
+  ``restart``); an irregular form (``went`` for ``go``) is looked for too and
+  counts as the word itself (`Term.form_of`).
 - Accents are folded (``café`` is the term ``cafe``) and each letter's pattern
   takes its accented forms, so ``cafe``, ``Café`` and ``CAFÉ`` meet. A hyphen
   between letters is dropped from a term (``rate-limit`` is ``ratelimit``); the
@@ -86,6 +89,7 @@ class Term(NamedTuple):
     cjk: bool = False
     joints: tuple[int, ...] = ()
     compound: bool = False  # two query words joined: looked for, never required
+    form_of: str = ""  # another form of this query term (met for meet): counts as it
 
     def shown(self) -> str:
         """The term as the query wrote it (its hyphens back), for ``matched_terms``."""
@@ -138,7 +142,16 @@ class Term(NamedTuple):
             return rf"\b{body}(?:st|nd|rd|th)?\b"  # a day's number: 10 finds 10th (v4)
         if not self.text[-1].isalpha() or any(ch.isdigit() for ch in self.text):
             return rf"\b{body}\b"  # a version or an address is exact: 10.0.0.5 ≠ 10.0.0.50
+        if len(self.text) < _MIN_STEM:
+            # A short word takes an inflection only (v4): "go" finds "goes" and "going",
+            # never "good" or "got"; "art" finds "arts", not "artist".
+            return rf"\b{body}{_SHORT_ENDINGS}\b"
         return rf"\b{body}\w{{0,{EXTENSION}}}\b"
+
+
+# The endings a word shorter than `_MIN_STEM` may carry in the text: -s, -es, -ed, -ing,
+# the last two also after a doubled consonant (running, planned).
+_SHORT_ENDINGS = "(?:e?s|ed|ing|[a-z](?:ed|ing))?"
 
 
 # Words that ask for a shape rather than name it: "docker01 IP" wants the line
@@ -328,7 +341,7 @@ def query_terms(query: str) -> tuple[Term, ...]:
                 if term and term.text not in FRAME_WORDS:
                     # Other forms are looked for, never required (as a compound is).
                     forms = _IRREGULAR.get(fold(text), ())
-                    candidates += [Term(form, compound=True) for form in forms]
+                    candidates += [Term(form, compound=True, form_of=term.text) for form in forms]
                 if term and previous and _joinable(previous, term):
                     head = fold(previous_word).strip("-.")
                     candidates.append(Term(head + term.text, joints=(len(head),), compound=True))
@@ -452,8 +465,33 @@ def scan_pattern(terms: tuple[Term, ...]) -> str:
     ordered = [t for t in _longest_first(terms) if not t.cjk]
     plain = [body for t in ordered if (body := t.body("ascii"))]
     other = [body for t in ordered if (body := t.body("other"))]
-    cjk = [t.body() for t in _longest_first(terms) if t.cjk]
-    return "|".join(at_word_starts(plain, other) + cjk)
+    return "|".join(at_word_starts(plain, other) + cjk_runs(terms))
+
+
+def cjk_runs(terms: tuple[Term, ...]) -> list[str]:
+    """The scan's alternative for the CJK terms: a run of their characters (v4). An
+    alternation of the pairs takes them left to right without overlap (``会的`` and
+    ``时间`` of ``会的时间是``, never ``的时``), so the per-file counts missed pairs;
+    every occurrence of a pair lies inside a longest run of the query's characters,
+    which is what this matches, and the counts are taken in it with overlaps
+    (`overlapping`)."""
+    cjk = [t.text for t in terms if t.cjk]
+    if not cjk:
+        return []
+    chars = "".join(sorted(set("".join(cjk))))
+    least = "+" if min(map(len, cjk)) < 2 else "{2,}"
+    return [f"[{chars}]{least}" if len(chars) > 1 else f"{chars}{least}"]
+
+
+def overlapping(text: str, word: str) -> int:
+    """How often *word* occurs in *text*, overlapping occurrences included (``哈哈`` is
+    twice in ``哈哈哈``)."""
+    count = 0
+    start = text.find(word)
+    while start >= 0:
+        count += 1
+        start = text.find(word, start + 1)
+    return count
 
 
 def at_word_starts(plain: list[str], other: list[str], rest: str = "") -> list[str]:

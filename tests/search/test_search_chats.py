@@ -66,3 +66,25 @@ def test_a_turn_of_the_named_speaker_is_preferred(cli: CliRunner, root: Path, sc
     assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 7)
     (first, *_) = results(search(cli, root, "When did Jon walk by the river?"))
     assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 5)
+
+
+def test_a_line_is_shown_by_one_hit_only(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The finding: the question's turn and the long reply naming the person were two
+    # answers of one group, and both chose the reply as their line: the same path:line
+    # twice in the results, one place of ten wasted.
+    turns = [
+        f"- Caroline: Hi Melanie, news number {i}.\n- Melanie: Nice, Caroline!" for i in range(6)
+    ]
+    reply = "Some friends stayed and some left, it was hard but fine. " * 5
+    turns += [
+        "- Melanie: What about your relationships?",
+        f"- Caroline: It changed them. {reply}My relationships are better now.",
+        "- Melanie: Caroline, that sounds tough.",
+    ]
+    write(root, "memory/episodic/2023-09-13.md", "# 2023-09-13\n\n" + "\n".join(turns) + "\n")
+    for day in ("01", "02", "03"):
+        write(root, f"memory/episodic/2023-09-{day}.md", f"# 2023-09-{day}\n\n- Caroline: rain\n")
+    found = results(search(cli, root, "What is Caroline's relationship status?"))
+    shown = [(hit["path"], hit["line"]) for hit in found]
+    assert shown[0] == ("memory/episodic/2023-09-13.md", 16)  # the reply, once
+    assert len(shown) == len(set(shown))

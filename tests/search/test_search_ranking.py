@@ -234,3 +234,47 @@ def test_the_copy_check_finds_exactly_the_facts_a_line_holds() -> None:
         text = "- copy: " + " ".join(rng.choices(words, k=rng.randint(3, 14))) + "."
         held = [s for f, s in facts.items() if len(f) >= MIN_COPY_CHARS and f in text]
         assert index.copied_in(text) == max(held, default=0.0)
+
+
+def test_the_other_forms_of_a_word_count_as_that_word_once(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "went" and "gone" were two terms of their own beside "go", so a turn
+    # saying both outweighed the turn holding "go" and the query's other word.
+    for day in range(10, 16):
+        write(root, f"memory/episodic/2026-10-{day}.md", f"# 2026-10-{day}\n\n- Mia: choir, rain\n")
+    write(root, "memory/episodic/2026-10-01.md", "# 2026-10-01\n\n- Mia: went out, gone by noon\n")
+    write(root, "memory/episodic/2026-10-02.md", "# 2026-10-02\n\n- Mia: I go to choir\n")
+    found = search(cli, root, "Did Mia go to choir?")
+    assert paths(found)[:2] == ["memory/episodic/2026-10-02.md", "memory/episodic/2026-10-01.md"]
+    # A form is shown as the word the query said.
+    assert results(found)[1]["matched_terms"] == ["mia", "go"]
+
+
+def test_a_short_word_finds_its_inflections_not_longer_words(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "go" took any four more letters, so "good", "got" and "gosh" were
+    # matches of "go" (as "art" was of "artist").
+    write(root, "memory/episodic/2026-10-01.md", "# 2026-10-01\n\n- good, got it, gosh\n")
+    write(root, "memory/episodic/2026-10-02.md", "# 2026-10-02\n\n- going, goes, gos\n")
+    write(root, "memory/episodic/2026-10-03.md", "# 2026-10-03\n\n- arts and an artist\n")
+    assert paths(search(cli, root, "go")) == ["memory/episodic/2026-10-02.md"]
+    hit = results(search(cli, root, "art"))[0]
+    assert hit["path"] == "memory/episodic/2026-10-03.md"
+    assert hit["matched_terms"] == ["art"]
+
+
+def test_a_word_in_few_turns_weighs_more_than_one_in_every_turn(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: idf was counted over files alone. In one long note of a chat both
+    # words are in one file, so they weighed the same, and the shortest turn won: one
+    # of twenty turns saying "meeting" over the one turn saying "adoption".
+    chatter = "".join(f"- Ana: meeting {i}\n" for i in range(20))
+    said = "- Ana: we spoke about adoption at length today\n"
+    write(root, "memory/episodic/2026-10-01.md", f"# 2026-10-01\n\n{chatter}\n{said}")
+    for day in ("02", "03", "04"):
+        write(root, f"memory/episodic/2026-10-{day}.md", f"# 2026-10-{day}\n\n- Ana: rain\n")
+    hit = results(search(cli, root, "adoption meeting"))[0]
+    assert hit["line"] == 24  # the adoption turn, not the first meeting turn

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtier.search import SearchRequest, search
+from memtier.search import SearchRequest, pick, search
 from memtier.search.scanner import find_rg, scan
 from memtier.search.sections import inline_tags, split_sections, tag_line_tags
 from memtier.search.tokens import (
@@ -481,3 +481,41 @@ def test_a_search_starts_without_what_it_does_not_use(root: Path) -> None:
     assert {m for m in loaded if m.startswith("memtier.commands")} == set()
     if hasattr(os, "memfd_create"):
         assert "tempfile" not in loaded
+
+
+def _overlapping(text: str, word: str) -> int:
+    return sum(1 for i in range(len(text)) if text.startswith(word, i))
+
+
+@needs_rg
+@pytest.mark.parametrize("rg", [RG, None], ids=["ripgrep", "python"])
+@pytest.mark.parametrize("extra", ["", " 41"], ids=["words", "with-a-number"])
+def test_a_files_counts_hold_every_overlapping_cjk_pair(
+    root: Path, rg: str | None, extra: str
+) -> None:
+    # The finding: one pass of the pairs' alternation takes 会的 and 时间 of 会的时间是,
+    # so the file's counts (its pick score, each pair's document frequency) said 的时
+    # and 间是 were not there. With a number the raw matched texts are counted instead.
+    notes = {
+        "memory/episodic/2026-11-20.md": "# 2026-11-20\n\n- 会议的时间是三点。\n- 哈哈哈哈\n",
+        "memory/episodic/2026-11-21.md": "# 2026-11-21\n\n- 开会的时间是几点？时间不定。\n",
+    }
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    terms = query_terms("会的时间是 哈哈哈" + extra)
+    literals = [t.text for t in terms]
+    scanned = scan(root, ("cold",), scan_pattern(terms), ignore_case=True, rg=rg, literals=literals)
+    raw = pick.raw_counts(scanned.matches, terms, False)
+    for rel, text in notes.items():
+        if scanned.counted is not None:
+            by_file = {
+                path: dict(zip(scanned.counted.words, counts, strict=True))
+                for (_, counts), paths in scanned.counted.groups.items()
+                for path in paths
+            }
+            counts = by_file[rel]
+        else:
+            counts = raw.counted[rel]
+        expected = {t.text: _overlapping(text, t.text) for t in terms if t.cjk}
+        assert {word: counts.get(word, 0) for word in expected} == expected
