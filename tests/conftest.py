@@ -130,6 +130,18 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
 _TEMPLATE: list[Path] = []
 
 
+def exit_and_loaded(argv: list[str], modules: tuple[str, ...]) -> list[str]:
+    """``main(argv)`` in a fresh process: its exit code, then which of *modules* it
+    left loaded (in their order), as words."""
+    code = (
+        "import sys; from memtier.__main__ import main; "
+        f"code = main({argv!r}); "
+        f"sys.stderr.write(f'{{code}} ' + ' '.join(m for m in {modules!r} if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    return proc.stderr.split()
+
+
 def new_workspace(folder: Path) -> Path:
     """What ``init_workspace(folder, NOW)`` makes of a missing or empty *folder*.
 

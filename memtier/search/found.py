@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from memtier.search.tokens import has_cjk, normalise_bytes
+from memtier.search.tokens import has_cjk, normalise_bytes, overlapping
 from memtier.workspace import EPISODIC_PREFIX, tier_of
 
 __all__ = [
@@ -52,7 +52,7 @@ class TermCounts:
         if not self.repeating:
             return found
         return tuple(
-            overlapping_bytes(lowered, self.encoded[i]) if i in self.repeating else n
+            overlapping(lowered, self.encoded[i]) if i in self.repeating else n
             for i, n in enumerate(found)
         )
 
@@ -160,16 +160,6 @@ class FileHits:
 def _self_overlapping(word: str) -> bool:
     """Whether two occurrences of *word* can overlap (a proper prefix is also a suffix)."""
     return any(word[:k] == word[-k:] for k in range(1, len(word)))
-
-
-def overlapping_bytes(data: bytes, word: bytes) -> int:
-    """How often *word* occurs in *data*, overlapping occurrences included."""
-    count = 0
-    start = data.find(word)
-    while start >= 0:
-        count += 1
-        start = data.find(word, start + 1)
-    return count
 
 
 def split_tagged(body: bytes) -> tuple[bytes, bool]:

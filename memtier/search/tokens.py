@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import re
 from itertools import pairwise
-from typing import NamedTuple
+from typing import AnyStr, NamedTuple
 
 # Han, Hiragana, Katakana, Hangul: scripts written without spaces.
 _CJK_RANGES: tuple[tuple[int, int], ...] = (
@@ -483,9 +483,9 @@ def cjk_runs(terms: tuple[Term, ...]) -> list[str]:
     return [f"[{chars}]{least}" if len(chars) > 1 else f"{chars}{least}"]
 
 
-def overlapping(text: str, word: str) -> int:
-    """How often *word* occurs in *text*, overlapping occurrences included (``哈哈`` is
-    twice in ``哈哈哈``)."""
+def overlapping(text: AnyStr, word: AnyStr) -> int:
+    """How often *word* occurs in *text* (characters or bytes), overlapping
+    occurrences included (``哈哈`` is twice in ``哈哈哈``)."""
     count = 0
     start = text.find(word)
     while start >= 0:

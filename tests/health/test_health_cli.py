@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NOW_TEXT, CliRunner, run_memtier
+from tests.conftest import NOW_TEXT, CliRunner, exit_and_loaded, run_memtier
 
 TODAY = NOW_TEXT[:10]
 
@@ -171,8 +171,6 @@ def test_real_process_exit_codes(root: Path) -> None:
 def test_the_ripgrep_pass_starts_without_subprocess(root: Path) -> None:
     """`subprocess` (with `selectors` and `locale`) cost ~4 ms of every health-check:
     its one ripgrep pass is started by `memtier.spawn` instead."""
-    import subprocess
-    import sys
 
     from memtier.health import secrets_scan
 
@@ -182,11 +180,7 @@ def test_the_ripgrep_pass_starts_without_subprocess(root: Path) -> None:
     for n in range(secrets_scan.RG_MIN_NOTES):
         day = f"2020-{1 + n // 28:02d}-{1 + n % 28:02d}"
         (folder / f"{day}.md").write_text(f"# {day}\n\n- a note\n", encoding="utf-8")
-    code = (
-        "import sys; from memtier.__main__ import main; "
-        f"code = main(['--root', {str(root)!r}, '--now', {NOW_TEXT!r}, 'health-check']); "
-        "sys.stderr.write(f'{code} ' + ' '.join(m for m in ('subprocess', 'memtier.spawn') "
-        "if m in sys.modules))"
+    loaded = exit_and_loaded(
+        ["--root", str(root), "--now", NOW_TEXT, "health-check"], ("subprocess", "memtier.spawn")
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.stderr.split() == ["0", "memtier.spawn"], proc.stderr
+    assert loaded == ["0", "memtier.spawn"], loaded

@@ -15,6 +15,7 @@ from memtier.commands.topics.recall import (
 from memtier.errors import InputError
 from memtier.formats.index import IndexEntry
 from memtier.workspace import Workspace
+from tests.conftest import exit_and_loaded
 from tests.protocol.s13_support import note
 
 
@@ -125,8 +126,6 @@ def test_the_story_is_cut_within_the_budget_and_says_so(ws: Workspace) -> None:
 def test_recall_starts_its_ripgrep_pass_without_subprocess(ws: Workspace) -> None:
     """recall is asked often: its topic's ripgrep pass is started by `memtier.spawn`,
     not `subprocess` (with `selectors` and `locale`, ~4 ms of every start)."""
-    import subprocess
-    import sys
 
     from memtier.commands.topics.index import index_add
     from memtier.commands.topics.notes import ripgrep
@@ -135,11 +134,7 @@ def test_recall_starts_its_ripgrep_pass_without_subprocess(ws: Workspace) -> Non
         pytest.skip("no rg binary")
     note(ws.root, "2026-11-20", "- moved qdrant to the nas")
     index_add(ws, "qdrant", "projects")
-    code = (
-        "import sys; from memtier.__main__ import main; "
-        f"code = main(['--root', {str(ws.root)!r}, 'recall', 'qdrant', '--json']); "
-        "sys.stderr.write(f'{code} ' + ' '.join(m for m in ('subprocess', 'memtier.spawn') "
-        "if m in sys.modules))"
+    loaded = exit_and_loaded(
+        ["--root", str(ws.root), "recall", "qdrant", "--json"], ("subprocess", "memtier.spawn")
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.stderr.split() == ["0", "memtier.spawn"], proc.stderr
+    assert loaded == ["0", "memtier.spawn"], loaded
