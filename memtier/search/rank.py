@@ -235,12 +235,7 @@ def rank(
     # word's (`_precise`), with the word's idf (its largest where it is found nowhere).
     for head in set(ctx.heads.values()):
         ctx.idf.setdefault(head, ctx.max_idf * frame.get(head, 1.0))
-    # A compound made of two query words counts in the query's idf mass only where found.
-    ctx.total_idf = sum(
-        ctx.idf.get(t.text, 0.0 if t.compound else ctx.max_idf * frame[t.text])
-        for t in terms
-        if t.text not in ctx.heads
-    )
+    ctx.total_idf = _idf_mass(ctx, frame)
 
     scoring = pick.Scoring(
         terms, regex, ctx.idf, ctx.total_idf, today, ctx.recency_bonus, ctx.dates
@@ -263,11 +258,11 @@ def rank(
     avgdl = length / count if count and length else 1.0
 
     found_in = [
-        _counted_matches(rel, lines, scanned.matches.get(rel, _NO_HITS), ctx)
-        for rel, _, _, lines, _ in files
+        _by_section(_counted_matches(rel, lines, scanned.matches.get(rel, _NO_HITS), ctx), sections)
+        for rel, _, _, lines, sections in files
     ]
     if not regex and terms:
-        _blend_section_idf(files, found_in, count, ctx, frame)
+        _blend_section_idf(found_in, count, ctx, frame)
     scored: list[_Hit] = []
     labelled: set[int] = set()  # hits found by their file's or heading's labels alone
     for (rel, tier, _, lines, sections), matches in zip(files, found_in, strict=True):
@@ -443,9 +438,27 @@ def _counted_matches(rel: str, lines: list[str], hits: FileHits, ctx: _Context) 
     return [m for m in _precise(lines, hits, ctx) if m[0] not in unranked]
 
 
+# A file's counted matches: all of them, by line, and by the index of the section
+# holding each (those inside a section).
+_Placed = tuple[list[Scored], dict[int, list[tuple[str, float]]], dict[int, list[Scored]]]
+
+
+def _by_section(found: list[Scored], sections: list[Section]) -> _Placed:
+    """*found*, by line and by section, each match placed once."""
+    starts = [s.start for s in sections]
+    per_line: dict[int, list[tuple[str, float]]] = {}
+    per_section: dict[int, list[Scored]] = {}
+    for match in found:
+        line = match[0]
+        per_line.setdefault(line, []).append((match[3], match[4]))
+        index = bisect_right(starts, line) - 1
+        if index >= 0 and sections[index].end >= line:
+            per_section.setdefault(index, []).append(match)
+    return found, per_line, per_section
+
+
 def _blend_section_idf(
-    files: list[tuple[str, str, int, list[str], list[Section]]],
-    found_in: list[list[Scored]],
+    found_in: list[_Placed],
     sections_read: int,
     ctx: _Context,
     frame: dict[str, float],
@@ -455,20 +468,22 @@ def _blend_section_idf(
     unit that ranks): in a few long notes of a chat, a word in every note but in one
     turn of fifty weighed nearly nothing by files alone (see the module text)."""
     df: dict[str, int] = {}
-    for (_, _, _, _, sections), matches in zip(files, found_in, strict=True):
-        starts = [s.start for s in sections]
-        present: set[tuple[int, str]] = set()
-        for match in matches:
-            index = bisect_right(starts, match[0]) - 1
-            if index >= 0 and sections[index].end >= match[0]:
-                present.add((index, match[3]))
-        for _, term in present:
-            df[term] = df.get(term, 0) + 1
+    for _found, _lines, per_section in found_in:
+        for matches in per_section.values():
+            for term in {match[3] for match in matches}:
+                df[term] = df.get(term, 0) + 1
     for term, count in df.items():
         if term in ctx.idf:
             by_section = idf(count, max(1, sections_read)) * frame.get(term, 1.0)
             ctx.idf[term] = (ctx.idf[term] * by_section) ** 0.5
-    ctx.total_idf = sum(
+    ctx.total_idf = _idf_mass(ctx, frame)
+
+
+def _idf_mass(ctx: _Context, frame: dict[str, float]) -> float:
+    """The query's idf mass: each term's idf, the largest for one found nowhere; a
+    compound made of two query words counts only where found; a word's other forms
+    count as the word (their idf is its own)."""
+    return sum(
         ctx.idf.get(t.text, 0.0 if t.compound else ctx.max_idf * frame.get(t.text, 1.0))
         for t in ctx.terms
         if t.text not in ctx.heads
@@ -480,7 +495,7 @@ def _score_file(
     tier: str,
     lines: list[str],
     sections: list[Section],
-    found: list[Scored],
+    found: _Placed,
     avgdl: float,
     ctx: _Context,
 ) -> tuple[list[_Scored], frozenset[tuple[int, int]], frozenset[int]]:
@@ -489,19 +504,13 @@ def _score_file(
     a hit's line (`group`), and the lines that are labels whole."""
     from memtier.search.metadata import WHOLE_LINE, labels, on_label
 
-    starts = [s.start for s in sections]
-    per_section: dict[int, list[Scored]] = {}
-    per_line: dict[int, list[tuple[str, float]]] = {}
+    matches_in, per_line, per_section = found
     meta = labels(rel, lines)
     quiet: set[tuple[int, int]] = set()
-    for match in found:
-        line = match[0]
-        if meta and on_label(line, match[1], meta) is not None:
-            quiet.add((line, match[1]))
-        per_line.setdefault(line, []).append((match[3], match[4]))
-        index = bisect_right(starts, line) - 1
-        if index >= 0 and sections[index].end >= line:
-            per_section.setdefault(index, []).append(match)
+    if meta:
+        for line, column, *_ in matches_in:
+            if on_label(line, column, meta) is not None:
+                quiet.add((line, column))
     file_tags = {t.lower() for t in tag_line_tags(lines[1])} if len(lines) > 1 else set()
     tags_line = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else None
     weight = TIER_WEIGHTS[tier] * recency(rel, ctx.today, ctx.recency_bonus)
