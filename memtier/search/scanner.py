@@ -33,6 +33,7 @@ from memtier.search.found import (
     FileHits,
     Match,
     ScanResult,
+    all_notes,
     count_words,
     counting_words,
     split_tagged,
@@ -200,6 +201,8 @@ def _parse_rg_output(
     few words, so the counting is done once per sequence, not once per file.
     """
     same_texts: dict[bytes, list[bytes]] = {}
+    named: list[bytes] = []  # the raw matches' files (no counting): paths, bodies
+    bodies: list[bytes] = []
     for block in output.split(b"\n\n"):
         path_bytes, sep, body = block.partition(b"\0")
         if sep:
@@ -210,20 +213,8 @@ def _parse_rg_output(
                 else:
                     paths.append(path_bytes)
                 continue
-            rel = path_bytes.decode("utf-8", "surrogateescape").removeprefix("./")
-            tier = tier_of(rel)
-            if tier is not None:
-                if result.tagged is not None:
-                    body, tagged = split_tagged(body)
-                    if tagged:
-                        result.tagged.add(rel)
-                    if not body:
-                        continue
-                # Lowercased once here (ASCII only, byte lengths unchanged): the
-                # matched texts then are the query terms themselves.
-                if phrase is not None:
-                    body = phrase_words(body, phrase)
-                result.matches[rel] = FileHits(body.lower(), tier=tier)
+            named.append(path_bytes)
+            bodies.append(body)
             continue
         binary = _BINARY_RE.match(block)
         if binary:
@@ -235,6 +226,41 @@ def _parse_rg_output(
             result.files_searched = int(stats.group(1))
     if result.counted is not None:
         count_words(same_texts, result.counted, result.tagged)
+    elif named:
+        _keep_raw(named, bodies, result, phrase)
+
+
+def _keep_raw(
+    named: list[bytes], bodies: list[bytes], result: ScanResult, phrase: re.Pattern[str] | None
+) -> None:
+    """Each tier file's raw matches (`FileHits`), from its printed path and block.
+
+    The paths are decoded at once, and when all of them are notes of the episodic
+    folder (a broad ``--regex``: ~50,000 files at 100,000 notes) their tier is told
+    at once too (`found.all_notes`); else path by path (`tier_of`)."""
+    joined = b"\0".join(named)
+    names = joined.decode("utf-8", "surrogateescape").split("\0")
+    matches = result.matches
+    if all_notes(joined, len(names)) and result.tagged is None and phrase is None:
+        # Lowercased once here (ASCII only, byte lengths unchanged): the matched
+        # texts then are the query terms themselves.
+        for rel, body in zip(names, bodies, strict=True):
+            matches[rel] = FileHits(body.lower(), None, None, "cold")  # (positional: faster)
+        return
+    for name, body in zip(names, bodies, strict=True):
+        rel = name.removeprefix("./")
+        tier = tier_of(rel)
+        if tier is None:
+            continue
+        if result.tagged is not None:
+            body, tagged = split_tagged(body)
+            if tagged:
+                result.tagged.add(rel)
+            if not body:
+                continue
+        if phrase is not None:
+            body = phrase_words(body, phrase)
+        matches[rel] = FileHits(body.lower(), tier=tier)
 
 
 # ---------------------------------------------------------------------------
