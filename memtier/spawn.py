@@ -12,8 +12,8 @@ missing, `start` raises OSError, as for a program that cannot run.
 
 Search starts its ripgrep here too (`memtier.search.scanner`), with the output and
 errors going to files it gives (anonymous files: a broad query prints megabytes,
-which a pipe would hold back while Python is busy elsewhere) and in a session of
-its own, so that a program that hangs is killed with whatever it started.
+which a pipe would hold back while Python is busy elsewhere) and in a process
+group of its own, so that a program that hangs is killed with whatever it started.
 ``posix_spawn`` cannot change the working folder (Python 3.11), so every caller
 names its paths absolutely.
 """
@@ -133,15 +133,16 @@ def start(
     *,
     output: int | None = None,
     errors: int | None = None,
-    session: bool = False,
+    group: bool = False,
     cwd: str | None = None,
 ) -> Started:
     """Start *argv* (a path, or a name looked up on ``PATH``), its input on the null
     device. Its output goes to a pipe that `Started.communicate` reads, or to the
     open file *output* (a file descriptor) when given; its errors to the null
-    device, or to *errors*. With *session*, it leads a session (and process group)
-    of its own; with *cwd*, it runs in that folder (see `in_folder`). OSError when
-    it cannot run (with *cwd*: when the shell cannot, see there)."""
+    device, or to *errors*. With *group*, it leads a process group of its own
+    (POSIX_SPAWN_SETPGROUP: standard, where setsid is not); with *cwd*, it runs in
+    that folder (see `in_folder`). OSError when it cannot run (with *cwd*: when the
+    shell cannot, see there)."""
     import signal
 
     if cwd is not None:
@@ -169,7 +170,7 @@ def start(
                 error_action,
             ],
             setsigdef=[getattr(signal, name) for name in _DEFAULTS if hasattr(signal, name)],
-            setsid=session,
+            **({"setpgroup": 0} if group else {}),  # (None is refused: left out)
         )
     except BaseException:
         if read_end is not None:

@@ -85,7 +85,7 @@ RG_TIME_LIMIT_SECONDS = 10.0
 
 def _wait_bounded(process: Started) -> int:
     """ripgrep's exit status, or `_RipgrepUnusable` once it has run past the limit
-    (it and anything it started are killed: it runs in a session of its own)."""
+    (it and anything it started are killed: it leads a process group of its own)."""
     import signal
     from contextlib import suppress
 
@@ -149,7 +149,7 @@ def scan_with_rg(
 
         try:
             process = spawn.start(
-                argv, output=out.fileno(), errors=err.fileno(), session=True, cwd=str(root)
+                argv, output=out.fileno(), errors=err.fileno(), group=True, cwd=str(root)
             )
         except OSError as exc:
             raise _RipgrepUnusable(exc.strerror or str(exc)) from None
