@@ -193,7 +193,9 @@ def in_folder(folder: str, argv: list[str]) -> list[str]:
     relative ones (the kernel walks each file's whole path on every open).
     A folder or program that cannot be used makes the shell exit with 126 or 127
     (and its message on the errors): the caller sees a program that failed."""
-    return ["/bin/sh", "-c", 'cd -- "$0" && exec "$@"', folder, *argv]
+    # Absolute: `cd` then never consults $CDPATH (which would print the folder on
+    # the program's output) nor reads "-" as the previous folder.
+    return ["/bin/sh", "-c", 'cd -- "$0" && exec "$@"', os.path.abspath(folder), *argv]
 
 
 # The signals `subprocess.Popen` puts back to their defaults in the program (Python

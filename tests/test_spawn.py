@@ -133,6 +133,17 @@ def test_a_program_runs_in_the_folder_given(tmp_path: Path) -> None:
     assert started.returncode == 0
 
 
+def test_a_relative_folder_is_entered_as_it_is_from_here_whatever_cdpath_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "here" / "-").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "-").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "here")
+    monkeypatch.setenv("CDPATH", str(tmp_path / "elsewhere"))
+    started = spawn.start([sys.executable, "-c", "import os; print(os.getcwd())"], cwd="-")
+    assert started.communicate(30.0) == f"{tmp_path / 'here' / '-'}\n".encode()
+
+
 def test_a_folder_that_cannot_be_entered_is_a_failed_program(tmp_path: Path) -> None:
     started = spawn.start([sys.executable, "-c", "print('ran')"], cwd=str(tmp_path / "missing"))
     assert started.communicate(30.0) == b""
