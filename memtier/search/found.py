@@ -22,6 +22,7 @@ __all__ = [
     "Match",
     "ScanResult",
     "TermCounts",
+    "all_notes",
     "count_words",
     "counting_words",
     "split_tagged",
@@ -201,7 +202,7 @@ def counting_words(literals: list[str]) -> list[str] | None:
 _NOTE_PREFIX = EPISODIC_PREFIX.encode("utf-8")
 
 
-def _all_notes(joined: bytes, count: int) -> bool:
+def all_notes(joined: bytes, count: int) -> bool:
     """Whether each of the *count* NUL-separated paths in *joined* is a file directly
     in the episodic folder: each starts with its prefix (the first, and one after
     every NUL), and there are no slashes but the prefix's two in each. Three
@@ -237,7 +238,7 @@ def count_words(
         # The common case first: flat notes of the episodic folder (ripgrep's
         # ``--glob *.md`` already kept only markdown files), told for all the paths
         # at once when they all are, else path by path.
-        if _all_notes(joined, len(paths)):
+        if all_notes(joined, len(paths)):
             cold = names
         else:
             cold = [rel for rel in names if rel.startswith(EPISODIC_PREFIX) and rel.count("/") == 2]

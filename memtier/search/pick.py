@@ -190,7 +190,9 @@ def raw_counts(
 
 
 def pick_raw(raw: RawCounts, scoring: Scoring, cap: int) -> Picked:
-    """`pick_counted` for raw matches: every matching file scored, one loop."""
+    """`pick_counted` for raw matches: every matching file scored, one loop; its
+    recency (a date read from its name) only while it can still reach the *cap*
+    best files, as in `pick_counted`: the files picked are exactly the same."""
     counted, totals, tiers_of = raw.counted, raw.matches, raw.tiers
     idf_of = scoring.idf
     dated = scoring.dates if scoring.dates.most() > 1.0 else None
@@ -198,7 +200,8 @@ def pick_raw(raw: RawCounts, scoring: Scoring, cap: int) -> Picked:
     graded = not scoring.regex and len(scoring.terms) > 1
     today = scoring.today.toordinal()
     bonus = scoring.recency_bonus
-    scored: list[tuple[float, int, str]] = []
+    # Each file's score but its recency: (score before recency, the factors after).
+    parts: list[tuple[float, float, float, str, str]] = []
     for rel, texts in counted.items():
         base = 0.0
         share = 0.0
@@ -207,14 +210,26 @@ def pick_raw(raw: RawCounts, scoring: Scoring, cap: int) -> Picked:
             base += weight * count * (K1 + 1.0) / (count + K1)
             share += weight
         tier = tiers_of[rel]
-        score = base * TIER_WEIGHTS[tier] * recency_of(rel, today, bonus)
-        if dated is not None:
-            score *= dated.boost(rel[rel.rfind("/") + 1 :])
+        boost = 1.0 if dated is None else dated.boost(rel[rel.rfind("/") + 1 :])
+        cover = 1.0
         if graded:
             share /= total
-            score *= 1.0 + COVER_BONUS * share * share
+            cover = 1.0 + COVER_BONUS * share * share
+        parts.append((base * TIER_WEIGHTS[tier], boost, cover, tier, rel))
+    # Recency lies between 1 and 1 + bonus, and each product is rounded monotonically:
+    # a file whose score with the full bonus stays below the cap-th best score
+    # without any is below cap files whatever its date, and is passed over.
+    floor = -1.0
+    if len(parts) > cap and bonus >= 0.0:
+        floor = heapq.nlargest(cap, [top * boost * cover for top, boost, cover, _, _ in parts])[-1]
+    most = 1.0 + bonus
+    scored: list[tuple[float, int, str]] = []
+    for top, boost, cover, tier, rel in parts:
+        if top * most * boost * cover < floor:
+            continue
+        score = top * recency_of(rel, today, bonus) * boost * cover
         scored.append((-score, _ORDER[tier], rel))
     chosen = heapq.nsmallest(cap, scored)
     files = [(rel, TIERS[order], totals[rel]) for _, order, rel in chosen]
     rest = sum(totals.values()) - sum(found for _, _, found in files)
-    return Picked(files, len(scored) - len(files), rest)
+    return Picked(files, len(parts) - len(files), rest)

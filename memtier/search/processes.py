@@ -1,16 +1,17 @@
-"""Running ripgrep (`scanner`): an anonymous file for its output and a wait that notices its end.
+"""Running ripgrep (`scanner`): an anonymous file for its output.
 
-Both take the fast way where the system offers it (Linux: ``memfd_create``, a process
-file descriptor) and the portable way elsewhere; `scanner` runs ripgrep through them.
+It takes the fast way where the system offers it (Linux: ``memfd_create``) and the
+portable way elsewhere. The program itself is started and waited for by
+`memtier.spawn`, which notices its end the moment it comes (a process file
+descriptor where the system has them).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 from typing import BinaryIO
 
-__all__ = ["anonymous_file", "exited_within"]
+__all__ = ["anonymous_file"]
 
 
 def anonymous_file() -> BinaryIO:
@@ -24,30 +25,3 @@ def anonymous_file() -> BinaryIO:
         import tempfile
 
         return tempfile.TemporaryFile()
-
-
-def exited_within(process: subprocess.Popen[bytes], seconds: float) -> bool:
-    """Whether *process* ends within *seconds*, told the moment it does.
-
-    ``Popen.wait(timeout=…)`` polls, sleeping up to 50 ms between looks: a search
-    that ripgrep answers in 20 ms would wait for the next look. A process file
-    descriptor (Linux) becomes readable when the process exits, so one ``poll``
-    both waits and bounds the wait; elsewhere the polling wait is used. The
-    process is not reaped here, so its pid cannot be reused before it is killed.
-    """
-    import select
-
-    try:
-        handle = os.pidfd_open(process.pid)
-    except (AttributeError, OSError):
-        try:
-            process.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            return False
-        return True
-    try:
-        watch = select.poll()
-        watch.register(handle, select.POLLIN)
-        return bool(watch.poll(max(0, int(seconds * 1000))))
-    finally:
-        os.close(handle)

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.conftest import CliRunner
 from tests.search.test_search import paths, results, scanner, search, write
@@ -325,3 +327,44 @@ def test_two_terms_starting_with_r_are_found_by_both_scanners(
     note = "# 2026-07-06\n\n- Searched for the receipt of the new router.\n"
     write(root, "memory/episodic/2026-07-06.md", note)
     assert [r["line"] for r in results(search(cli, root, "receipt for the router"))] == [3]
+
+
+# Pieces a query naming a date is made of, near misses among them (a needle cut short).
+_DATE_PIECES = (
+    "march", "märz", "maerz", "Jaenner", "mrz", "Mai", "okt.", "Dez", "sept", "ju", "ja", "de",
+    "yesterday", "the day before", "gestern", "heute", "today", "last", "letzte",
+    "Woche", "week", "monday", "Mittwoch", "Sonnabend", "Freitag", "am", "im", "of",
+    "the", "9", "2026", "02.03.", "2026-11-09", "١٩", "٣", "3rd", "backup", "qdrant",
+    "router", " ", ",", ".", "-",
+)  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_DATE_PIECES), max_size=6).map("".join))
+def test_a_query_the_date_patterns_could_match_is_never_passed_over(query: str) -> None:
+    """The date patterns are compiled only for a query that may name a date
+    (`dates.may_name_a_date`); whatever any of them matches passes that check."""
+    from memtier.search.dates import _patterns, may_name_a_date
+    from memtier.search.tokens import fold
+
+    folded = fold(query)
+    if any(pattern.search(folded) for pattern in _patterns()):
+        assert may_name_a_date(folded)
+
+
+def test_a_query_without_a_date_leaves_the_date_patterns_uncompiled(root: Path) -> None:
+    """A word query with no digit and no date word does not pay for the date patterns
+    (a fresh process: nothing compiled them before)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from memtier.__main__ import main; "
+        f"main(['--root', {str(root)!r}, 'search', 'qdrant snapshot', '--json']); "
+        "from memtier.search.dates import _patterns; "
+        "sys.stderr.write(str(_patterns.cache_info().misses))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stderr.strip().splitlines()[-1] == "0"
+    dated = code.replace("qdrant snapshot", "qdrant on 9 November")
+    done = subprocess.run([sys.executable, "-c", dated], capture_output=True, text=True)
+    assert done.stderr.strip().splitlines()[-1] == "1"

@@ -4,9 +4,9 @@ only the files where its words stand together (`memtier.search.phrases`)."""
 from __future__ import annotations
 
 import re
-import subprocess
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,15 +82,16 @@ def test_ripgrep_is_given_the_phrase_as_one_pattern(
     notes: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One ripgrep run, whose pattern finds the phrase and neither word alone."""
+    from memtier import spawn
+
     started: list[list[str]] = []
-    real = subprocess.Popen
+    real = spawn.start
 
-    class Recording(real):  # type: ignore[misc, valid-type]
-        def __init__(self, args: list[str], *rest: object, **options: object) -> None:
-            started.append([str(a) for a in args])
-            super().__init__(args, *rest, **options)
+    def recording(argv: list[str], **options: Any) -> spawn.Started:
+        started.append(list(argv))
+        return real(argv, **options)
 
-    monkeypatch.setattr(subprocess, "Popen", Recording)
+    monkeypatch.setattr(spawn, "start", recording)
     ws = Workspace.open(notes, datetime.fromisoformat(NOW_TEXT))
     report = search(ws, SearchRequest(query='"proxy update"', rg=RG, log=False))
     assert {hit.path for hit in report.hits} == TOGETHER

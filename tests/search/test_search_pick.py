@@ -233,3 +233,55 @@ def _counts_of(counted: Any, rel: str) -> dict[str, int]:
         if rel in files:
             return {w: n for w, n in zip(counted.words, counts, strict=True) if n}
     raise KeyError(rel)
+
+
+# Notes of the last weeks mostly: their recency differs most (half-life 30 days).
+_RECENT = st.tuples(
+    st.sampled_from(["memory/episodic", "memory/episodic", "memory/semantic"]),
+    st.one_of(
+        st.dates(date(2026, 10, 1), date(2026, 12, 2)).map(date.isoformat),
+        st.sampled_from(["infra", "2026-13-40"]),
+    ),
+    st.tuples(*(st.integers(0, 2) for _ in WORDS)),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    files=st.lists(_RECENT, min_size=1, max_size=40),
+    cap=st.integers(1, 8),
+    bonus=st.sampled_from([0.0, 0.12, 1.0, 1.0]),
+    dates=st.one_of(st.just(DateHint("")), _HINT),
+    regex=st.booleans(),
+)
+def test_raw_pick_passes_over_only_files_below_the_cap_best(
+    files: list[tuple[str, str, tuple[int, ...]]],
+    cap: int,
+    bonus: float,
+    dates: DateHint,
+    regex: bool,
+) -> None:
+    """`pick_raw` looks up a file's recency only while the file can still reach the
+    *cap* best: it picks what scoring every file picks (a cap as large as the number
+    of files passes nothing over), in the same order, with the same counts left."""
+    matches: dict[str, FileHits] = {}
+    for number, (folder, stem, found) in enumerate(files):
+        rel = f"{folder}/{stem}-{number}.md" if number % 3 else f"{folder}/{stem}.md"
+        texts = [word for word, n in zip(WORDS, found, strict=True) for _ in range(n)]
+        if rel not in matches and texts:
+            raw = "\n".join(f"{i + 1}:1:{t}" for i, t in enumerate(texts)).encode()
+            matches[rel] = FileHits(raw, tier=_tier(folder))
+    if not matches:
+        return
+    terms = tuple(Term(w) for w in WORDS)
+    counted = raw_counts(matches, terms, regex)
+    n = len(matches) + 5
+    weights = {w: idf(k, n) for w, k in counted.df.items()}
+    scoring = Scoring(terms, regex, weights, sum(weights.values()), TODAY, bonus, dates)
+    everything = pick_raw(counted, scoring, len(matches))
+    picked = pick_raw(counted, scoring, cap)
+    assert picked.files == everything.files[:cap]
+    assert picked.unread_files == len(matches) - len(picked.files)
+    assert picked.unread_matches == sum(counted.matches.values()) - sum(
+        found for _, _, found in picked.files
+    )

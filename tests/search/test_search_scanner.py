@@ -357,21 +357,21 @@ def test_a_memtier_rg_that_is_not_ripgrep_warns_and_falls_back(
     assert "no matches" not in result.stdout
 
 
-def test_the_bounded_wait_tells_an_exit_and_a_process_past_its_time() -> None:
-    """ripgrep's end is seen when it happens (no polling sleep), and a process still
-    running at the limit is reported as such, not reaped, so it can be killed."""
-    from memtier.search.processes import exited_within
-
-    quick = subprocess.Popen([sys.executable, "-c", "pass"])
-    assert exited_within(quick, 30.0)
-    assert quick.wait() == 0
-    slow = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
-        assert not exited_within(slow, 0.2)
-        assert slow.poll() is None
-    finally:
-        slow.kill()
-        slow.wait()
+@needs_rg
+def test_ripgrep_names_files_relative_to_the_root_given_relative(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A root given as a relative path is the same folder for ripgrep (started in it,
+    see `spawn.in_folder`) as for the built-in scanner."""
+    (root / "memory/semantic/infrastructure.md").write_text("# Infra\n\n- nas01 backup\n")
+    monkeypatch.chdir(root.parent)
+    relative = Path(root.name)
+    both = [
+        scan(relative, ("warm", "cold"), "backup", ignore_case=True, rg=rg, literals=[])
+        for rg in (RG, None)
+    ]
+    assert sorted(both[0].matches) == sorted(both[1].matches) != []
+    assert all(tier_of(rel) is not None for rel in both[0].matches)
 
 
 def test_length_in_words_counts_each_cjk_character_and_nothing_else() -> None:
