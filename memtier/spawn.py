@@ -14,8 +14,9 @@ Search starts its ripgrep here too (`memtier.search.scanner`), with the output a
 errors going to files it gives (anonymous files: a broad query prints megabytes,
 which a pipe would hold back while Python is busy elsewhere) and in a process
 group of its own, so that a program that hangs is killed with whatever it started.
-``posix_spawn`` cannot change the working folder (Python 3.11), so every caller
-names its paths absolutely.
+``posix_spawn`` cannot change the working folder (Python 3.11): a caller that
+needs one gives *cwd*, and the shell changes to it before it becomes the program
+(`in_folder`).
 """
 
 from __future__ import annotations
