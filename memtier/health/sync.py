@@ -17,11 +17,14 @@ import os
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memtier.errors import Term
 from memtier.health.verdict import FAIL, PASS, WARN, Check, Fix
-from memtier.store.reading import Reading
 from memtier.workspace import SYNC_GIT_DIR, SYNC_HOST_LOCAL, Workspace
+
+if TYPE_CHECKING:
+    from memtier.store.reading import Reading
 
 # Opening and closing markers only: seven `=` alone is also a markdown heading rule.
 _MARKER = re.compile(rb"^(<{7} |>{7} )", re.MULTILINE)
@@ -43,7 +46,11 @@ def _read(path: Path, reading: Reading | None = None) -> bytes | None:
             return None
     except OSError:
         return None
-    return (reading or Reading()).bytes_or_none(path)
+    if reading is None:
+        from memtier.store.reading import Reading  # health-check imports it after its rg starts
+
+        reading = Reading()
+    return reading.bytes_or_none(path)
 
 
 def _plain(entry: os.DirEntry[str]) -> bool:
@@ -110,7 +117,10 @@ def note_checks(
     every note named (health-check's one ripgrep pass); only those are read. None:
     every note is read.
     """
-    reading = reading or Reading()
+    if reading is None:
+        from memtier.store.reading import Reading
+
+        reading = Reading()
     synced = (ws.sync_git_dir / "HEAD").is_file()
     unique: list[Check] = []
     markers: list[Check] = []

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import os
 import stat
+from operator import attrgetter
 from pathlib import Path
 
 # Read without blocking: a FIFO in a note's place must not stop the check.
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 1 << 16
+_name = attrgetter("name")  # the sort key of a listing
 
 
 class Reading:
@@ -37,11 +39,18 @@ class Reading:
         if key not in self._listings:
             try:
                 with os.scandir(key) as found:
-                    entries = sorted(found, key=lambda entry: entry.name)
+                    entries = sorted(found, key=_name)
             except OSError:
                 entries = []
             self._listings[key] = entries
         return self._listings[key]
+
+    def keep_listing(self, folder: Path | str, entries: list[os.DirEntry[str]]) -> None:
+        """Take *entries* as *folder*'s listing (one its caller read with ``scandir``)
+        unless it was listed here already."""
+        key = os.fspath(folder)
+        if key not in self._listings:
+            self._listings[key] = sorted(entries, key=_name)
 
     def data(self, path: Path | str) -> bytes | OSError:
         """The bytes of the file at *path*, or the error reading it."""
