@@ -53,13 +53,6 @@ def _read(path: Path, reading: Reading | None = None) -> bytes | None:
     return reading.bytes_or_none(path)
 
 
-def _plain(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_file(follow_symlinks=False)
-    except OSError:
-        return False
-
-
 def stray_closures(data: bytes) -> list[int]:
     """The lines of a note's ``Updated:`` lines outside its final closure block (the
     damage of a text merge); sync reads it too before it pushes (§14)."""
@@ -117,10 +110,9 @@ def note_checks(
     every note named (health-check's one ripgrep pass); only those are read. None:
     every note is read.
     """
-    if reading is None:
-        from memtier.store.reading import Reading
+    from memtier.store.reading import Reading, is_plain_file
 
-        reading = Reading()
+    reading = reading or Reading()
     synced = (ws.sync_git_dir / "HEAD").is_file()
     unique: list[Check] = []
     markers: list[Check] = []
@@ -134,7 +126,7 @@ def note_checks(
     if named is not None:  # searched already: only these may hold something here
         entries = [entry for entry in entries if entry.path in named] if named else []
     for entry in entries:
-        if not entry.name.endswith(".md") or not _plain(entry):
+        if not entry.name.endswith(".md") or not is_plain_file(entry):
             continue
         path = entry.path
         data = reading.bytes_or_none(path)
