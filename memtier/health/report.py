@@ -157,6 +157,7 @@ def run_health_check(ws: Workspace) -> HealthReport:
         reading = scan.reading
         from memtier.health.topics import IndexScan
 
+        # The topics' passes (index.fresh) start next, before the notes are listed.
         with IndexScan(ws, reading) as topics:
             return _checks(ws, scan, topics)
 

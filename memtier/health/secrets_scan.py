@@ -236,7 +236,8 @@ class SecretsScan:
 
             reading = Reading()
         self.reading = reading
-        reading.keep_listing(ws.episodic_dir, listing.all())  # the one listing, shared
+        # The one listing of the COLD tier, shared: read to its end when first needed.
+        reading.keep_listing(ws.episodic_dir, listing.all)
 
     def _notes(self) -> tuple[dict[str, tuple[str, list[str]]], int]:
         """The notes by folder (path, root-relative, names), in the order they are

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from operator import attrgetter
 from pathlib import Path
 
@@ -31,26 +32,33 @@ class Reading:
 
     def __init__(self) -> None:
         self._listings: dict[str, list[os.DirEntry[str]]] = {}
+        self._pending: dict[str, Callable[[], list[os.DirEntry[str]]]] = {}  # `keep_listing`'s
         self._bytes: dict[str, bytes | OSError] = {}
 
     def listing(self, folder: Path | str) -> list[os.DirEntry[str]]:
         """The entries of *folder*, in name order; empty when it cannot be listed."""
         key = os.fspath(folder)
         if key not in self._listings:
+            pending = self._pending.pop(key, None)
             try:
-                with os.scandir(key) as found:
-                    entries = sorted(found, key=_name)
+                if pending is not None:
+                    entries = sorted(pending(), key=_name)
+                else:
+                    with os.scandir(key) as found:
+                        entries = sorted(found, key=_name)
             except OSError:
                 entries = []
             self._listings[key] = entries
         return self._listings[key]
 
-    def keep_listing(self, folder: Path | str, entries: list[os.DirEntry[str]]) -> None:
-        """Take *entries* as *folder*'s listing (one its caller read with ``scandir``)
-        unless it was listed here already."""
+    def keep_listing(
+        self, folder: Path | str, entries: Callable[[], list[os.DirEntry[str]]]
+    ) -> None:
+        """*folder*'s listing is one its caller began with ``scandir``: *entries* reads
+        the rest of it and gives them all, when `listing` first needs them."""
         key = os.fspath(folder)
         if key not in self._listings:
-            self._listings[key] = sorted(entries, key=_name)
+            self._pending[key] = entries
 
     def data(self, path: Path | str) -> bytes | OSError:
         """The bytes of the file at *path*, or the error reading it."""

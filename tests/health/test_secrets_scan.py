@@ -209,3 +209,43 @@ def test_ripgrep_starts_before_the_store_is_imported(root: Path) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.stderr.split()[-2:] == ["0", "[False]"], proc.stderr
+
+
+def test_the_topic_passes_start_with_the_secrets_pass(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a topic index, index.fresh's ripgrep pass starts right after the secrets
+    pass, before the COLD tier is listed to its end (both run while Python lists)."""
+    from memtier import spawn
+    from memtier.commands.topics import notes
+    from memtier.commands.topics.index import index_add
+    from memtier.health import secrets_scan
+    from memtier.health.report import run_health_check
+
+    notes_count = secrets_scan.RG_MIN_NOTES + 50
+    _write_notes(ws.episodic_dir, notes_count)
+    index_add(ws, "note", "projects")
+    monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: None)
+    monkeypatch.setattr(notes, "ripgrep", lambda: None)
+    python = run_health_check(ws)  # every note read in Python
+    given = [0]
+    at_start: list[tuple[str, int]] = []
+    scandir = os.scandir
+
+    def counted(path: Any = ".") -> Any:
+        found = scandir(path)
+        return _CountedListing(found, given) if path == ws.episodic_dir else found
+
+    def start(argv: list[str]) -> spawn.Started:
+        at_start.append(("topic" if "--fixed-strings" in argv else "secrets", given[0]))
+        raise OSError("not started here: Python reads every note")
+
+    monkeypatch.setattr(os, "scandir", counted)
+    monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: "rg")
+    monkeypatch.setattr(notes, "ripgrep", lambda: "rg")
+    monkeypatch.setattr(spawn, "start", start)
+    assert run_health_check(ws) == python
+    first = secrets_scan.RG_MIN_NOTES
+    # (a pass that could not start is tried again when its answer is needed)
+    assert at_start[:2] == [("secrets", first), ("topic", first)]
+    assert given[0] == notes_count  # one listing, read to its end
