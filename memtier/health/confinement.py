@@ -12,12 +12,11 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from contextlib import suppress
 from pathlib import Path
 
 from memtier import store
 from memtier.health.verdict import FAIL, Check
-from memtier.store.reading import Reading
+from memtier.store.reading import Reading, not_plain_files
 from memtier.workspace import WARM_DIRS, Workspace, special_file_kind
 
 CHECK_OUTSIDE = "confinement.outside"
@@ -91,12 +90,8 @@ def _folder_checks(
     """
     if not _inside(real_root, folder):
         return
-    listing = reading.listing(folder)
-    # A plain file is fine: the others are picked out in one comprehension (when the
-    # listing cannot say and an entry is gone since, each is asked below instead).
-    with suppress(OSError):
-        listing = [entry for entry in listing if not entry.is_file(follow_symlinks=False)]
-    entries = [entry for entry in listing if entry.name.endswith(".md")]
+    # A plain file is fine: only the others are looked at.
+    entries = [e for e in not_plain_files(reading.listing(folder)) if e.name.endswith(".md")]
     for entry in entries:
         try:
             plain = not entry.is_symlink()

@@ -21,13 +21,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtier.errors import CheckFailed, Term
 from memtier.health.verdict import FAIL, PASS, STALENESS, WARN, Check
 from memtier.results import Result
 from memtier.values import Fields
 from memtier.workspace import Workspace
+
+if TYPE_CHECKING:
+    from memtier.health.secrets_scan import SecretsScan
+    from memtier.health.topics import IndexScan
 
 HEADING = "=== Memory Health Check ({moment}) ==="
 VERDICT_OK = "✅ All required checks passed"
@@ -142,40 +146,47 @@ class HealthReport(Result, Fields):
 def run_health_check(ws: Workspace) -> HealthReport:
     """Run every check of PROTOCOL §6 on *ws*; reads only, never writes."""
     from memtier.health.secrets_scan import SecretsScan
-    from memtier.store.reading import Reading
-
-    # Every folder is listed once and every file read once, whichever checks need
-    # it (PROTOCOL §6 v4): the checks share one Reading.
-    reading = Reading()
-    from memtier.health.sync import NOTE_PATTERNS, note_checks
-    from memtier.health.topics import IndexScan
+    from memtier.health.sync import NOTE_PATTERNS
 
     # One ripgrep pass (when the COLD tier is large) reads every note for the
     # secrets and for the note checks, while Python imports and runs the other
-    # checks; the report keeps the section order regardless.
-    with SecretsScan(ws, reading, NOTE_PATTERNS) as scan, IndexScan(ws, reading) as topics:
-        from memtier.health import checks as hc
-        from memtier.health.confinement import confinement_checks
+    # checks; it starts first. The report keeps the section order regardless.
+    with SecretsScan(ws, also=NOTE_PATTERNS) as scan:
+        # Every folder is listed once and every file read once, whichever checks
+        # need it (PROTOCOL §6 v4): the checks share the scan's Reading.
+        reading = scan.reading
+        from memtier.health.topics import IndexScan
 
-        first = [
-            *confinement_checks(ws, reading),
-            *hc.hot_checks(ws),
-            *hc.warm_checks(ws),
-            *hc.buffer_checks(ws),
-            *hc.episodic_checks(ws),
-        ]
-        scratch = hc.scratch_checks(ws)
-        from memtier.health.topics import index_checks
+        # The topics' passes (index.fresh) start next, before the notes are listed.
+        with IndexScan(ws, reading) as topics:
+            return _checks(ws, scan, topics)
 
-        after = [
-            *hc.residue_checks(ws, reading),
-            *hc.shim_checks(ws),
-            *index_checks(ws, reading, topics),
-        ]
-        scan.prepare()  # all that needs no answer from rg, while it still runs
-        # PROTOCOL §14: one reading of every note the pass named
-        unique, synced = note_checks(ws, reading, scan.named())
-        before = [*first, *unique, *scratch]
-        after += synced
-        secrets = scan.finish()
+
+def _checks(ws: Workspace, scan: SecretsScan, topics: IndexScan) -> HealthReport:
+    """Every check, in report order, while the passes of *scan* and *topics* run."""
+    from memtier.health import checks as hc
+    from memtier.health.confinement import confinement_checks
+    from memtier.health.sync import note_checks
+    from memtier.health.topics import index_checks
+
+    reading = scan.reading
+    first = [
+        *confinement_checks(ws, reading),
+        *hc.hot_checks(ws),
+        *hc.warm_checks(ws),
+        *hc.buffer_checks(ws),
+        *hc.episodic_checks(ws),
+    ]
+    scratch = hc.scratch_checks(ws)
+    after = [
+        *hc.residue_checks(ws, reading),
+        *hc.shim_checks(ws),
+        *index_checks(ws, reading, topics),
+    ]
+    scan.prepare()  # all that needs no answer from rg, while it still runs
+    # PROTOCOL §14: one reading of every note the pass named
+    unique, synced = note_checks(ws, reading, scan.named())
+    before = [*first, *unique, *scratch]
+    after += synced
+    secrets = scan.finish()
     return HealthReport(checks=(*before, *secrets, *after), checked_at=ws.now)

@@ -25,18 +25,18 @@ valid UTF-8 would cost as much as reading them all in Python.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtier.errors import Term
 from memtier.health.verdict import FAIL, PASS, WARN, Check, Fix
-from memtier.store.reading import Reading
 from memtier.workspace import Workspace
 
 if TYPE_CHECKING:
     from memtier.spawn import Started
+    from memtier.store.reading import Reading
 
 # Below this many COLD notes, starting rg costs more than scanning in Python.
 RG_MIN_NOTES = 200
@@ -56,6 +56,43 @@ def _note_names(folder: Path) -> list[str]:
         return [name for name in os.listdir(folder) if name.endswith(".md")]
     except OSError:
         return []
+
+
+def _entries(folder: Path) -> Generator[os.DirEntry[str], None, None]:
+    with os.scandir(folder) as found:
+        yield from found
+
+
+class _Listing:
+    """The COLD folder's one ``scandir``, read in two steps: far enough to count
+    *most* notes (whether rg pays, told before it starts), then to its end (while
+    rg runs). A folder that cannot be listed lists nothing, as in `Reading`."""
+
+    def __init__(self, folder: Path, most: int) -> None:
+        self.entries: list[os.DirEntry[str]] = []
+        self.notes = 0  # the ``*.md`` entries among them, up to *most*
+        self._rest: Generator[os.DirEntry[str], None, None] | None = _entries(folder)
+        try:
+            for entry in self._rest:
+                self.entries.append(entry)
+                self.notes += entry.name.endswith(".md")
+                if self.notes >= most:
+                    return  # the rest is read by `all`
+        except OSError:
+            self.entries = []
+        self._rest = None  # read to its end
+
+    def all(self) -> list[os.DirEntry[str]]:
+        """Every entry (the listing read to its end)."""
+        rest, self._rest = self._rest, None
+        if rest is not None:
+            try:
+                self.entries.extend(rest)
+            except OSError:
+                self.entries = []
+            finally:
+                rest.close()
+        return self.entries
 
 
 def _archive_notes(folder: Path) -> list[Path]:
@@ -112,7 +149,10 @@ def _decode(data: bytes) -> tuple[str, str | None]:
 def _scan(ws: Workspace, paths: Iterable[Path], reading: Reading | None = None) -> list[Check]:
     from memtier.secrets import detect, detect_in_name
 
-    reading = reading or Reading()
+    if reading is None:
+        from memtier.store.reading import Reading
+
+        reading = Reading()
     checks: list[Check] = []
     for path in paths:
         rel = ws.relative(path)  # shown with a credential in the name redacted
@@ -166,21 +206,23 @@ class SecretsScan:
         self, ws: Workspace, reading: Reading | None = None, also: Sequence[str] = ()
     ) -> None:
         self.ws = ws
-        self.reading = reading or Reading()
-        # The listing is in name order already; every name a note's is the common case.
-        names = [entry.name for entry in self.reading.listing(ws.episodic_dir)]
-        if not all(map(str.endswith, names, repeat(".md"))):
-            names = [name for name in names if name.endswith(".md")]
-        archived = _archive_notes(ws.archive_dir)
         self.process: Started | None = None
         self._named: set[str] | None = None
         self._collected = False
         self._small: list[Path] | None = None  # `prepare`'s
         self._small_checks: list[Check] = []
         self._named_in_name: set[str] = set()
+        self._listed: tuple[dict[str, tuple[str, list[str]]], int] | None = None  # `_notes`'
+        # rg starts first, before anything else is imported or listed: whether there
+        # are enough notes for it is told by the first entries of the COLD tier.
+        listing = _Listing(ws.episodic_dir, RG_MIN_NOTES)
+        self._archived: list[Path] | None = None
+        many = listing.notes >= RG_MIN_NOTES
+        if not many:  # a small COLD tier: the archive may make up the count
+            self._archived = _archive_notes(ws.archive_dir)
+            many = listing.notes + len(self._archived) >= RG_MIN_NOTES
         # A folder that is not there would be an error of rg's: no answer at all.
         folders = [f for f in (ws.episodic_dir, ws.archive_dir) if f.is_dir()]
-        many = len(names) + len(archived) >= RG_MIN_NOTES
         rg = _ripgrep() if many and folders else None
         if rg is not None:
             from memtier import spawn  # only for a large COLD tier
@@ -189,17 +231,41 @@ class SecretsScan:
                 self.process = spawn.start(_rg_command(rg, folders, also))
             except OSError:
                 self.process = None
-        # The notes by folder (path, root-relative, names), in the order they are
-        # scanned: plain strings, and a note's path is joined only when it is read.
-        folder = str(ws.episodic_dir)
-        shown = ws.episodic_dir.relative_to(ws.root).as_posix()
-        self._folders: dict[str, tuple[str, list[str]]] = {folder: (shown, names)}
-        for note in archived:
-            where = self._folders.setdefault(
-                str(note.parent), (note.parent.relative_to(ws.root).as_posix(), [])
-            )
-            where[1].append(note.name)
-        self.note_count = len(names) + len(archived)
+        if reading is None:
+            from memtier.store.reading import Reading  # (the store package) while rg runs
+
+            reading = Reading()
+        self.reading = reading
+        # The one listing of the COLD tier, shared: read to its end when first needed.
+        reading.keep_listing(ws.episodic_dir, listing.all)
+
+    def _notes(self) -> tuple[dict[str, tuple[str, list[str]]], int]:
+        """The notes by folder (path, root-relative, names), in the order they are
+        scanned, and their count: plain strings, a note's path joined only when it
+        is read. Listed once, while rg runs."""
+        if self._listed is None:
+            ws = self.ws
+            # The listing is in name order already; every name a note's is the common case.
+            names = [entry.name for entry in self.reading.listing(ws.episodic_dir)]
+            if not all(map(str.endswith, names, repeat(".md"))):
+                names = [name for name in names if name.endswith(".md")]
+            archived = self._archived
+            if archived is None:
+                archived = _archive_notes(ws.archive_dir)
+            shown = ws.episodic_dir.relative_to(ws.root).as_posix()
+            folders: dict[str, tuple[str, list[str]]] = {str(ws.episodic_dir): (shown, names)}
+            for note in archived:
+                where = folders.setdefault(
+                    str(note.parent), (note.parent.relative_to(ws.root).as_posix(), [])
+                )
+                where[1].append(note.name)
+            self._listed = folders, len(names) + len(archived)
+        return self._listed
+
+    @property
+    def note_count(self) -> int:
+        """How many COLD and archived notes the scan covers."""
+        return self._notes()[1]
 
     def __enter__(self) -> SecretsScan:
         return self
@@ -241,14 +307,14 @@ class SecretsScan:
         self._small_checks = _scan(self.ws, self._small, self.reading)
         self._named_in_name = {
             p
-            for where, (shown, names) in self._folders.items()
+            for where, (shown, names) in self._notes()[0].items()
             for p, rel in ((f"{where}/{n}", f"{shown}/{n}") for n in names_to_scan(shown, names))
             if detect_in_name(rel)
         }
 
     def _note_paths(self) -> Iterator[str]:
         """Every COLD and archived note, as listed (the folder joined with the name)."""
-        for where, (_, names) in self._folders.items():
+        for where, (_, names) in self._notes()[0].items():
             yield from (f"{where}/{name}" for name in names)
 
     def finish(self) -> list[Check]:

@@ -17,11 +17,14 @@ import os
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memtier.errors import Term
 from memtier.health.verdict import FAIL, PASS, WARN, Check, Fix
-from memtier.store.reading import Reading
 from memtier.workspace import SYNC_GIT_DIR, SYNC_HOST_LOCAL, Workspace
+
+if TYPE_CHECKING:
+    from memtier.store.reading import Reading
 
 # Opening and closing markers only: seven `=` alone is also a markdown heading rule.
 _MARKER = re.compile(rb"^(<{7} |>{7} )", re.MULTILINE)
@@ -43,14 +46,11 @@ def _read(path: Path, reading: Reading | None = None) -> bytes | None:
             return None
     except OSError:
         return None
-    return (reading or Reading()).bytes_or_none(path)
+    if reading is None:
+        from memtier.store.reading import Reading  # health-check imports it after its rg starts
 
-
-def _plain(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_file(follow_symlinks=False)
-    except OSError:
-        return False
+        reading = Reading()
+    return reading.bytes_or_none(path)
 
 
 def stray_closures(data: bytes) -> list[int]:
@@ -110,6 +110,8 @@ def note_checks(
     every note named (health-check's one ripgrep pass); only those are read. None:
     every note is read.
     """
+    from memtier.store.reading import Reading, is_plain_file
+
     reading = reading or Reading()
     synced = (ws.sync_git_dir / "HEAD").is_file()
     unique: list[Check] = []
@@ -124,7 +126,7 @@ def note_checks(
     if named is not None:  # searched already: only these may hold something here
         entries = [entry for entry in entries if entry.path in named] if named else []
     for entry in entries:
-        if not entry.name.endswith(".md") or not _plain(entry):
+        if not entry.name.endswith(".md") or not is_plain_file(entry):
             continue
         path = entry.path
         data = reading.bytes_or_none(path)

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
+from operator import attrgetter
 from pathlib import Path
 
 # Read without blocking: a FIFO in a note's place must not stop the check.
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 1 << 16
+_name = attrgetter("name")  # the sort key of a listing
 
 
 class Reading:
@@ -29,19 +32,33 @@ class Reading:
 
     def __init__(self) -> None:
         self._listings: dict[str, list[os.DirEntry[str]]] = {}
+        self._pending: dict[str, Callable[[], list[os.DirEntry[str]]]] = {}  # `keep_listing`'s
         self._bytes: dict[str, bytes | OSError] = {}
 
     def listing(self, folder: Path | str) -> list[os.DirEntry[str]]:
         """The entries of *folder*, in name order; empty when it cannot be listed."""
         key = os.fspath(folder)
         if key not in self._listings:
+            pending = self._pending.pop(key, None)
             try:
-                with os.scandir(key) as found:
-                    entries = sorted(found, key=lambda entry: entry.name)
+                if pending is not None:
+                    entries = sorted(pending(), key=_name)
+                else:
+                    with os.scandir(key) as found:
+                        entries = sorted(found, key=_name)
             except OSError:
                 entries = []
             self._listings[key] = entries
         return self._listings[key]
+
+    def keep_listing(
+        self, folder: Path | str, entries: Callable[[], list[os.DirEntry[str]]]
+    ) -> None:
+        """*folder*'s listing is one its caller began with ``scandir``: *entries* reads
+        the rest of it and gives them all, when `listing` first needs them."""
+        key = os.fspath(folder)
+        if key not in self._listings:
+            self._pending[key] = entries
 
     def data(self, path: Path | str) -> bytes | OSError:
         """The bytes of the file at *path*, or the error reading it."""
@@ -54,6 +71,27 @@ class Reading:
     def bytes_or_none(self, path: Path | str) -> bytes | None:
         found = self.data(path)
         return None if isinstance(found, OSError) else found
+
+
+def is_plain_file(entry: os.DirEntry[str]) -> bool:
+    """Whether a listed entry is a plain file (not a link, folder or special file);
+    False when it cannot be told (gone since the listing)."""
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def not_plain_files(entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+    """The *entries* that are not plain files (see `is_plain_file`), in their order.
+
+    A folder of 10,000 notes is told in one comprehension: each entry's kind comes
+    from the listing, no call of ours per entry. Only when the listing did not say
+    for one that is gone since is each entry asked on its own."""
+    try:
+        return [entry for entry in entries if not entry.is_file(follow_symlinks=False)]
+    except OSError:
+        return [entry for entry in entries if not is_plain_file(entry)]
 
 
 def _read(path: str) -> bytes | OSError:

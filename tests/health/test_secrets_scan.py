@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memtier.health.secrets_scan import SecretsScan
 from memtier.health.verdict import FAIL, PASS, WARN, Check
 from memtier.workspace import Workspace
+from tests.conftest import NOW_TEXT
 
 
 def github_token() -> str:
@@ -94,3 +99,153 @@ def _secrets_checks(ws: Workspace) -> list[Check]:
     """PROTOCOL §6 ``secrets`` on its own, as health-check runs it."""
     with SecretsScan(ws) as scan:
         return scan.finish()
+
+
+class _CountedListing:
+    """An ``os.scandir`` of one folder that counts the entries it has given."""
+
+    def __init__(self, found: Any, given: list[int]) -> None:
+        self._found, self._given = found, given
+
+    def __enter__(self) -> _CountedListing:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._found.close()
+
+    def __iter__(self) -> _CountedListing:
+        return self
+
+    def __next__(self) -> os.DirEntry[str]:
+        entry: os.DirEntry[str] = next(self._found)
+        self._given[0] += 1
+        return entry
+
+    def close(self) -> None:
+        self._found.close()
+
+
+def _write_notes(folder: Path, count: int, first: int = 0) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(first, first + count):
+        (folder / f"2020-{1 + n // 28:02d}-{1 + n % 28:02d}.md").write_text(f"- note {n}\n")
+
+
+def test_ripgrep_starts_before_the_cold_tier_is_listed_to_its_end(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rg is the longest part of a large health check: it starts once the first
+    RG_MIN_NOTES entries of the COLD folder are counted, and the rest of that one
+    listing is read while it runs."""
+    from memtier import spawn
+    from memtier.health import secrets_scan
+
+    notes = secrets_scan.RG_MIN_NOTES + 50
+    _write_notes(ws.episodic_dir, notes)
+    given = [0]
+    at_start: list[int] = []
+    scandir = os.scandir
+
+    def counted(path: Any = ".") -> Any:
+        found = scandir(path)
+        return _CountedListing(found, given) if path == ws.episodic_dir else found
+
+    def start(argv: list[str]) -> spawn.Started:
+        at_start.append(given[0])
+        raise OSError("not started here: Python scans every note")
+
+    monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: None)
+    python = _secrets_checks(ws)  # every note read in Python
+    monkeypatch.setattr(os, "scandir", counted)
+    monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: "rg")
+    monkeypatch.setattr(spawn, "start", start)
+    assert _secrets_checks(ws) == python
+    assert at_start == [secrets_scan.RG_MIN_NOTES]  # of the note folder's entries
+    assert given[0] == notes  # listed to its end, in one listing
+
+
+@pytest.mark.parametrize(("archived", "started"), [(2, True), (1, False)])
+def test_the_archive_makes_up_the_count_of_a_small_cold_tier(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, archived: int, started: bool
+) -> None:
+    from memtier import spawn
+    from memtier.health import secrets_scan
+
+    _write_notes(ws.episodic_dir, 3)
+    _write_notes(ws.archive_dir / "2019" / "01", archived, first=3)
+    calls: list[list[str]] = []
+
+    def start(argv: list[str]) -> spawn.Started:
+        calls.append(argv)
+        raise OSError("not started here")
+
+    monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: None)
+    python = _secrets_checks(ws)  # every note read in Python
+    monkeypatch.setattr(secrets_scan, "RG_MIN_NOTES", 5)
+    monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: "rg")
+    monkeypatch.setattr(spawn, "start", start)
+    assert _secrets_checks(ws) == python
+    assert bool(calls) is started
+
+
+def test_ripgrep_starts_before_the_store_is_imported(root: Path) -> None:
+    """In a fresh health-check the rg pass starts before `memtier.store` (and the
+    threading and signal modules it brings) is imported: that import runs while
+    rg does."""
+    from memtier.health import secrets_scan
+
+    if secrets_scan._ripgrep() is None:
+        pytest.skip("no rg binary")
+    _write_notes(root / "memory" / "episodic", secrets_scan.RG_MIN_NOTES)
+    code = (
+        "import sys; from memtier import spawn; seen = []\n"
+        "def start(argv):\n"
+        "    seen.append('memtier.store' in sys.modules)\n"
+        "    raise OSError('not started here')\n"
+        "spawn.start = start\n"
+        "from memtier.__main__ import main\n"
+        f"code = main(['--root', {str(root)!r}, '--now', {NOW_TEXT!r}, 'health-check'])\n"
+        "sys.stderr.write(f'{code} {seen}')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stderr.split()[-2:] == ["0", "[False]"], proc.stderr
+
+
+def test_the_topic_passes_start_with_the_secrets_pass(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a topic index, index.fresh's ripgrep pass starts right after the secrets
+    pass, before the COLD tier is listed to its end (both run while Python lists)."""
+    from memtier import spawn
+    from memtier.commands.topics import notes
+    from memtier.commands.topics.index import index_add
+    from memtier.health import secrets_scan
+    from memtier.health.report import run_health_check
+
+    notes_count = secrets_scan.RG_MIN_NOTES + 50
+    _write_notes(ws.episodic_dir, notes_count)
+    index_add(ws, "note", "projects")
+    monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: None)
+    monkeypatch.setattr(notes, "ripgrep", lambda: None)
+    python = run_health_check(ws)  # every note read in Python
+    given = [0]
+    at_start: list[tuple[str, int]] = []
+    scandir = os.scandir
+
+    def counted(path: Any = ".") -> Any:
+        found = scandir(path)
+        return _CountedListing(found, given) if path == ws.episodic_dir else found
+
+    def start(argv: list[str]) -> spawn.Started:
+        at_start.append(("topic" if "--fixed-strings" in argv else "secrets", given[0]))
+        raise OSError("not started here: Python reads every note")
+
+    monkeypatch.setattr(os, "scandir", counted)
+    monkeypatch.setattr(secrets_scan, "_ripgrep", lambda: "rg")
+    monkeypatch.setattr(notes, "ripgrep", lambda: "rg")
+    monkeypatch.setattr(spawn, "start", start)
+    assert run_health_check(ws) == python
+    first = secrets_scan.RG_MIN_NOTES
+    # (a pass that could not start is tried again when its answer is needed)
+    assert at_start[:2] == [("secrets", first), ("topic", first)]
+    assert given[0] == notes_count  # one listing, read to its end

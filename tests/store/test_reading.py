@@ -199,3 +199,31 @@ def test_an_open_sync_conflict_is_found_by_the_pass_too(
     report = run_health_check(ws)
     found = [c.message for c in report.checks if c.id == "sync.conflicts"]
     assert found == ["sync conflict still open (2026-02-01.md: s-0a1b2c3d)"]
+
+
+class _GoneEntry:
+    """A listed entry whose kind the listing did not say, deleted since."""
+
+    name = "gone.md"
+
+    def is_file(self, *, follow_symlinks: bool = True) -> bool:
+        raise FileNotFoundError(2, "No such file or directory", self.name)
+
+
+def test_the_entries_that_are_not_plain_files(tmp_path: Path) -> None:
+    """One helper tells them for health's folder checks and the topic note listing:
+    links, folders and special files, from the listing; an entry that cannot be
+    asked any more counts as not plain."""
+    (tmp_path / "a.md").write_text("plain\n")
+    (tmp_path / "b.md").symlink_to(tmp_path / "a.md")
+    (tmp_path / "c.md").mkdir()
+    os.mkfifo(tmp_path / "d.md")
+    (tmp_path / "e.md").write_text("plain\n")
+    entries = health_reading.Reading().listing(tmp_path)
+    odd = health_reading.not_plain_files(entries)
+    assert [e.name for e in odd] == ["b.md", "c.md", "d.md"]
+    assert [health_reading.is_plain_file(e) for e in entries] == [True, False, False, False, True]
+    gone: Any = _GoneEntry()
+    asked = health_reading.not_plain_files([*entries, gone])  # each asked on its own
+    assert [e.name for e in asked] == ["b.md", "c.md", "d.md", "gone.md"]
+    assert health_reading.is_plain_file(gone) is False

@@ -28,7 +28,7 @@ from memtier import store
 from memtier.clock import parse_day
 from memtier.errors import InputError
 from memtier.formats.index import IndexEntry
-from memtier.store.reading import Reading
+from memtier.store.reading import Reading, not_plain_files
 from memtier.values import Fields
 from memtier.workspace import Workspace
 
@@ -116,13 +116,6 @@ def _scandir(folder: Path) -> list[os.DirEntry[str]] | None:
         return None
 
 
-def _plain(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_file(follow_symlinks=False)
-    except OSError:
-        return False
-
-
 def _listed(ws: Workspace, folder: Path, inside: bool, reading: Reading | None) -> _Folder | None:
     entries = _scandir(folder) if reading is None else reading.listing(folder)
     if entries is None or (not entries and not os.path.isdir(folder)):
@@ -135,10 +128,7 @@ def _listed(ws: Workspace, folder: Path, inside: bool, reading: Reading | None) 
         joined = "\n".join(n for n in every if "\n" not in n)
     wanted = set(_DAY_NAMES.findall(joined))
     wanted.update(n for n in every if "\n" in n and _DAY_NAME.match(n))
-    try:  # the kind of each entry comes from the listing: no call of ours per entry
-        odd = [e.name for e in entries if not e.is_file(follow_symlinks=False) and e.name in wanted]
-    except OSError:  # the listing did not say, and the entry is gone since
-        odd = [entry.name for entry in entries if entry.name in wanted and not _plain(entry)]
+    odd = [entry.name for entry in not_plain_files(entries) if entry.name in wanted]
     return _Folder(
         str(folder), ws.relative(folder) + "/", inside, frozenset(wanted), frozenset(odd)
     )
