@@ -347,6 +347,15 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     candidates.append(Term(head + term.text, joints=(len(head),), compound=True))
                 previous, previous_word = (term, text) if term else (None, "")
             found.extend(t for t in candidates if t not in found)
+    # One term per text: a word the query says is its own term, never also another
+    # word's form or a compound ("go … gone" gave "gone" twice, and the scan counted
+    # each file of it twice: a document frequency above the number of files).
+    plain = {t.text for t in found if not t.compound}
+    kept: dict[str, Term] = {}
+    for t in found:
+        if t.text not in kept and not (t.compound and t.text in plain):
+            kept[t.text] = t
+    found = list(kept.values())
     # A stopword or a lone Latin letter or digit ("what's" gives "s") would match
     # nearly every line; such terms count only when the query has nothing else.
     meaningful = [
