@@ -591,18 +591,21 @@ def _phrase(matches: list[Scored], ctx: _Context) -> float:
     """Reward terms standing close: on one line (by idf share), and as the query's phrase."""
     if ctx.regex or len(ctx.terms) < 2:
         return 1.0
-    order = {t.text: i for i, t in enumerate(ctx.terms)}
-    by_line: dict[int, list[tuple[int, int, int]]] = {}
+    # A word's place among the query's words: its other forms take it (their matches
+    # carry the word's key, `_precise`), a compound has none (it sits between words).
+    words = [t.text for t in ctx.terms if not t.compound]
+    order = {text: i for i, text in enumerate(words)}
+    by_line: dict[int, list[tuple[int, int, int, str]]] = {}
     for line, column, text, term, _ in matches:
         width = len(text.encode("utf-8"))
-        by_line.setdefault(line, []).append((column, width, order[term]))
+        by_line.setdefault(line, []).append((column, width, order.get(term, -2), term))
     best_line = 0.0
     phrase = False
     for items in by_line.values():
         items.sort()
-        best_line = max(best_line, _covered((ctx.terms[i].text for _, _, i in items), ctx))
+        best_line = max(best_line, _covered((term for *_, term in items), ctx))
         run = 1
-        for (col, width, i), (next_col, _, j) in pairwise(items):
+        for (col, width, i, _), (next_col, _, j, _) in pairwise(items):
             adjacent = j == i + 1 and 0 <= next_col - (col + width) <= PHRASE_GAP
             run = run + 1 if adjacent else 1
             phrase = phrase or run == ctx.phrase_length
