@@ -8,7 +8,7 @@ bm25 = Σ_t idf(t) · w_t·(k1+1) / (w_t + k1·(1 − b + b·dl/avgdl))
   match in the heading the section sits under (outside it) adds
   `HEADING_CONTEXT`; a match on the file's tags line outside the section adds
   `TAGS_CONTEXT`; in a chat (`speakers`), a section that is one turn adds
-  `TURN_CONTEXT` for each match in the turn just before and just after it (a
+  `TURN_CONTEXT` for each match in the turn just before and just after it (`speakers.beside`: a
   reply answers the question's words in the turn it replies to). A longer word
   that merely starts with the term (``restarted`` for ``restart``) counts
   `tokens.exactness` (0.7) instead of 1. An other form
@@ -92,7 +92,7 @@ from memtier.search.scoring import (
     recency,
 )
 from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
-from memtier.search.speakers import speaker
+from memtier.search.speakers import beside, turn_evidence
 from memtier.search.tokens import (
     FRAME_WEIGHT,
     FRAME_WORDS,
@@ -520,7 +520,7 @@ def _score_file(
     tags_line = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else None
     weight = TIER_WEIGHTS[tier] * recency(rel, ctx.today, ctx.recency_bonus)
     weight *= ctx.dates.boost(rel[rel.rfind("/") + 1 :])
-    per_turn = _turn_evidence(matches_in, lines)
+    per_turn = turn_evidence(matches_in, lines)
     hits: list[_Scored] = []
     for index, matches in sorted(per_section.items()):
         section = sections[index]
@@ -537,7 +537,7 @@ def _score_file(
                 continue
             for term, exact in per_line.get(line_no, []):
                 counts[term] = counts.get(term, 0.0) + share * exact
-        for term, exact in _beside(section, lines, per_turn):
+        for term, exact in beside(section, lines, per_turn):
             counts[term] = counts.get(term, 0.0) + TURN_CONTEXT * exact
         dl = max(1, length_in_words(text))
         norm = 1.0 - B + B * dl / avgdl
@@ -548,31 +548,6 @@ def _score_file(
         hits.append((score, tier, rel, section, matches, lines))
     whole = frozenset(n for n, label in meta.items() if label.end == WHOLE_LINE)
     return hits, frozenset(quiet), whole
-
-
-def _turn_evidence(found: list[Scored], lines: list[str]) -> dict[int, list[tuple[str, float]]]:
-    """The matches of each chat turn (`speakers`), by line, its speaker label left out
-    (a label says who speaks, never what is said)."""
-    per_turn: dict[int, list[tuple[str, float]]] = {}
-    for line, column, _, term, exact in found:
-        label = speaker(lines[line - 1])
-        if label is not None and column >= label[1]:
-            per_turn.setdefault(line, []).append((term, exact))
-    return per_turn
-
-
-def _beside(
-    section: Section, lines: list[str], per_turn: dict[int, list[tuple[str, float]]]
-) -> list[tuple[str, float]]:
-    """The evidence of the turns just before and after a section that is one chat turn:
-    a reply often holds the answer while the question's other words sit in the turn it
-    answers ("They said 6")."""
-    if section.start != section.end or speaker(lines[section.start - 1]) is None:
-        return []
-    found: list[tuple[str, float]] = []
-    for number in (section.start - 1, section.start + 1):
-        found.extend(per_turn.get(number, ()))
-    return found
 
 
 def _cover(direct: set[str], ctx: _Context) -> float:
