@@ -357,7 +357,9 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     candidates.append(Term(unit.group(1), compound=True))
                 if term and term.text not in FRAME_WORDS:
                     # Other forms are looked for, never required (as a compound is).
-                    forms = _IRREGULAR.get(fold(text), ()) + silent_e_forms(term.text)
+                    forms = _IRREGULAR.get(fold(text), ())
+                    if not term.joints:  # a hyphened name ("docker-compose") is no verb
+                        forms += silent_e_forms(term.text)
                     candidates += [Term(form, compound=True, form_of=term.text) for form in forms]
                 if term and previous and _joinable(previous, term):
                     head = fold(previous_word).strip("-.")
