@@ -7,8 +7,11 @@ bm25 = Σ_t idf(t) · w_t·(k1+1) / (w_t + k1·(1 − b + b·dl/avgdl))
   on a file's title (line 1) or on its ``#tags:`` line counts `TITLE_WEIGHT`; a
   match in the heading the section sits under (outside it) adds
   `HEADING_CONTEXT`; a match on the file's tags line outside the section adds
-  `TAGS_CONTEXT`. A longer word that merely starts with the term (``restarted``
-  for ``restart``) counts `tokens.exactness` (0.7) instead of 1. An other form
+  `TAGS_CONTEXT`; in a chat (`speakers`), a section that is one turn adds
+  `TURN_CONTEXT` for each match in the turn just before and just after it (`speakers.beside`: a
+  reply answers the question's words in the turn it replies to). A longer word
+  that merely starts with the term (``restarted`` for ``restart``) counts
+  `tokens.exactness` (0.7) instead of 1. An other form
   of a query word (``went`` for ``go``, `tokens.Term.form_of`) counts as that
   word: one term, the word's idf, never a second term beside it.
 - ``idf(t) = √(idf_files(t) · idf_sections(t))`` (v4), each
@@ -83,11 +86,13 @@ from memtier.search.scoring import (
     TAGS_CONTEXT,
     TIER_WEIGHTS,
     TITLE_WEIGHT,
+    TURN_CONTEXT,
     B,
     idf,
     recency,
 )
 from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
+from memtier.search.speakers import beside, turn_evidence
 from memtier.search.tokens import (
     FRAME_WEIGHT,
     FRAME_WORDS,
@@ -515,6 +520,7 @@ def _score_file(
     tags_line = 2 if len(lines) > 1 and lines[1].startswith("#tags:") else None
     weight = TIER_WEIGHTS[tier] * recency(rel, ctx.today, ctx.recency_bonus)
     weight *= ctx.dates.boost(rel[rel.rfind("/") + 1 :])
+    per_turn = turn_evidence(matches_in, lines)
     hits: list[_Scored] = []
     for index, matches in sorted(per_section.items()):
         section = sections[index]
@@ -531,6 +537,8 @@ def _score_file(
                 continue
             for term, exact in per_line.get(line_no, []):
                 counts[term] = counts.get(term, 0.0) + share * exact
+        for term, exact in beside(section, lines, per_turn):
+            counts[term] = counts.get(term, 0.0) + TURN_CONTEXT * exact
         dl = max(1, length_in_words(text))
         norm = 1.0 - B + B * dl / avgdl
         base = sum(ctx.idf.get(t, 0.0) * _saturate(w, norm) for t, w in counts.items())
@@ -558,18 +566,21 @@ def _phrase(matches: list[Scored], ctx: _Context) -> float:
     """Reward terms standing close: on one line (by idf share), and as the query's phrase."""
     if ctx.regex or len(ctx.terms) < 2:
         return 1.0
-    order = {t.text: i for i, t in enumerate(ctx.terms)}
-    by_line: dict[int, list[tuple[int, int, int]]] = {}
+    # A word's place among the query's words: its other forms take it (their matches
+    # carry the word's key, `_precise`), a compound has none (it sits between words).
+    words = [t.text for t in ctx.terms if not t.compound]
+    order = {text: i for i, text in enumerate(words)}
+    by_line: dict[int, list[tuple[int, int, int, str]]] = {}
     for line, column, text, term, _ in matches:
         width = len(text.encode("utf-8"))
-        by_line.setdefault(line, []).append((column, width, order[term]))
+        by_line.setdefault(line, []).append((column, width, order.get(term, -2), term))
     best_line = 0.0
     phrase = False
     for items in by_line.values():
         items.sort()
-        best_line = max(best_line, _covered((ctx.terms[i].text for _, _, i in items), ctx))
+        best_line = max(best_line, _covered((term for *_, term in items), ctx))
         run = 1
-        for (col, width, i), (next_col, _, j) in pairwise(items):
+        for (col, width, i, _), (next_col, _, j, _) in pairwise(items):
             adjacent = j == i + 1 and 0 <= next_col - (col + width) <= PHRASE_GAP
             run = run + 1 if adjacent else 1
             phrase = phrase or run == ctx.phrase_length

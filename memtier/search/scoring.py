@@ -15,6 +15,7 @@ B = 0.75
 TITLE_WEIGHT = 2.0
 HEADING_CONTEXT = 0.5
 TAGS_CONTEXT = 0.5
+TURN_CONTEXT = 0.5  # a chat turn's neighbouring turns (`rank._beside`)
 TIER_WEIGHTS: dict[str, float] = {
     "hot": 1.3,
     "warm": 1.3,

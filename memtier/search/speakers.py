@@ -4,7 +4,9 @@ A chat kept in memory is usually one list item per turn, ``- Name: what was
 said`` (a diary of talks, an imported conversation). The name there says who
 speaks, not what is said: a query naming the person asks about that person's
 own words, so a line whose speaker is named in the query is preferred as the
-hit's line (`group`), and the label itself is never the line's evidence.
+hit's line (`group`), and the label itself is never the line's evidence. A
+turn's neighbours lend it their words when it is scored (`beside`, `rank`): a
+reply answers what the turn before it asked.
 
 A label is a list marker, then one to three words each capitalised (a first name,
 "Dr. Smith", "Anna-Lena") and a colon. Closure-block labels (``Decisions:``…)
@@ -14,6 +16,11 @@ have no list marker and are `metadata`'s.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memtier.search.hits import Scored
+    from memtier.search.sections import Section
 
 _SPEAKER_RE = re.compile(
     r"^\s*[-*+]\s+(?:\*\*)?([^\W\d_][\w.'’-]*(?: [^\W\d_][\w.'’-]*){0,2})(?:\*\*)?:\s"
@@ -29,3 +36,28 @@ def speaker(text: str) -> tuple[str, int] | None:
     if found is None or not all(word[0].isupper() for word in found.group(1).split()):
         return None
     return found.group(1).lower(), len(text[: found.end(1)].encode("utf-8")) + 1
+
+
+def turn_evidence(found: list[Scored], lines: list[str]) -> dict[int, list[tuple[str, float]]]:
+    """The matches of each chat turn, by line, its speaker label left out (a label
+    says who speaks, never what is said): what `beside` hands a neighbouring turn."""
+    per_turn: dict[int, list[tuple[str, float]]] = {}
+    for line, column, _, term, exact in found:
+        label = speaker(lines[line - 1])
+        if label is not None and column >= label[1]:
+            per_turn.setdefault(line, []).append((term, exact))
+    return per_turn
+
+
+def beside(
+    section: Section, lines: list[str], per_turn: dict[int, list[tuple[str, float]]]
+) -> list[tuple[str, float]]:
+    """The evidence of the turns just before and after a section that is one chat turn:
+    a reply often holds the answer while the question's other words sit in the turn it
+    answers ("They said 6")."""
+    if section.start != section.end or speaker(lines[section.start - 1]) is None:
+        return []
+    found: list[tuple[str, float]] = []
+    for number in (section.start - 1, section.start + 1):
+        found.extend(per_turn.get(number, ()))
+    return found

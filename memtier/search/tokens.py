@@ -269,6 +269,23 @@ _IRREGULAR: dict[str, tuple[str, ...]] = {
     for form in group.split()
 }
 
+# English drops a word's silent final e before -ing and -ed: a term of the word finds
+# "dances" and "danced" by its open ending, never "dancing"; a term of "hiking" or
+# "baked", kept whole since its stem is too short to stand (`stem`), never "hike".
+_SHORT_CVC_RE = re.compile(r"([^aeiou][aeiou][^aeiouwxy])(?:ing|ed)")
+
+
+def silent_e_forms(word: str) -> tuple[str, ...]:
+    """The other form of a query word that a silent final e hides (`Term.form_of`):
+    ``dance`` → ``dancing``, ``hiking`` and ``hiked`` → ``hike``; () for the rest."""
+    if not word.isalpha() or word in STOPWORDS:
+        return ()
+    if len(word) >= 3 and word[-1] == "e" and word[-2] not in "aeiou":
+        return (word[:-1] + "ing",)
+    short = _SHORT_CVC_RE.fullmatch(word)
+    return (short.group(1) + "e",) if short else ()
+
+
 # Words that ask for the newest occurrence ("when did we last renew the cert"): they
 # say which note is wanted rather than what it contains, so they raise the recency
 # boost (`rank.RECENT_QUERY_BONUS`) instead of being searched for.
@@ -341,12 +358,23 @@ def query_terms(query: str) -> tuple[Term, ...]:
                 if term and term.text not in FRAME_WORDS:
                     # Other forms are looked for, never required (as a compound is).
                     forms = _IRREGULAR.get(fold(text), ())
+                    if not term.joints:  # a hyphened name ("docker-compose") is no verb
+                        forms += silent_e_forms(term.text)
                     candidates += [Term(form, compound=True, form_of=term.text) for form in forms]
                 if term and previous and _joinable(previous, term):
                     head = fold(previous_word).strip("-.")
                     candidates.append(Term(head + term.text, joints=(len(head),), compound=True))
                 previous, previous_word = (term, text) if term else (None, "")
             found.extend(t for t in candidates if t not in found)
+    # One term per text: a word the query says is its own term, never also another
+    # word's form or a compound ("go … gone" gave "gone" twice, and the scan counted
+    # each file of it twice: a document frequency above the number of files).
+    plain = {t.text for t in found if not t.compound}
+    kept: dict[str, Term] = {}
+    for t in found:
+        if t.text not in kept and not (t.compound and t.text in plain):
+            kept[t.text] = t
+    found = list(kept.values())
     # A stopword or a lone Latin letter or digit ("what's" gives "s") would match
     # nearly every line; such terms count only when the query has nothing else.
     meaningful = [

@@ -88,3 +88,38 @@ def test_a_line_is_shown_by_one_hit_only(cli: CliRunner, root: Path, scanner: st
     shown = [(hit["path"], hit["line"]) for hit in found]
     assert shown[0] == ("memory/episodic/2023-09-13.md", 16)  # the reply, once
     assert len(shown) == len(set(shown))
+
+
+def test_a_turn_counts_the_words_of_the_turns_beside_it(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: a question and its reply share the query's words between them
+    # ("how are the dogs?" / "we went to the park"), and a note with the same words
+    # in turns far apart ranked first. The turns beside a turn count for it, at half
+    # a match (as a heading's words count for the section under it).
+    _chat(
+        root,
+        "2026-10-02.md",
+        [
+            "- Anna: Hi Bob!",
+            "- Bob: Hi Anna.",
+            "- Anna: How are the dogs doing these days, tell me everything?",
+            "- Bob: Great, we went all the way to the park together this morning.",
+            "- Anna: Lovely.",
+        ],
+    )
+    _chat(
+        root,
+        "2026-09-01.md",
+        [
+            "- Bob: My dogs are fine, thanks for asking about them.",
+            "- Anna: Good to hear.",
+            "- Bob: Work is busy.",
+            "- Anna: Mine too.",
+            "- Bob: The park near work was so busy today, I could not sit.",
+        ],
+    )
+    for i in range(6):
+        _chat(root, f"2026-08-0{i + 1}.md", [f"- Anna: Hi Bob, day {i}.", "- Bob: Hello."])
+    (first, *_) = results(search(cli, root, "Which park did Bob take the dogs to?"))
+    assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 8)

@@ -123,3 +123,16 @@ def test_a_phrase_with_a_number_counts_each_word_with_either_scanner(
         scored.append([(hit["path"], hit["score"], hit["matched_terms"]) for hit in hits])
     assert scored[0] == [("memory/episodic/2026-11-01.md", scored[0][0][1], ["port", "8080"])]
     assert scored[-1] == scored[0]
+
+
+def test_the_query_phrase_counts_with_compounds_among_its_terms(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: each pair of neighbouring words adds its compound as a term
+    # ("blueharbour", "harbourferry") between the words, so the third word never
+    # stood next to the second in the query's order and a phrase of three words
+    # never earned its bonus.
+    write(root, "memory/episodic/2026-10-01.md", "# a\n\n- took the blue harbour ferry home late\n")
+    write(root, "memory/episodic/2026-10-02.md", "# b\n\n- ferry to blue harbour\n")
+    (first, *_) = results(cli_search(cli, root, "blue harbour ferry"))
+    assert first["path"] == "memory/episodic/2026-10-01.md"

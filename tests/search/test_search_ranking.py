@@ -278,3 +278,40 @@ def test_a_word_in_few_turns_weighs_more_than_one_in_every_turn(
         write(root, f"memory/episodic/2026-10-{day}.md", f"# 2026-10-{day}\n\n- Ana: rain\n")
     hit = results(search(cli, root, "adoption meeting"))[0]
     assert hit["line"] == 24  # the adoption turn, not the first meeting turn
+
+
+def test_a_word_said_beside_its_other_form_is_one_term_per_text(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "go … gone" made "gone" a term twice (a form of "go" and a word of
+    # its own); the scan counted each file of it twice, its document frequency passed
+    # the number of files, and the search failed on a negative idf's square root.
+    from memtier.search.tokens import query_terms
+
+    for query in ("Did Mia go, or has she gone, to choir?", "smart watch or smartwatch"):
+        texts = [t.text for t in query_terms(query)]
+        assert len(texts) == len(set(texts))
+    write(root, "memory/episodic/2026-10-01.md", "# 2026-10-01\n\n- Mia: gone to choir\n")
+    write(root, "memory/episodic/2026-10-02.md", "# 2026-10-02\n\n- Mia: rain all day\n")
+    found = search(cli, root, "Did Mia go, or has she gone, to choir?")
+    assert paths(found)[0] == "memory/episodic/2026-10-01.md"
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("dance", "- we went dancing at the club"),
+        ("decide", "- still deciding on the flat"),
+        ("hiking", "- a long hike in the hills"),
+        ("baked", "- she likes to bake bread"),
+    ],
+)
+def test_a_silent_e_does_not_hide_a_form(
+    cli: CliRunner, root: Path, scanner: str, query: str, text: str
+) -> None:
+    # The finding: "dance" found "dances" and "danced" by its open ending but never
+    # "dancing"; "hiking", too short a stem to cut, never found "hike".
+    write(root, "memory/episodic/2026-10-01.md", f"# 2026-10-01\n\n{text}\n")
+    write(root, "memory/episodic/2026-10-02.md", "# 2026-10-02\n\n- nothing of the kind\n")
+    hit = results(search(cli, root, query))[0]
+    assert (hit["path"], hit["matched_terms"]) == ("memory/episodic/2026-10-01.md", [query])

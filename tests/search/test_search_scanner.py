@@ -206,8 +206,9 @@ def test_query_terms() -> None:
         "port",
         "relay",
         "use",
+        "using",
         "relayuse",
-    ]  # fmt: skip  (two neighbouring words also give their compound)
+    ]  # fmt: skip  (a word's other form, and two neighbouring words' compound)
     assert [t.text for t in query_terms("what is it")] == ["what", "is", "it"]
     assert [t.text for t in query_terms("what's qdrant's port")] == ["qdrant", "port"]
     assert [t.text for t in query_terms("x")] == ["x"]
