@@ -18,11 +18,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memtier.workspace import SYNC_GIT_DIR
-from tests.conftest import new_workspace
+from tests.conftest import FolderCopy, new_workspace
 from tests.reliability.reliability_support import run_in_process
 
 NOW = "2026-12-01T09:00:00+01:00"
 _BUILT: dict[str, Path] = {}  # a set-up's name → the folder holding it, built once
+_HELD: dict[Path, FolderCopy] = {}  # a built folder → its tree, read once
 
 
 def git(ws: Path, *args: str) -> str:
@@ -73,10 +74,13 @@ def _once(key: str, build: Callable[[Path], None]) -> Path:
 def _copy(built: Path, tmp_path: Path, count: int) -> tuple[Path, list[Path]]:
     """The remote and *count* hosts of *built*, copied into *tmp_path* and pointed
     at the copied remote (git keeps the remote's path in each host's config, and
-    in the record of its last fetch)."""
+    in the record of its last fetch). Each is read once into memory (`FolderCopy`,
+    modes kept) and written from there for every test."""
     made = []
     for name in ["remote.git", *(f"h{n}" for n in range(count))]:
-        shutil.copytree(built / name, tmp_path / name, symlinks=True)
+        if built / name not in _HELD:
+            _HELD[built / name] = FolderCopy.of(built / name)
+        _HELD[built / name].write(tmp_path / name)
     for n in range(count):
         for name in ("config", "FETCH_HEAD"):  # the last fetch's record names it too
             named = tmp_path / f"h{n}" / SYNC_GIT_DIR / name

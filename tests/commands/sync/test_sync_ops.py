@@ -131,6 +131,14 @@ def test_a_committing_sync_runs_git_gc_auto_quietly_with_hooks_off(
     script.chmod(0o755)
     ok(a, "learn", "error", "one more error")
     del git_calls[:]
+    ok(a, "sync")  # committed, and git's own test would find nothing to pack
+    assert "gc" not in _commands(git_calls) and "count-objects" not in _commands(git_calls)
+    # the branch and refs, the remote's answer, the status, add, commit, the new head,
+    # push, and the backups' listing: 8 (10 when every such sync asked git to pack)
+    assert len(git_calls) <= 8, git_calls
+    _fill_sample_folder(a, tmp_path)  # now it would: git runs its hook before packing
+    ok(a, "learn", "error", "yet another error")
+    del git_calls[:]
     done = memtier(a, "sync")
     assert done.returncode == 0, done.stderr
     gcs = [argv for argv in git_calls if "gc" in argv]
@@ -142,6 +150,22 @@ def test_a_committing_sync_runs_git_gc_auto_quietly_with_hooks_off(
     del git_calls[:]
     ok(a, "sync")  # nothing committed: no housekeeping
     assert "gc" not in _commands(git_calls)
+
+
+def _fill_sample_folder(ws: Path, tmp_path: Path) -> None:
+    """Loose objects in ``objects/17`` past git's ``gc --auto`` threshold (27)."""
+    import hashlib
+
+    folder = tmp_path / "blobs"
+    folder.mkdir()
+    paths, n = [], 0
+    while len(paths) < 28:
+        body = f"sample {n}\n".encode()
+        n += 1
+        if hashlib.sha1(b"blob %d\0" % len(body) + body).hexdigest().startswith("17"):
+            (folder / f"{n}").write_bytes(body)
+            paths.append(str(folder / f"{n}"))
+    git(ws, "hash-object", "-w", *paths)
 
 
 def test_loose_objects_past_the_budget_are_packed_after_a_committing_sync(
