@@ -57,7 +57,9 @@ prefix-anchored patterns is fast, predictable and easy to audit.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from functools import cache, lru_cache
 
 from memtier.secrets_rules import (
@@ -305,8 +307,32 @@ def _touches_placeholder(text: str, start: int, end: int) -> bool:
     return any(ph.start() < end and start < ph.end() for ph in window)
 
 
+# The spans of the short texts scanned last: a command scans the same words again and
+# again (a name at each check, a message where made and where printed), each scan ~340
+# substring searches. At most `_SEEN_TEXTS` texts of `_SEEN_LENGTH` characters or less.
+_SEEN: OrderedDict[str, tuple[tuple[int, int, int], ...]] = OrderedDict()
+_SEEN_TEXTS = 512
+_SEEN_LENGTH = 4096
+
+
 def _scan(text: str, exhaustive: bool = False) -> list[tuple[int, int, int]]:
     """Merged, non-overlapping (start, end, rule index) spans in text order."""
+    if exhaustive or len(text) > _SEEN_LENGTH:
+        return _scan_once(text, exhaustive)
+    spans = _SEEN.get(text)
+    if spans is None:
+        spans = tuple(_scan_once(text, exhaustive))
+        _SEEN[text] = spans
+        while len(_SEEN) > _SEEN_TEXTS:
+            with suppress(KeyError):  # another thread emptied it meanwhile
+                _SEEN.popitem(last=False)
+    else:  # another thread may have dropped it meanwhile
+        with suppress(KeyError):
+            _SEEN.move_to_end(text)
+    return list(spans)
+
+
+def _scan_once(text: str, exhaustive: bool) -> list[tuple[int, int, int]]:
     found = _candidates(text, exhaustive)
     if not found:
         return []

@@ -77,3 +77,40 @@ def test_a_hook_of_the_repository_never_runs(tmp_path: Path) -> None:
     git.run("commit", "-q", "-m", "x")  # without --no-verify
     git.run("status", "--porcelain")
     assert not marker.exists()
+
+
+def _hanging_git(tmp_path: Path, body: str) -> gitrun.Git:
+    """A `git` that writes its process id to a file, then does *body*."""
+    script = tmp_path / "git"
+    script.write_text(f'#!/bin/sh\necho $$ > "{tmp_path}/pid"\n{body}\n')
+    script.chmod(0o755)
+    return gitrun.Git(tmp_path / ".git", tmp_path, dict(os.environ), executable=str(script))
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("exec sleep 60", id="output-open"),
+        # The end is awaited apart from the output: git closed it, and runs on.
+        pytest.param("exec sleep 60 >&- 2>&-", id="output-closed"),
+    ],
+)
+def test_a_git_that_runs_past_its_limit_is_stopped_and_reaped(tmp_path: Path, body: str) -> None:
+    git = _hanging_git(tmp_path, body)
+    with pytest.raises(gitrun.GitTimeout, match="git fetch took longer than"):
+        git.run("fetch", timeout=0.3)
+    assert _gone(int((tmp_path / "pid").read_text()))  # killed, and no zombie left
+
+
+def test_a_git_that_ends_within_its_limit_gives_its_output_and_status(tmp_path: Path) -> None:
+    git = _hanging_git(tmp_path, 'cat; echo "to stderr" >&2; exit 3')
+    done = git.run("hash-object", "--stdin", stdin="given\n", check=False, timeout=30)
+    assert (done.code, done.out, done.err) == (3, "given\n", "to stderr\n")

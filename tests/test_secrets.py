@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -589,6 +590,40 @@ def test_names_to_scan_keeps_every_name_the_path_test_keeps(folder: str, names: 
     assert kept == [n for n in names if secrets_rules.name_may_hold_secret(f"{folder}/{n}")]
 
 
+def test_a_short_text_scanned_again_is_answered_from_memory_within_bounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A command scans the same short texts (names, messages) again and again: each is
+    scanned once, while the memory of them stays bounded for the long-running server."""
+    monkeypatch.setattr(secrets, "_SEEN", OrderedDict())
+    scanned: list[str] = []
+    real = secrets._scan_once
+
+    def counting(text: str, exhaustive: bool) -> list[tuple[int, int, int]]:
+        scanned.append(text)
+        return real(text, exhaustive)
+
+    monkeypatch.setattr(secrets, "_scan_once", counting)
+    text = "the pass" + "word=hunter22hunter"
+    first = redact(text)
+    assert first.counts == {"PASSWORD_ASSIGNMENT": 1}
+    assert redact(text) == first
+    assert detect(text) == [Finding(rule="PASSWORD_ASSIGNMENT", line=1)]
+    assert scanned.count(text) == 1
+    spans = secrets._scan(text)
+    spans.clear()  # the caller's own list: what is remembered stays whole
+    assert secrets._scan(text) != []
+    for n in range(secrets._SEEN_TEXTS):
+        secrets._scan(f"note {n}")
+    assert len(secrets._SEEN) == secrets._SEEN_TEXTS
+    assert text not in secrets._SEEN  # the least recently used went first
+    long = "x" * (secrets._SEEN_LENGTH + 1)
+    secrets._scan(long)
+    secrets._scan(long)
+    assert scanned.count(long) == 2  # a long text is not kept
+    assert long not in secrets._SEEN
+
+
 def test_a_keyword_without_an_assignment_does_not_compile_the_keyed_rule(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -603,6 +638,7 @@ def test_a_keyword_without_an_assignment_does_not_compile_the_keyed_rule(
         return real(index)
 
     monkeypatch.setattr(secrets, "_rule_regex", recording)
+    monkeypatch.setattr(secrets, "_SEEN", OrderedDict())  # nothing scanned before
     prose = "Post-mortems and anti-patterns: the API keys live in the vault, token: short"
     assert detect(prose) == []
     assert "KEYED_SECRET" not in compiled

@@ -38,6 +38,7 @@ GIT_GC_AUTO = 6700
 GIT_GC_AUTO_PACK_LIMIT = 50
 _SAMPLE = "17"
 _HEX = frozenset("0123456789abcdef")
+_FAN_OUT = frozenset(f"{n:02x}" for n in range(256))
 _NAME_LENGTHS = (38, 62)  # a loose object's file name: SHA-1 or SHA-256, less two digits
 # Every git process of sync runs without hooks (§14 v4); gc's own is pre-auto-gc.
 _QUIET = ("-c", "core.hooksPath=/dev/null", "-c", "gc.autoDetach=false")
@@ -73,8 +74,15 @@ def loose_kib(objects: Path) -> int:
     """The room the loose objects under *objects* take on disk, in KiB (what ``git
     count-objects -v`` reports as ``size``: allocated blocks, not file lengths)."""
     total = 0
-    for name in (f"{n:02x}" for n in range(256)):
-        for entry in _loose_names(objects / name):
+    # The fan-out folders that stand (of 256 that may), from one listing: a memory's
+    # repository of a few hundred objects since its last packing has a few dozen.
+    try:
+        with os.scandir(objects) as listed:
+            folders = [e.path for e in listed if e.name in _FAN_OUT and e.is_dir()]
+    except OSError:
+        return 0
+    for folder in folders:
+        for entry in _loose_names(Path(folder)):
             try:
                 total += entry.stat(follow_symlinks=False).st_blocks * 512
             except OSError:
