@@ -249,3 +249,36 @@ def test_the_topic_passes_start_with_the_secrets_pass(
     # (a pass that could not start is tried again when its answer is needed)
     assert at_start[:2] == [("secrets", first), ("topic", first)]
     assert given[0] == notes_count  # one listing, read to its end
+
+
+def test_opened_leaves_short_bounds_escaped_braces_and_classes_alone() -> None:
+    from memtier.health.secrets_scan import _opened
+
+    given = r"a{3,256}\{3,99}[{3,99}]b{1,2}c{40}[]{3,99}]d{0,33}[^]x{1,99}\]]e{2,32}"
+    assert _opened(given) == r"a{3,}\{3,99}[{3,99}]b{1,2}c{40}[]{3,99}]d{0,}[^]x{1,99}\]]e{2,32}"
+
+
+def test_the_pattern_rg_is_given_matches_every_line_the_prefilter_matches() -> None:
+    """The secrets pass gives rg the prefilter with its long repetitions opened
+    (cheaper to compile): a superset, never a line less."""
+    import re
+
+    from memtier.health.secrets_scan import _opened, _rg_command
+    from memtier.secrets import prefilter_pattern
+    from tests.secrets_corpus import NEAR_MISSES, SHAPES
+    from tests.test_secrets import CASES, EXTRA
+
+    prefilter = re.compile(prefilter_pattern())
+    opened = re.compile(_opened(prefilter_pattern()))
+    command = _rg_command("rg", [Path("notes")])
+    assert opened.pattern in command and prefilter.pattern not in command
+    assert not [b for b in re.findall(r"\{[0-9]+,([0-9]+)\}", opened.pattern) if int(b) > 32]
+    lines = [s.text for s in SHAPES] + [text for _, text in NEAR_MISSES]
+    lines += [line for text, _, _ in CASES.values() for line in text.splitlines()]
+    lines += [text for _, text, _ in EXTRA]
+    # a run longer than its bound: the prefilter passes over it, the opened one not
+    lines.append('password = "' + "x y " * 80 + '"')
+    matched = [line for line in lines if prefilter.search(line)]
+    assert len(matched) > 100
+    assert all(opened.search(line) for line in matched)
+    assert [line for line in lines if opened.search(line) and not prefilter.search(line)]
