@@ -298,8 +298,10 @@ def _array_last_value_end(text: str, start: int) -> tuple[int, int]:
     raise ValueError("unterminated vocabulary array")
 
 
-_VOCABULARY_KEY = re.compile(r"(?m)^[ \t]*vocabulary[ \t]*=[ \t]*\[")
-_VOCABULARY_COMMENT = re.compile(r"(?m)^#[ \t]*vocabulary[ \t]*=")
+# Compiled on first use (re's own cache): only `tags --add` writes the vocabulary, and
+# every command reads the configuration.
+_VOCABULARY_KEY = r"(?m)^[ \t]*vocabulary[ \t]*=[ \t]*\["
+_VOCABULARY_COMMENT = r"(?m)^#[ \t]*vocabulary[ \t]*="
 
 
 def add_vocabulary_text(text: str, current: tuple[str, ...], new: tuple[str, ...]) -> str:
@@ -310,14 +312,14 @@ def add_vocabulary_text(text: str, current: tuple[str, ...], new: tuple[str, ...
     commented-out example when the file has one (the template does), else at
     the end.
     """
-    found = _VOCABULARY_KEY.search(text)
+    found = re.search(_VOCABULARY_KEY, text)
     if found is not None:
         last, _close = _array_last_value_end(text, found.end() - 1)
         empty = last == found.end()
         items = ", ".join(f'"{tag}"' for tag in new)
         return text[:last] + (items if empty else ", " + items) + text[last:]
     block = _format_vocabulary((*current, *new))
-    comment = _VOCABULARY_COMMENT.search(text)
+    comment = re.search(_VOCABULARY_COMMENT, text)
     if comment is None:
         joiner = "" if not text or text.endswith("\n") else "\n"
         return text + joiner + ("\n" if text else "") + block

@@ -51,7 +51,9 @@ _UNSAFE_CODES = (
 )
 _TEXT_ESCAPES = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _UNSAFE_CODES}
 _JSON_ESCAPES = {c: f"\\u{c:04x}" for c in _UNSAFE_CODES if c >= 0x7F}
-_SGR = re.compile("(\x1b\\[[0-9;]*m)")  # our own colours (`paint`) stay colours
+# Our own colours (`paint`) stay colours. This pattern and `_LONG_NUMBER` are compiled
+# on first use (re's own cache): most runs print neither a colour nor an error.
+_SGR = "(\x1b\\[[0-9;]*m)"
 
 
 def escape_controls(text: str) -> str:
@@ -61,7 +63,7 @@ def escape_controls(text: str) -> str:
         return text  # the common case: nothing to look at twice
     if "\x1b" not in text:
         return text.translate(_TEXT_ESCAPES)
-    pieces = _SGR.split(text)
+    pieces = re.split(_SGR, text)
     return "".join(p if i % 2 else p.translate(_TEXT_ESCAPES) for i, p in enumerate(pieces))
 
 
@@ -124,12 +126,12 @@ def clean_message(message: str) -> str:
     # line (PROTOCOL §3 v2). Loaded only when there is an error.
     from memtier.secrets import one_line
 
-    return _LONG_NUMBER.sub(_cut_number, one_line(message))
+    return re.sub(_LONG_NUMBER, _cut_number, one_line(message))
 
 
 # A number of thousands of digits typed where a count belongs (``--limit 999…``) is
 # quoted by its first digits and its length, never echoed whole.
-_LONG_NUMBER = re.compile(r"\d{41,}")
+_LONG_NUMBER = r"\d{41,}"
 
 
 def _cut_number(found: re.Match[str]) -> str:

@@ -264,6 +264,9 @@ def _prepare(terms: tuple[Term, ...], *, log: bool) -> None:
     """What the ranking and the search log will need, loaded while ripgrep searches
     (`scanner.scan`): their modules and the terms' compiled pattern. Nothing here
     changes a result; it only moves work into the time spent waiting."""
+    # rank's own imports, and the two it makes when it runs (`pick`, `metadata`)
+    import memtier.search.metadata
+    import memtier.search.pick
     import memtier.search.rank
     from memtier.search.tokens import precise_re
 

@@ -66,6 +66,10 @@ def labels(rel: str, lines: list[str]) -> dict[int, Label]:
 def _label(number: int, text: str, index: bool) -> Label | None:
     if not text or text[0] not in "#>ULCODSluco -*+\t":
         return None  # the common case, a plain line, decided on its first character
+    if text[0] in "-*+":
+        # A list item (most lines of a note): no tags line, heading, frame or closure
+        # label starts with its marker; only INDEX.md's field lines do.
+        return Label(FIELD, WHOLE_LINE) if index and _INDEX_FIELD_RE.match(text) else None
     if is_tag_line(text):
         return Label(TAGS, WHOLE_LINE)
     if is_heading(text):
