@@ -179,20 +179,11 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(f"memtier {__version__}\n")
         return 0
-    import gc
+    from memtier.cli.collector import Uncollected
 
-    # A hot command is a short process that makes next to no cyclic garbage (a search
-    # left ~450 such objects), yet the collector's passes over what the imports and
-    # the ranking allocate cost it 5-10 ms of CPU: paused on the fast path, and given
-    # back before typer's path, which also serves the tool server for hours.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with Uncollected():
         read = read_line(args)  # once, for whichever path runs the command
         code = run_fast(args, read)
-    finally:
-        if collecting:
-            gc.enable()
     if code is not None:
         return code
     from memtier.cli import run

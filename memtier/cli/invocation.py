@@ -26,8 +26,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -391,9 +390,10 @@ def auto_sync_line(ws: Workspace) -> None:
 
 
 def health_check(verbose: bool = False) -> int:
+    from memtier.cli.collector import Uncollected
     from memtier.health.report import run_health_check
 
-    with _uncollected():
+    with Uncollected():
         report = run_health_check(open_workspace()).with_detail(verbose)
 
     def table(out: TextIO) -> None:
@@ -402,29 +402,6 @@ def health_check(verbose: bool = False) -> int:
         health_table(report, out)
 
     return show(report, terminal=table)
-
-
-@contextmanager
-def _uncollected() -> Iterator[None]:
-    """No cyclic garbage collection while a health check runs, nor at the exit of its
-    process. A health check creates some 10,000 objects and frees them by their
-    counts; the collector's passes over them cost ~5 ms of CPU during the check, and
-    the interpreter's finalization ~10 ms of CPU and ~20 ms of the wall time after the
-    report was out. The command only reads: no object it leaves needs a finalizer,
-    and the system frees the memory. The collector is back after the check, and is
-    frozen at the exit only (`atexit`), so a caller in the same process keeps it."""
-    import atexit
-    import gc
-
-    atexit.unregister(gc.freeze)  # once, however many checks this process runs
-    atexit.register(gc.freeze)
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def search(
