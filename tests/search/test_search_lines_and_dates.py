@@ -368,3 +368,44 @@ def test_a_query_without_a_date_leaves_the_date_patterns_uncompiled(root: Path) 
     dated = code.replace("qdrant snapshot", "qdrant on 9 November")
     done = subprocess.run([sys.executable, "-c", dated], capture_output=True, text=True)
     assert done.stderr.strip().splitlines()[-1] == "1"
+
+
+def test_a_date_without_its_year_is_the_latest_one_the_notes_are_from() -> None:
+    # --now is 2026-11-30: "in June" is the latest June that holds a dated note.
+    from datetime import date
+
+    from memtier.search.dates import parse_dates
+
+    today = date(2026, 11, 30)
+    noted = {(2023, 6), (2024, 6), (2024, 9), (2027, 6)}
+    assert parse_dates("router in June", today, lambda: noted).months == {(2024, 6)}
+    assert parse_dates("router on 3 June", today, lambda: noted).days == {date(2024, 6, 3)}
+    # No note of that month: the latest one not after today, as before.
+    assert parse_dates("router in March", today, lambda: noted).months == {(2026, 3)}
+    assert parse_dates("router 31. Juni", today, lambda: {(2024, 6)}).days == set()
+
+
+def test_a_month_without_its_year_meets_the_notes_of_that_month(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # A chat kept two years ago: "in June" must not mean June 2026, of which no note is.
+    write(root, "memory/episodic/2024-06-11.md", "# 2024-06-11\n\n- Router neu gestartet.\n")
+    busy = "# 2024-09-02\n\n- Router neu gestartet, der Router hing.\n- Router geprüft.\n"
+    write(root, "memory/episodic/2024-09-02.md", busy)
+    write(root, "memory/archive/2023/06/2023-06-20.md", "# 2023-06-20\n\n- Router gekauft.\n")
+    assert paths(search(cli, root, "router in June"))[0] == "memory/episodic/2024-06-11.md"
+    found = paths(search(cli, root, "router in June", "--all"))
+    assert found[0] == "memory/episodic/2024-06-11.md"
+
+
+def test_the_noted_months_come_from_note_names_and_archive_folders(tmp_path: Path) -> None:
+    from memtier.search.dates import noted_months
+
+    episodic, archive = tmp_path / "episodic", tmp_path / "archive"
+    for folder in (episodic, archive / "2022" / "03", archive / "2022" / "13", archive / "learnings"):
+        folder.mkdir(parents=True)
+    for name in ("2024-06-11.md", "2024-06-12-host.md", "notes.md", "1899-01-01.md"):
+        (episodic / name).write_text("x\n")
+    assert noted_months(str(episodic), str(archive)) == {(2024, 6), (2022, 3)}
+    assert noted_months(str(tmp_path / "missing"), str(tmp_path / "gone")) == set()
+
