@@ -9,7 +9,8 @@ they mean, judged from *today* (the workspace clock, so ``--now`` decides what
 today in a month the workspace holds dated notes of (`noted_months`), else the
 latest one not after today. Each day becomes an ISO term (``2026-11-09``), which the scan finds in
 the note's title; the ranking then multiplies the score of a note whose file
-name holds the day by `DAY_BOOST`, its month by `MONTH_BOOST`, its year (a year
+name holds the day by `DAY_BOOST`, the note of the day after it (which tells
+what happened "yesterday") by `NEXT_DAY_BOOST`, its month by `MONTH_BOOST`, its year (a year
 said alone) by `YEAR_BOOST`: a year matches hundreds of notes, so it only
 breaks ties and is never searched for as a word.
 
@@ -37,6 +38,8 @@ from typing import NamedTuple
 NotedMonths = Callable[[], Collection[tuple[int, int]]]
 
 DAY_BOOST = 3.0
+# The note of the day after a day said: it tells what happened "yesterday" (v4).
+NEXT_DAY_BOOST = 2.0
 WEEK_BOOST = 2.0
 MONTH_BOOST = 1.5
 YEAR_BOOST = 1.05
@@ -141,6 +144,8 @@ class DateHint(NamedTuple):
             return 1.0
         if day in self.days:
             return DAY_BOOST
+        if day - timedelta(days=1) in self.days:
+            return NEXT_DAY_BOOST
         if day - timedelta(days=day.weekday()) in self.weeks:
             return WEEK_BOOST
         if (day.year, day.month) in self.months:
@@ -152,8 +157,9 @@ class DateHint(NamedTuple):
         with none of them is not boosted (a name that does may still not be, when its
         date is not a real one)."""
         week = {m + timedelta(days=i) for m in self.weeks for i in range(7)}
+        after = {d + timedelta(days=1) for d in self.days}
         return (
-            *(d.isoformat() for d in sorted(self.days | week)),
+            *(d.isoformat() for d in sorted(self.days | after | week)),
             *(f"{y:04d}-{m:02d}-" for y, m in sorted(self.months)),
             *(f"{y:04d}-" for y in sorted(self.years)),
         )

@@ -402,10 +402,25 @@ def test_the_noted_months_come_from_note_names_and_archive_folders(tmp_path: Pat
     from memtier.search.dates import noted_months
 
     episodic, archive = tmp_path / "episodic", tmp_path / "archive"
-    for folder in (episodic, archive / "2022" / "03", archive / "2022" / "13", archive / "learnings"):
+    months = (archive / "2022" / "03", archive / "2022" / "13")
+    for folder in (episodic, *months, archive / "learnings"):
         folder.mkdir(parents=True)
     for name in ("2024-06-11.md", "2024-06-12-host.md", "notes.md", "1899-01-01.md"):
         (episodic / name).write_text("x\n")
     assert noted_months(str(episodic), str(archive)) == {(2024, 6), (2022, 3)}
     assert noted_months(str(tmp_path / "missing"), str(tmp_path / "gone")) == set()
+
+
+def test_the_note_of_the_day_after_tells_what_happened_that_day(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # A note tells yesterday's events: "the movie on 2 March" is in the note of 3 March.
+    write(root, "memory/episodic/2026-03-03.md", "# 2026-03-03\n\n- Saw a movie yesterday.\n")
+    busy = "# 2026-02-10\n\n- A movie night: the movie ran late.\n- Movie tickets bought.\n"
+    write(root, "memory/episodic/2026-02-10.md", busy)
+    assert paths(search(cli, root, "movie on 2 March 2026"))[0] == "memory/episodic/2026-03-03.md"
+    # The day's own note still comes first.
+    write(root, "memory/episodic/2026-03-02.md", "# 2026-03-02\n\n- Movie tonight.\n")
+    ranked = paths(search(cli, root, "movie on 2 March 2026"))
+    assert ranked[:2] == ["memory/episodic/2026-03-02.md", "memory/episodic/2026-03-03.md"]
 
