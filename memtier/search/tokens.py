@@ -162,7 +162,16 @@ _SHORT_ENDINGS = "(?:e?s|ed|ing|[a-z](?:ed|ing))?"
 # Python's syntax only (look-around): `combined_pattern` runs in the ranking, never in rg.
 IPV4 = r"(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w]|\.\d)"
 CLOCK = r"(?<![\w:.])(?:[01]?\d|2[0-3]):[0-5]\d(?![\w:]|\.\d)"
-SHAPES = {"ip": IPV4, "ips": IPV4, "ipv4": IPV4, "time": CLOCK}
+# A day said relative to the telling (v4): "yesterday", "two weeks ago", "last Friday",
+# "this past weekend". A question asking when something happened is answered by the
+# line that dates it so, as by the note's own date (`asks_for_a_day`).
+_UNITS = "day|days|week|weeks|weekend|weekends|month|months|year|years|night|morning|evening"
+_WEEKDAY_NAMES = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+TOLD_DAY = (
+    rf"\byesterday\b|\b(?:{_UNITS})\s+ago\b"
+    rf"|\b(?:last|this\s+past)\s+(?:{_UNITS}|{_WEEKDAY_NAMES})\b"
+)
+SHAPES = {"ip": IPV4, "ips": IPV4, "ipv4": IPV4, "time": CLOCK, "yesterday": TOLD_DAY}
 
 
 @functools.cache
@@ -384,6 +393,8 @@ def query_terms(query: str) -> tuple[Term, ...]:
     ]
     if meaningful and asks_for_a_time(query) and Term("time") not in meaningful:
         meaningful.append(Term("time"))
+    if meaningful and asks_for_a_day(query) and Term("yesterday") not in meaningful:
+        meaningful.append(Term("yesterday"))
     return tuple(meaningful or found)
 
 
@@ -397,6 +408,17 @@ _SCHEDULE_RE = re.compile(r"\bwhen\s+(?:does|do|is|are|can|may|should|will|must)
 def asks_for_a_time(query: str) -> bool:
     """Whether *query* asks when something happens as a rule (`_SCHEDULE_RE`)."""
     return _SCHEDULE_RE.search(query.lower()) is not None
+
+
+_PAST_WHEN_RE = re.compile(r"\bwhen\s+(?:did|was|were|had)\b")
+
+
+def asks_for_a_day(query: str) -> bool:
+    """Whether *query* asks when something happened ("when did", "when was"): then a
+    line telling the day relative to its note ("yesterday", "last Friday") answers it
+    (`TOLD_DAY`). Not a question for the newest ("when did we last…", `wants_recent`):
+    the newest note's own date answers that, whatever its lines say."""
+    return _PAST_WHEN_RE.search(query.lower()) is not None and not wants_recent(query)
 
 
 def _joinable(first: Term, second: Term) -> bool:
@@ -551,8 +573,10 @@ def term_of(matched: str, terms: tuple[Term, ...]) -> Term | None:
             best = term
     if best is None:
         for t in terms:
-            if t.text in SHAPES and not t.compound and shape_re(t.text).fullmatch(lowered):
-                return t
+            if t.text in SHAPES and not t.compound:
+                shape = shape_re(t.text)
+                if shape.fullmatch(lowered) or shape.fullmatch(fold(matched)):
+                    return t
     return best
 
 

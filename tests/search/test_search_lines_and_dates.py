@@ -424,3 +424,38 @@ def test_the_note_of_the_day_after_tells_what_happened_that_day(
     ranked = paths(search(cli, root, "movie on 2 March 2026"))
     assert ranked[:2] == ["memory/episodic/2026-03-02.md", "memory/episodic/2026-03-03.md"]
 
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [("When did Anna go hiking?", True), ("when was the cert renewed", True),
+     ("when does the backup run", False), ("what did Anna do last week", False),
+     ("when did we last renew the cert", False), ("when was the latest restore", False),
+     ("hiking", False)],
+)  # fmt: skip
+def test_only_a_question_about_a_past_event_asks_for_its_day(query: str, asks: bool) -> None:
+    from memtier.search.tokens import Term, asks_for_a_day, query_terms
+
+    assert asks_for_a_day(query) is asks
+    assert (Term("yesterday") in query_terms(query)) is asks
+
+
+def test_when_did_meets_the_line_that_tells_the_day(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # A chat: "when did Anna go hiking" is answered by the turn that dates the hike
+    # ("last Friday"), not by the note that talks about hiking most.
+    talk = (
+        "# 2026-10-02\n\n## Conversation 1\n\n- Anna: Hiking is my thing, hiking every month.\n"
+        "- Ben: Hiking sounds fun.\n- Anna: Hiking boots are expensive.\n"
+    )
+    write(root, "memory/episodic/2026-10-02.md", talk)
+    told = (
+        "# 2026-10-12\n\n## Conversation 2\n\n- Ben: How was your week?\n"
+        "- Anna: I went hiking last Friday, up the ridge.\n- Ben: Nice.\n"
+    )
+    write(root, "memory/episodic/2026-10-12.md", told)
+    for query in ("When did Anna go hiking?", "When was Anna hiking?"):
+        first = results(search(cli, root, query))[0]
+        assert (first["path"], first["line"]) == ("memory/episodic/2026-10-12.md", 6), query
+    # Asked without "when", the note that talks about hiking most still comes first.
+    assert paths(search(cli, root, "Anna hiking"))[0] == "memory/episodic/2026-10-02.md"
