@@ -338,6 +338,14 @@ def _latin_term(text: str) -> Term | None:
     return Term(stem(text), joints=tuple(joints))
 
 
+def _parts(term: Term) -> list[str]:
+    """The parts of a hyphened word (`Term.joints`), each in a term's form; stopwords and
+    question-frame words left out."""
+    cuts = (0, *term.joints, len(term.text))
+    parts = [stem(term.text[a:b]) for a, b in pairwise(cuts)]
+    return [p for p in parts if p not in STOPWORDS and p not in FRAME_WORDS]
+
+
 _MEASURE_RE = re.compile(r"(\d{2,}(?:\.\d+)?)[a-z]{1,3}")
 
 
@@ -364,6 +372,10 @@ def query_terms(query: str) -> tuple[Term, ...]:
                 if unit:
                     # A measure's number alone too (v4): 177cm finds 177厘米 and 177 cm.
                     candidates.append(Term(unit.group(1), compound=True))
+                if term and term.joints:
+                    # A hyphened word's parts are words too (v4): "card-playing" also
+                    # finds "card-night", "transgender-specific" "transgender poetry".
+                    candidates += [Term(part, compound=True) for part in _parts(term)]
                 if term and term.text not in FRAME_WORDS:
                     # Other forms are looked for, never required (as a compound is).
                     forms = _IRREGULAR.get(fold(text), ())
