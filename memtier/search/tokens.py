@@ -234,8 +234,8 @@ def stem(word: str) -> str:
         return word[:-1]  # a short plural (v4): "cats" finds "cat", "dogs" "dog's"
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
-            if suffix == "s" and word.endswith("ss"):
-                return word
+            if suffix == "s" and word.endswith(("ss", "us")):
+                return word  # "status", "famous": no plural (v4; "statu" before)
             base = word[: -len(suffix)]
             if suffix in _UNDOUBLE and base[-1] == base[-2] and base[-1] not in "aeiouylsz":
                 return base[:-1]  # "running" finds "run", "planned" "plan" (Porter's 1b)
