@@ -84,8 +84,8 @@ _SOURCES = (
     (
         r"(?<![\w.])(?P<day>[0-3]?\d)\.(?P<mon>[01]?\d)\.(?:(?P<year>(?:19|20)\d\d)(?!\w|\.\d))?(?!\d)"
     ),
-    (rf"\b{_INTO}(?:the\s+)?{_DAY}\s*(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b"),
-    (rf"\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?\b"),
+    (rf"\b{_INTO}(?:the\s+)?{_DAY}\s*(?:of\s+)?{_MONTH}(?:(?:,\s*|\s+){_YEAR})?\b"),
+    (rf"\b{_MONTH}\s+{_DAY}(?:(?:,\s*|\s+){_YEAR})?\b"),
     (rf"\b{_INTO}{_MONTH}(?:\s+{_YEAR})?\b"),
     (r"\b(?:the\s+)?(?P<rel>day\s+before\s+yesterday|yesterday|today|vorgestern|gestern|heute)\b"),
     (rf"\b{_INTO}(?:last|letzten|letzter|vergangenen|vergangener)\s+{_WEEKDAY}\b"),

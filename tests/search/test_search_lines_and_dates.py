@@ -459,3 +459,15 @@ def test_when_did_meets_the_line_that_tells_the_day(
         assert (first["path"], first["line"]) == ("memory/episodic/2026-10-12.md", 6), query
     # Asked without "when", the note that talks about hiking most still comes first.
     assert paths(search(cli, root, "Anna hiking"))[0] == "memory/episodic/2026-10-02.md"
+
+
+@pytest.mark.parametrize(
+    "query", ["forest picture on December 1,2023", "forest picture on 1 December,2023"]
+)
+def test_a_year_after_a_comma_without_a_space_is_the_dates_year(query: str) -> None:
+    from datetime import date
+
+    from memtier.search.dates import parse_dates
+
+    hint = parse_dates(query, date(2026, 11, 30))
+    assert (hint.days, hint.years) == ({date(2023, 12, 1)}, set())
