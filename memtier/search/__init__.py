@@ -23,7 +23,7 @@ from memtier.values import Fields, field
 from memtier.workspace import TIERS, Workspace
 
 if TYPE_CHECKING:
-    from memtier.search.dates import DateHint
+    from memtier.search.dates import DateHint, NotedMonths
     from memtier.search.rank import Ranked
     from memtier.search.tokens import Term
 
@@ -141,7 +141,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         asked = quoted(request.query)
         # Dates are said in words ("on 9 November", "yesterday"); they are searched
         # for as the ISO date of the notes' names and titles (see `dates`).
-        dates = parse_dates(asked.rest, ws.today)
+        dates = parse_dates(asked.rest, ws.today, _noted(ws))
         words = query_terms(dates.rest)
         extra = tuple(Term(iso) for iso in dates.terms(not words) if Term(iso) not in words)
         # PROTOCOL §9 v4: the date's words are searched for too (a month's name), looked
@@ -191,6 +191,16 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         colour=colour,
         notices=notices,
     )
+
+
+def _noted(ws: Workspace) -> NotedMonths:
+    """The months of the workspace's dated notes, listed once, when a query first
+    names a month or day without its year (`dates.parse_dates`)."""
+    from functools import cache
+
+    from memtier.search.dates import noted_months
+
+    return cache(lambda: noted_months(str(ws.episodic_dir), str(ws.archive_dir)))
 
 
 # A live hit is weak when it holds less than this share of the query's words (DECISIONS).

@@ -6,9 +6,11 @@ title is that date, but a question says "on 9 November", "Nov 9th",
 takes them out of the words to search for, and returns the days and months
 they mean, judged from *today* (the workspace clock, so ``--now`` decides what
 "yesterday" is). A day or month without a year is the latest one not after
-today. Each day becomes an ISO term (``2026-11-09``), which the scan finds in
+today in a month the workspace holds dated notes of (`noted_months`), else the
+latest one not after today. Each day becomes an ISO term (``2026-11-09``), which the scan finds in
 the note's title; the ranking then multiplies the score of a note whose file
-name holds the day by `DAY_BOOST`, its month by `MONTH_BOOST`, its year (a year
+name holds the day by `DAY_BOOST`, the note of the day after it (which tells
+what happened "yesterday") by `NEXT_DAY_BOOST`, its month by `MONTH_BOOST`, its year (a year
 said alone) by `YEAR_BOOST`: a year matches hundreds of notes, so it only
 breaks ties and is never searched for as a word.
 
@@ -25,11 +27,19 @@ searched for only when the query has no other word.
 from __future__ import annotations
 
 import functools
+import os
 import re
+from collections.abc import Callable, Collection
 from datetime import date, timedelta
 from typing import NamedTuple
 
+# The (year, month) of every dated note the workspace holds, asked for only when a
+# query names a month or a day without its year (`parse_dates`).
+NotedMonths = Callable[[], Collection[tuple[int, int]]]
+
 DAY_BOOST = 3.0
+# The note of the day after a day said: it tells what happened "yesterday" (v4).
+NEXT_DAY_BOOST = 2.0
 WEEK_BOOST = 2.0
 MONTH_BOOST = 1.5
 YEAR_BOOST = 1.05
@@ -74,8 +84,8 @@ _SOURCES = (
     (
         r"(?<![\w.])(?P<day>[0-3]?\d)\.(?P<mon>[01]?\d)\.(?:(?P<year>(?:19|20)\d\d)(?!\w|\.\d))?(?!\d)"
     ),
-    (rf"\b{_INTO}(?:the\s+)?{_DAY}\s*(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b"),
-    (rf"\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?\b"),
+    (rf"\b{_INTO}(?:the\s+)?{_DAY}\s*(?:of\s+)?{_MONTH}(?:(?:,\s*|\s+){_YEAR})?\b"),
+    (rf"\b{_MONTH}\s+{_DAY}(?:(?:,\s*|\s+){_YEAR})?\b"),
     (rf"\b{_INTO}{_MONTH}(?:\s+{_YEAR})?\b"),
     (r"\b(?:the\s+)?(?P<rel>day\s+before\s+yesterday|yesterday|today|vorgestern|gestern|heute)\b"),
     (rf"\b{_INTO}(?:last|letzten|letzter|vergangenen|vergangener)\s+{_WEEKDAY}\b"),
@@ -134,6 +144,8 @@ class DateHint(NamedTuple):
             return 1.0
         if day in self.days:
             return DAY_BOOST
+        if day - timedelta(days=1) in self.days:
+            return NEXT_DAY_BOOST
         if day - timedelta(days=day.weekday()) in self.weeks:
             return WEEK_BOOST
         if (day.year, day.month) in self.months:
@@ -145,8 +157,9 @@ class DateHint(NamedTuple):
         with none of them is not boosted (a name that does may still not be, when its
         date is not a real one)."""
         week = {m + timedelta(days=i) for m in self.weeks for i in range(7)}
+        after = {d + timedelta(days=1) for d in self.days}
         return (
-            *(d.isoformat() for d in sorted(self.days | week)),
+            *(d.isoformat() for d in sorted(self.days | after | week)),
             *(f"{y:04d}-{m:02d}-" for y, m in sorted(self.months)),
             *(f"{y:04d}-" for y in sorted(self.years)),
         )
@@ -176,8 +189,19 @@ def _month_number(name: str) -> int:
     return next(i for i, full in enumerate(_MONTHS, start=1) if full.startswith(name[:3]))
 
 
-def _latest(today: date, month: int, day: int | None) -> tuple[int, int, int] | None:
-    """The latest (year, month, day) not after *today* (day None: the month)."""
+def _latest(
+    today: date, month: int, day: int | None, noted: NotedMonths | None = None
+) -> tuple[int, int, int] | None:
+    """The latest (year, month, day) not after *today* (day None: the month) whose
+    month holds a dated note (*noted*); with no such note, the latest not after today."""
+    years = sorted({y for y, m in noted() if m == month}, reverse=True) if noted else []
+    for year in years:
+        try:
+            candidate = date(year, month, day or 1)
+        except ValueError:
+            continue
+        if candidate <= today:
+            return year, month, day or 0
     for year in (today.year, today.year - 1):
         try:
             candidate = date(year, month, day or 1)
@@ -188,8 +212,12 @@ def _latest(today: date, month: int, day: int | None) -> tuple[int, int, int] | 
     return None
 
 
-def parse_dates(query: str, today: date) -> DateHint:
-    """The dates *query* names (see the module text); *rest* keeps the other words."""
+def parse_dates(query: str, today: date, noted: NotedMonths | None = None) -> DateHint:
+    """The dates *query* names (see the module text); *rest* keeps the other words.
+
+    A month or day said without its year is the latest one not after *today* in a
+    month that holds a dated note (*noted*): "in June" in a workspace whose notes
+    end in 2023 means June 2023, not a June of this year that no note is from."""
     from memtier.search.tokens import fold
 
     text = fold(query)  # one character for one: "märz" is "marz", offsets unchanged
@@ -206,7 +234,7 @@ def parse_dates(query: str, today: date) -> DateHint:
                 weeks.add(today - timedelta(days=today.weekday() + 7))
                 taken = True
             else:
-                taken = _take(m, today, days, months, years)
+                taken = _take(m, today, days, months, years, noted)
             if taken:
                 text = _blank(text, m.start(), m.end())
                 said = _said(said, m)
@@ -248,6 +276,7 @@ def _take(
     days: set[date],
     months: set[tuple[int, int]],
     years: set[int],
+    noted: NotedMonths | None = None,
 ) -> bool:
     """Record what match *m* means; False if it means no date (then it stays a word)."""
     found = m.groupdict()
@@ -282,7 +311,7 @@ def _take(
         else:
             days.add(picked)
         return True
-    latest = _latest(today, month, day)
+    latest = _latest(today, month, day, noted)
     if latest is None:
         return False
     if day is None:
@@ -290,3 +319,32 @@ def _take(
     else:
         days.add(date(*latest))
     return True
+
+
+_NOTE_NAME_RE = re.compile(r"((?:19|20)\d\d)-([01]\d)-[0-3]\d")
+_YEAR_RE = re.compile(r"(?:19|20)\d\d")
+_MONTH_RE = re.compile(r"[01]\d")
+
+
+def noted_months(episodic: str, archive: str) -> frozenset[tuple[int, int]]:
+    """The (year, month) of every dated note: the daily notes' names in *episodic*
+    (``YYYY-MM-DD…``) and the ``YYYY/MM`` folders of *archive* (names only, no file
+    is read; a folder that is missing holds none)."""
+    found: set[tuple[int, int]] = set()
+    for name in _names(episodic):
+        m = _NOTE_NAME_RE.match(name)
+        if m:
+            found.add((int(m.group(1)), int(m.group(2))))
+    for year in _names(archive):
+        if _YEAR_RE.fullmatch(year):
+            for month in _names(os.path.join(archive, year)):
+                if _MONTH_RE.fullmatch(month) and 1 <= int(month) <= 12:
+                    found.add((int(year), int(month)))
+    return frozenset(found)
+
+
+def _names(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []

@@ -92,11 +92,11 @@ from memtier.search.scoring import (
     recency,
 )
 from memtier.search.sections import Section, inline_tags, is_heading, split_sections, tag_line_tags
+from memtier.search.shapes import SHAPES
 from memtier.search.speakers import beside, turn_evidence
 from memtier.search.tokens import (
     FRAME_WEIGHT,
     FRAME_WORDS,
-    SHAPES,
     Term,
     beside_cjk,
     cjk_matches,

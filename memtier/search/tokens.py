@@ -41,6 +41,8 @@ import re
 from itertools import pairwise
 from typing import AnyStr, NamedTuple
 
+from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
+
 # Han, Hiragana, Katakana, Hangul: scripts written without spaces.
 _CJK_RANGES: tuple[tuple[int, int], ...] = (
     (0x3040, 0x30FF),
@@ -154,24 +156,6 @@ class Term(NamedTuple):
 _SHORT_ENDINGS = "(?:e?s|ed|ing|[a-z](?:ed|ing))?"
 
 
-# Words that ask for a shape rather than name it: "docker01 IP" wants the line
-# "docker01: 192.168.1.20", "what time do the backups run" the line "nightly at 02:30";
-# neither says the word. In the lines the ranking reads (never in the scan, whose
-# document frequency stays that of the word), such a term also matches its shape, as
-# the word itself would (PROTOCOL §9; DECISIONS): an IPv4 address, a time of day.
-# Python's syntax only (look-around): `combined_pattern` runs in the ranking, never in rg.
-IPV4 = r"(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w]|\.\d)"
-CLOCK = r"(?<![\w:.])(?:[01]?\d|2[0-3]):[0-5]\d(?![\w:]|\.\d)"
-SHAPES = {"ip": IPV4, "ips": IPV4, "ipv4": IPV4, "time": CLOCK}
-
-
-@functools.cache
-def shape_re(word: str) -> re.Pattern[str]:
-    """The compiled shape of a shape word, compiled when a query first asks for it
-    (13 ms at every start, for the few queries that say "ip" or "time")."""
-    return re.compile(SHAPES[word])
-
-
 # Accents: a query word matches its accented and unaccented forms alike (``cafe``
 # finds ``Café``, ``zoë`` finds ``Zoe``). Lowercase only: both scanners ignore case.
 _ACCENTED = {
@@ -225,8 +209,8 @@ def stem(word: str) -> str:
         return word[:-1]  # a short plural (v4): "cats" finds "cat", "dogs" "dog's"
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
-            if suffix == "s" and word.endswith("ss"):
-                return word
+            if suffix == "s" and word.endswith(("ss", "us")):
+                return word  # "status", "famous": no plural (v4; "statu" before)
             base = word[: -len(suffix)]
             if suffix in _UNDOUBLE and base[-1] == base[-2] and base[-1] not in "aeiouylsz":
                 return base[:-1]  # "running" finds "run", "planned" "plan" (Porter's 1b)
@@ -329,6 +313,14 @@ def _latin_term(text: str) -> Term | None:
     return Term(stem(text), joints=tuple(joints))
 
 
+def _parts(term: Term) -> list[str]:
+    """The parts of a hyphened word (`Term.joints`), each in a term's form; stopwords and
+    question-frame words left out."""
+    cuts = (0, *term.joints, len(term.text))
+    parts = [stem(term.text[a:b]) for a, b in pairwise(cuts)]
+    return [p for p in parts if p not in STOPWORDS and p not in FRAME_WORDS]
+
+
 _MEASURE_RE = re.compile(r"(\d{2,}(?:\.\d+)?)[a-z]{1,3}")
 
 
@@ -355,6 +347,10 @@ def query_terms(query: str) -> tuple[Term, ...]:
                 if unit:
                     # A measure's number alone too (v4): 177cm finds 177厘米 and 177 cm.
                     candidates.append(Term(unit.group(1), compound=True))
+                if term and term.joints:
+                    # A hyphened word's parts are words too (v4): "card-playing" also
+                    # finds "card-night", "transgender-specific" "transgender poetry".
+                    candidates += [Term(part, compound=True) for part in _parts(term)]
                 if term and term.text not in FRAME_WORDS:
                     # Other forms are looked for, never required (as a compound is).
                     forms = _IRREGULAR.get(fold(text), ())
@@ -384,19 +380,20 @@ def query_terms(query: str) -> tuple[Term, ...]:
     ]
     if meaningful and asks_for_a_time(query) and Term("time") not in meaningful:
         meaningful.append(Term("time"))
+    if meaningful and asks_for_a_day(query) and Term("yesterday") not in meaningful:
+        meaningful.append(Term("yesterday"))
     return tuple(meaningful or found)
 
 
-# "when" before a present-tense verb asks for a schedule ("when does the backup run",
-# "when may I restart"), answered by a time of day as "what time" is; before a past
-# one ("when did I buy", "when was it renewed") for the day of an event, which the
-# note's date answers, so it asks for nothing more.
-_SCHEDULE_RE = re.compile(r"\bwhen\s+(?:does|do|is|are|can|may|should|will|must)\b")
+_PAST_WHEN_RE = re.compile(r"\bwhen\s+(?:did|was|were|had)\b")
 
 
-def asks_for_a_time(query: str) -> bool:
-    """Whether *query* asks when something happens as a rule (`_SCHEDULE_RE`)."""
-    return _SCHEDULE_RE.search(query.lower()) is not None
+def asks_for_a_day(query: str) -> bool:
+    """Whether *query* asks when something happened ("when did", "when was"): then a
+    line telling the day relative to its note ("yesterday", "last Friday") answers it
+    (`TOLD_DAY`). Not a question for the newest ("when did we last…", `wants_recent`):
+    the newest note's own date answers that, whatever its lines say."""
+    return _PAST_WHEN_RE.search(query.lower()) is not None and not wants_recent(query)
 
 
 def _joinable(first: Term, second: Term) -> bool:
@@ -551,8 +548,10 @@ def term_of(matched: str, terms: tuple[Term, ...]) -> Term | None:
             best = term
     if best is None:
         for t in terms:
-            if t.text in SHAPES and not t.compound and shape_re(t.text).fullmatch(lowered):
-                return t
+            if t.text in SHAPES and not t.compound:
+                shape = shape_re(t.text)
+                if shape.fullmatch(lowered) or shape.fullmatch(fold(matched)):
+                    return t
     return best
 
 

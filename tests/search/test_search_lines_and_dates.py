@@ -368,3 +368,106 @@ def test_a_query_without_a_date_leaves_the_date_patterns_uncompiled(root: Path) 
     dated = code.replace("qdrant snapshot", "qdrant on 9 November")
     done = subprocess.run([sys.executable, "-c", dated], capture_output=True, text=True)
     assert done.stderr.strip().splitlines()[-1] == "1"
+
+
+def test_a_date_without_its_year_is_the_latest_one_the_notes_are_from() -> None:
+    # --now is 2026-11-30: "in June" is the latest June that holds a dated note.
+    from datetime import date
+
+    from memtier.search.dates import parse_dates
+
+    today = date(2026, 11, 30)
+    noted = {(2023, 6), (2024, 6), (2024, 9), (2027, 6)}
+    assert parse_dates("router in June", today, lambda: noted).months == {(2024, 6)}
+    assert parse_dates("router on 3 June", today, lambda: noted).days == {date(2024, 6, 3)}
+    # No note of that month: the latest one not after today, as before.
+    assert parse_dates("router in March", today, lambda: noted).months == {(2026, 3)}
+    assert parse_dates("router 31. Juni", today, lambda: {(2024, 6)}).days == set()
+
+
+def test_a_month_without_its_year_meets_the_notes_of_that_month(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # A chat kept two years ago: "in June" must not mean June 2026, of which no note is.
+    write(root, "memory/episodic/2024-06-11.md", "# 2024-06-11\n\n- Router neu gestartet.\n")
+    busy = "# 2024-09-02\n\n- Router neu gestartet, der Router hing.\n- Router geprüft.\n"
+    write(root, "memory/episodic/2024-09-02.md", busy)
+    write(root, "memory/archive/2023/06/2023-06-20.md", "# 2023-06-20\n\n- Router gekauft.\n")
+    assert paths(search(cli, root, "router in June"))[0] == "memory/episodic/2024-06-11.md"
+    found = paths(search(cli, root, "router in June", "--all"))
+    assert found[0] == "memory/episodic/2024-06-11.md"
+
+
+def test_the_noted_months_come_from_note_names_and_archive_folders(tmp_path: Path) -> None:
+    from memtier.search.dates import noted_months
+
+    episodic, archive = tmp_path / "episodic", tmp_path / "archive"
+    months = (archive / "2022" / "03", archive / "2022" / "13")
+    for folder in (episodic, *months, archive / "learnings"):
+        folder.mkdir(parents=True)
+    for name in ("2024-06-11.md", "2024-06-12-host.md", "notes.md", "1899-01-01.md"):
+        (episodic / name).write_text("x\n")
+    assert noted_months(str(episodic), str(archive)) == {(2024, 6), (2022, 3)}
+    assert noted_months(str(tmp_path / "missing"), str(tmp_path / "gone")) == set()
+
+
+def test_the_note_of_the_day_after_tells_what_happened_that_day(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # A note tells yesterday's events: "the movie on 2 March" is in the note of 3 March.
+    write(root, "memory/episodic/2026-03-03.md", "# 2026-03-03\n\n- Saw a movie yesterday.\n")
+    busy = "# 2026-02-10\n\n- A movie night: the movie ran late.\n- Movie tickets bought.\n"
+    write(root, "memory/episodic/2026-02-10.md", busy)
+    assert paths(search(cli, root, "movie on 2 March 2026"))[0] == "memory/episodic/2026-03-03.md"
+    # The day's own note still comes first.
+    write(root, "memory/episodic/2026-03-02.md", "# 2026-03-02\n\n- Movie tonight.\n")
+    ranked = paths(search(cli, root, "movie on 2 March 2026"))
+    assert ranked[:2] == ["memory/episodic/2026-03-02.md", "memory/episodic/2026-03-03.md"]
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [("When did Anna go hiking?", True), ("when was the cert renewed", True),
+     ("when does the backup run", False), ("what did Anna do last week", False),
+     ("when did we last renew the cert", False), ("when was the latest restore", False),
+     ("hiking", False)],
+)  # fmt: skip
+def test_only_a_question_about_a_past_event_asks_for_its_day(query: str, asks: bool) -> None:
+    from memtier.search.tokens import Term, asks_for_a_day, query_terms
+
+    assert asks_for_a_day(query) is asks
+    assert (Term("yesterday") in query_terms(query)) is asks
+
+
+def test_when_did_meets_the_line_that_tells_the_day(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # A chat: "when did Anna go hiking" is answered by the turn that dates the hike
+    # ("last Friday"), not by the note that talks about hiking most.
+    talk = (
+        "# 2026-10-02\n\n## Conversation 1\n\n- Anna: Hiking is my thing, hiking every month.\n"
+        "- Ben: Hiking sounds fun.\n- Anna: Hiking boots are expensive.\n"
+    )
+    write(root, "memory/episodic/2026-10-02.md", talk)
+    told = (
+        "# 2026-10-12\n\n## Conversation 2\n\n- Ben: How was your week?\n"
+        "- Anna: I went hiking last Friday, up the ridge.\n- Ben: Nice.\n"
+    )
+    write(root, "memory/episodic/2026-10-12.md", told)
+    for query in ("When did Anna go hiking?", "When was Anna hiking?"):
+        first = results(search(cli, root, query))[0]
+        assert (first["path"], first["line"]) == ("memory/episodic/2026-10-12.md", 6), query
+    # Asked without "when", the note that talks about hiking most still comes first.
+    assert paths(search(cli, root, "Anna hiking"))[0] == "memory/episodic/2026-10-02.md"
+
+
+@pytest.mark.parametrize(
+    "query", ["forest picture on December 1,2023", "forest picture on 1 December,2023"]
+)
+def test_a_year_after_a_comma_without_a_space_is_the_dates_year(query: str) -> None:
+    from datetime import date
+
+    from memtier.search.dates import parse_dates
+
+    hint = parse_dates(query, date(2026, 11, 30))
+    assert (hint.days, hint.years) == ({date(2023, 12, 1)}, set())

@@ -315,3 +315,20 @@ def test_a_silent_e_does_not_hide_a_form(
     write(root, "memory/episodic/2026-10-02.md", "# 2026-10-02\n\n- nothing of the kind\n")
     hit = results(search(cli, root, query))[0]
     assert (hit["path"], hit["matched_terms"]) == ("memory/episodic/2026-10-01.md", [query])
+
+
+def test_a_hyphened_word_also_finds_its_parts(cli: CliRunner, root: Path, scanner: str) -> None:
+    # "card-playing night" must reach the turn saying "card-night", and
+    # "transgender-specific events" the one saying "transgender poetry reading".
+    told = "# 2026-10-03\n\n- Dave: Last Friday I had a card-night with my friends.\n"
+    write(root, "memory/episodic/2026-10-03.md", told)
+    quiet = "# 2026-10-04\n\n- Dave: A quiet night. Night walks with friends.\n"
+    write(root, "memory/episodic/2026-10-04.md", quiet)
+    first = results(search(cli, root, "Dave card-playing night friends"))[0]
+    assert (first["path"], first["line"]) == ("memory/episodic/2026-10-03.md", 3)
+    # The parts are looked for, never required: the word whole still ranks first.
+    whole = "# 2026-10-05\n\n- Dave: card-playing night with friends.\n"
+    write(root, "memory/episodic/2026-10-05.md", whole)
+    assert paths(search(cli, root, "Dave card-playing night friends"))[0] == (
+        "memory/episodic/2026-10-05.md"
+    )

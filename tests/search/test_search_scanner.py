@@ -193,8 +193,9 @@ def test_tier_of(rel: str, tier: str | None) -> None:
 
 
 def test_query_terms() -> None:
+    # v4: a hyphened word's parts are looked for too.
     assert [t.shown() for t in query_terms("Restarting docker-compose, v4.6.14 on 10.0.0.5!")] == [
-        "restart", "docker-compose", "v4.6.14", "10.0.0.5",
+        "restart", "docker-compose", "docker", "compose", "v4.6.14", "10.0.0.5",
     ]  # fmt: skip
     assert query_terms("数据库迁移") == tuple(
         Term(t, cjk=True) for t in ("数据", "据库", "库迁", "迁移")
@@ -219,6 +220,9 @@ def test_stem_keeps_short_words_and_double_s() -> None:
     assert stem("containers") == "container"
     assert stem("bus") == "bus"
     assert stem("address") == "address"
+    # A word in -us is no plural (v4): "status" was "statu", which also found "statue".
+    assert [stem(w) for w in ("status", "famous", "campus")] == ["status", "famous", "campus"]
+    assert stem("photos") == "photo"
     assert stem("v4") == "v4"
 
 
