@@ -225,18 +225,11 @@ class _Process(subprocess.Popen[str]):
     def wait(self, timeout: float | None = None) -> int:
         if timeout is None or self.returncode is not None:
             return super().wait(timeout)
-        try:
-            handle = os.pidfd_open(self.pid)
-        except (AttributeError, OSError):  # no pidfd here, or reaped meanwhile
-            return super().wait(timeout)
-        try:
-            import select
+        from memtier.spawn import ends_within
 
-            watch = select.poll()
-            watch.register(handle, select.POLLIN)
-            ended = bool(watch.poll(max(0, int(timeout * 1000)) + 1))
-        finally:
-            os.close(handle)
+        ended = ends_within(self.pid, timeout)
+        if ended is None:  # no process file descriptor here
+            return super().wait(timeout)
         # Ended: reaped at once. Not ended: Popen says so (TimeoutExpired).
         return super().wait(None if ended else 0)
 

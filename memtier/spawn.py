@@ -26,6 +26,25 @@ import os
 _CHUNK = 1 << 16
 
 
+def ends_within(pid: int, seconds: float) -> bool | None:
+    """Whether the child process *pid* (not reaped yet) ends within *seconds*, told
+    the moment it does by a process file descriptor (Linux; a time already past
+    looks once); it is not reaped here.
+    None where the system has no such descriptor: the caller waits its own way."""
+    import select
+
+    try:
+        handle = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+    try:
+        watch = select.poll()
+        watch.register(handle, select.POLLIN)
+        return bool(watch.poll(int(max(0.0, seconds) * 1000) + 1))
+    finally:
+        os.close(handle)
+
+
 class Started:
     """A program `start` started, its output on a pipe."""
 
@@ -77,25 +96,17 @@ class Started:
         """Whether the program ends (and is reaped) before *deadline* (monotonic):
         told the moment it does by a process file descriptor where the system has
         them (Linux), else by looking every millisecond."""
-        import select
         import time
 
-        try:
-            handle = os.pidfd_open(self.pid)
-        except (AttributeError, OSError):
+        ended = ends_within(self.pid, deadline - time.monotonic())
+        if ended is None:
             while self.poll() is None:
                 if time.monotonic() >= deadline:
                     return False
                 time.sleep(0.001)
             return True
-        try:
-            watch = select.poll()
-            watch.register(handle, select.POLLIN)
-            left = max(0.0, deadline - time.monotonic())
-            if not watch.poll(int(left * 1000) + 1):
-                return False
-        finally:
-            os.close(handle)
+        if not ended:
+            return False
         self.wait()
         return True
 
