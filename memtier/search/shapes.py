@@ -12,12 +12,9 @@ from __future__ import annotations
 import functools
 import re
 
-# Words that ask for a shape rather than name it: "docker01 IP" wants the line
-# "docker01: 192.168.1.20", "what time do the backups run" the line "nightly at 02:30";
-# neither says the word. In the lines the ranking reads (never in the scan, whose
-# document frequency stays that of the word), such a term also matches its shape, as
-# the word itself would (PROTOCOL §9; DECISIONS): an IPv4 address, a time of day.
-# Python's syntax only (look-around): `combined_pattern` runs in the ranking, never in rg.
+# A shape is matched only in the lines the ranking reads, never in the scan (whose
+# document frequency stays that of the word; DECISIONS), so it is in Python's syntax
+# (look-around): an IPv4 address, a time of day.
 IPV4 = r"(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w]|\.\d)"
 CLOCK = r"(?<![\w:.])(?:[01]?\d|2[0-3]):[0-5]\d(?![\w:]|\.\d)"
 # A day said relative to the telling (v4): "yesterday", "two weeks ago", "last Friday",
