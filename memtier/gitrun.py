@@ -45,6 +45,11 @@ NO_COMMANDS: tuple[tuple[str, str], ...] = (
     ("remote.origin.uploadpack", "git-upload-pack"),  # run here for a local remote
     ("remote.origin.receivepack", "git-receive-pack"),
 )
+# git's own housekeeping after a commit or a merge (``maintenance run --auto``, one
+# more process each time) is off: sync's tidy-up runs ``gc --auto`` itself when git's
+# test would find work (commands/sync/_tidy.py). A local remote's ``gc`` after it
+# received a push is the remote's and stays.
+OWN_HOUSEKEEPING: tuple[tuple[str, str], ...] = (("maintenance.auto", "false"),)
 
 
 class GitMissing(RefusedError):
@@ -89,7 +94,7 @@ def _environment(
         count = max(int(out.get("GIT_CONFIG_COUNT", "0")), 0)
     except ValueError:
         count = 0
-    for key, value in NO_COMMANDS:
+    for key, value in (*NO_COMMANDS, *OWN_HOUSEKEEPING):
         out[f"GIT_CONFIG_KEY_{count}"] = key
         out[f"GIT_CONFIG_VALUE_{count}"] = value
         count += 1

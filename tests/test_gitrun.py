@@ -60,7 +60,8 @@ def test_every_git_process_runs_with_configured_commands_off() -> None:
     assert given["user.name"] == "me"
     assert given["core.hooksPath"] == os.devnull and given["core.fsmonitor"] == "false"
     assert given["protocol.ext.allow"] == "never"
-    assert count == 1 + len(gitrun.NO_COMMANDS)
+    assert given["maintenance.auto"] == "false"
+    assert count == 1 + len(gitrun.NO_COMMANDS) + len(gitrun.OWN_HOUSEKEEPING)
 
 
 def test_a_hook_of_the_repository_never_runs(tmp_path: Path) -> None:

@@ -152,6 +152,30 @@ def test_a_committing_sync_runs_git_gc_auto_quietly_with_hooks_off(
     assert "gc" not in _commands(git_calls)
 
 
+def test_git_never_starts_its_own_housekeeping_after_a_sync_commits_or_merges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The housekeeping after a sync is memtier's (`gc --auto` when git would find
+    work): the processes git itself starts (git's trace of them) hold no automatic
+    ``maintenance run --auto`` or ``gc --auto`` after the commit or the merge. The
+    remote's own, after it received a push, stays the remote's."""
+    _remote, (a, b) = hosts(tmp_path, 2)
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    ok(a, "learn", "error", "seen on a")
+    ok(b, "learn", "error", "seen on b")
+    ok(a, "sync")  # a commit and a push
+    ok(b, "sync")  # a commit, a merge with a's, a fast-forward and a push
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    program = {e["sid"]: e["argv"] for e in events if e.get("event") == "start"}
+    started = [
+        (program.get(e["sid"], ["?"]), e["argv"]) for e in events if e.get("event") == "child_start"
+    ]
+    assert any("pack-objects" in argv for _by, argv in started), started  # the trace works
+    ours = [(by, argv) for by, argv in started if "receive-pack" not in by[0]]
+    assert not [(by, argv) for by, argv in ours if "--auto" in argv], ours
+
+
 def _fill_sample_folder(ws: Path, tmp_path: Path) -> None:
     """Loose objects in ``objects/17`` past git's ``gc --auto`` threshold (27)."""
     import hashlib
