@@ -163,20 +163,23 @@ def _line_starts(
 
 def _anchor_hits(
     text: str, lowered: str | None, rule: Rule, anchors: Sequence[str] | None = None
-) -> list[int]:
-    """Every offset where one of the rule's anchors (of *anchors*, when given) stands,
-    in order."""
-    hits: set[int] = set()
+) -> dict[int, set[int]]:
+    """Every offset where one of the rule's anchors (of *anchors*, when given)
+    stands, with the lengths of the anchors found there (`Rule.followed` tries its
+    rest after those only)."""
+    hits: dict[int, set[int]] = {}
     for anchor in rule.anchors if anchors is None else anchors:
         if not rule.folded or lowered is not None:
             hay = lowered if rule.folded and lowered is not None else text
+            size = len(anchor)
             pos = hay.find(anchor)
             while pos >= 0:
-                hits.add(pos)
+                hits.setdefault(pos, set()).add(size)
                 pos = hay.find(anchor, pos + 1)
         else:  # text.lower() changed lengths: fall back to a regex search
-            hits.update(hit.start() for hit in re.finditer(re.escape(anchor), text, re.IGNORECASE))
-    return sorted(hits)
+            for hit in re.finditer(re.escape(anchor), text, re.IGNORECASE):
+                hits.setdefault(hit.start(), set()).add(hit.end() - hit.start())
+    return hits
 
 
 def _matches_near_anchors(
@@ -270,10 +273,10 @@ def _candidates(text: str, exhaustive: bool) -> list[tuple[int, int, int]]:
             continue
         if rule.lead is not None:
             hits = (
-                list(range(len(text))) if exhaustive else _anchor_hits(text, lowered, rule, anchors)
+                list(range(len(text)))
+                if exhaustive
+                else rule.followed(text, _anchor_hits(text, lowered, rule, anchors))
             )
-            if not exhaustive:
-                hits = rule.followed(text, hits)
             if not hits:
                 continue
             compiled = _rule_regex(index)

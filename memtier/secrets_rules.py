@@ -31,7 +31,7 @@ a property test checks that they never hide a match.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from itertools import pairwise, repeat
 
 # ---------------------------------------------------------------------------
@@ -179,22 +179,23 @@ class Rule:
         self.plausible = plausible
         self.lead = lead
         self.after = after
-        self._after: tuple[re.Pattern[str], tuple[int, ...]] | None = None  # `followed`'s
+        self._after: re.Pattern[str] | None = None  # `followed`'s
 
-    def followed(self, text: str, hits: list[int]) -> list[int]:
-        """The *hits* (anchor offsets) where `after` matches right after one of the
-        anchors, on the same line: a match of the rule needs it there. All of them
+    def followed(self, text: str, hits: Mapping[int, Iterable[int]]) -> list[int]:
+        """The offsets of *hits* (an anchor's offset -> the lengths of the anchors
+        that stand there) where `after` matches right after one of those anchors, on
+        the same line: a match of the rule needs it there. All of them, in order,
         when the rule has no `after`."""
         if self.after is None:
-            return hits
+            return sorted(hits)
         if self._after is None:
-            self._after = re.compile(self.after), tuple(sorted({len(a) for a in self.anchors}))
-        after, lengths = self._after
+            self._after = re.compile(self.after)
+        after = self._after
         kept: list[int] = []
-        for hit in hits:
+        for hit in sorted(hits):
             end = text.find("\n", hit)
             end = len(text) if end < 0 else end
-            if any(after.match(text, hit + n, end) for n in lengths if hit + n <= end):
+            if any(after.match(text, hit + n, end) for n in hits[hit] if hit + n <= end):
                 kept.append(hit)
         return kept
 

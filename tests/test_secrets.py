@@ -452,6 +452,18 @@ def test_two_megabytes_of_prose_hold_nothing() -> None:
     assert detect(text) == []
 
 
+def test_a_keyword_rule_tries_its_rest_only_after_the_keywords_found_at_each_hit() -> None:
+    """`Rule.followed` keeps an anchor's offset when the rule's rest matches right
+    after an anchor that stands there; a length no anchor has there is not tried."""
+    rule = secrets_rules.Rule("R", "unused", ("pass", "password"), after=r"[ \t]*=[ \t]*\w+")
+    word = "pass" + "word"  # split: the project's own sources are scanned too
+    text = f"{word} = x1\npass = x2\n{word}"
+    assert rule.followed(text, {0: {4, 8}, 14: {4}, 25: {4, 8}}) == [0, 14]
+    # At 0 only "pass" is said to stand: "word = x1" does not follow it.
+    assert rule.followed(text, {0: {4}}) == []
+    assert secrets_rules.Rule("R", "unused", ("pass",)).followed(text, {14: {4}, 0: {4}}) == [0, 14]
+
+
 # --- property-based tests ---------------------------------------------------
 
 FRAGMENTS = [
