@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_memtier
+from tests.conftest import memtier_in_process
 
 
 def _token() -> str:
@@ -27,7 +27,7 @@ def _key() -> str:
 
 
 def _memtier(root: Path, *args: str) -> tuple[int, str]:
-    done = run_memtier(*args, cwd=root)
+    done = memtier_in_process(*args, cwd=root)
     return done.returncode, done.stdout + done.stderr
 
 

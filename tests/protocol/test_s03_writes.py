@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NOW_TEXT, CliRunner, run_memtier
+from tests.conftest import NOW_TEXT, CliRunner, memtier_in_process, run_memtier
 from tests.protocol.s13_support import note, run
 from tests.protocol.support import BUF, LOG, PROJECTS, mt, remember
 
@@ -187,14 +187,18 @@ def test_relative_path_from_outside_the_workspace_means_from_its_root(
         (root / ".learnings" / "ERRORS.md").write_text("# E\n- 2026-11-01 pin the mirror\n")
         args = ("promote", "pin the mirror", "--to", rel, "--yes")
         stdin = ""
-    proc = run_memtier("--root", str(root), "--now", NOW_TEXT, *args, input=stdin, cwd=elsewhere)
+    proc = memtier_in_process(
+        "--root", str(root), "--now", NOW_TEXT, *args, input=stdin, cwd=elsewhere
+    )
     assert proc.returncode == 0, proc.stderr
     assert (root / rel).is_file() and not (elsewhere / rel).exists()
-    inside = run_memtier(
+    inside = memtier_in_process(
         "--root", str(root), "atomic-write", "sub.md", input="x\n", cwd=root / "memory"
     )
     assert inside.returncode == 0 and (root / "memory" / "sub.md").read_text() == "x\n"
-    escape = run_memtier("--root", str(root), "atomic-write", "../x.md", input="x\n", cwd=elsewhere)
+    escape = memtier_in_process(
+        "--root", str(root), "atomic-write", "../x.md", input="x\n", cwd=elsewhere
+    )
     assert escape.returncode == 2 and not (tmp_path / "x.md").exists()
 
 
