@@ -6,6 +6,9 @@
   the lowercased matches, a term inside a longer matched term counted for both.
 - `FileHits`: for ``--regex`` (and a term of digits only), the raw matches of
   one file, kept as ripgrep printed them until someone asks.
+
+`parse_blocks` files ripgrep's printed blocks into a `ScanResult`, a few at a
+time while ripgrep still searches (`processes.Followed`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from memtier.search.phrases import phrase_words
 from memtier.search.tokens import has_cjk, normalise_bytes, overlapping
 from memtier.workspace import EPISODIC_PREFIX, tier_of
 
@@ -25,6 +29,7 @@ __all__ = [
     "all_notes",
     "count_words",
     "counting_words",
+    "parse_blocks",
     "split_tagged",
 ]
 
@@ -258,3 +263,82 @@ def count_words(
             tier = tier_of(rel)
             if tier is not None:
                 counted.add(rel, tier, found)
+
+
+STATS_RE = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
+_BINARY_RE = re.compile(rb"^(.*): binary file matches")
+
+
+def parse_blocks(
+    blocks: list[bytes], result: ScanResult, phrase: re.Pattern[str] | None = None
+) -> None:
+    """File blocks of ripgrep's ``--heading --null`` output (split at its blank
+    lines): each is ``path NUL`` then its ``line:column:text`` lines, or a binary
+    file's notice, or the statistics (last). Any run of consecutive blocks may be
+    given at a time, in order.
+
+    For a word query the blocks are first gathered by their matched texts: the
+    files of a broad query repeat a few thousand distinct sequences of the same
+    few words, so the counting is done once per sequence, not once per file.
+    """
+    same_texts: dict[bytes, list[bytes]] = {}
+    named: list[bytes] = []  # the raw matches' files (no counting): paths, bodies
+    bodies: list[bytes] = []
+    for block in blocks:
+        path_bytes, sep, body = block.partition(b"\0")
+        if sep:
+            if result.counted is not None:
+                paths = same_texts.get(body)
+                if paths is None:
+                    same_texts[body] = [path_bytes]
+                else:
+                    paths.append(path_bytes)
+                continue
+            named.append(path_bytes)
+            bodies.append(body)
+            continue
+        binary = _BINARY_RE.match(block)
+        if binary:
+            rel = binary.group(1).decode("utf-8", "surrogateescape").removeprefix("./")
+            result.warnings.append(f"skipped {rel}: binary file")
+            continue
+        stats = STATS_RE.search(block)
+        if stats:
+            result.files_searched = int(stats.group(1))
+    if result.counted is not None:
+        count_words(same_texts, result.counted, result.tagged)
+    elif named:
+        keep_raw(named, bodies, result, phrase)
+
+
+def keep_raw(
+    named: list[bytes], bodies: list[bytes], result: ScanResult, phrase: re.Pattern[str] | None
+) -> None:
+    """Each tier file's raw matches (`FileHits`), from its printed path and block.
+
+    The paths are decoded at once, and when all of them are notes of the episodic
+    folder (a broad ``--regex``: ~50,000 files at 100,000 notes) their tier is told
+    at once too (`all_notes`); else path by path (`tier_of`)."""
+    joined = b"\0".join(named)
+    names = joined.decode("utf-8", "surrogateescape").split("\0")
+    matches = result.matches
+    if all_notes(joined, len(names)) and result.tagged is None and phrase is None:
+        # Lowercased once here (ASCII only, byte lengths unchanged): the matched
+        # texts then are the query terms themselves.
+        for rel, body in zip(names, bodies, strict=True):
+            matches[rel] = FileHits(body.lower(), None, None, "cold")  # (positional: faster)
+        return
+    for name, body in zip(names, bodies, strict=True):
+        rel = name.removeprefix("./")
+        tier = tier_of(rel)
+        if tier is None:
+            continue
+        if result.tagged is not None:
+            body, tagged = split_tagged(body)
+            if tagged:
+                result.tagged.add(rel)
+            if not body:
+                continue
+        if phrase is not None:
+            body = phrase_words(body, phrase)
+        matches[rel] = FileHits(body.lower(), tier=tier)

@@ -524,3 +524,39 @@ def test_a_files_counts_hold_every_overlapping_cjk_pair(
             counts = raw.counted[rel]
         expected = {t.text: _overlapping(text, t.text) for t in terms if t.cjk}
         assert {word: counts.get(word, 0) for word in expected} == expected
+
+
+@pytest.mark.parametrize("literals", [["backup"], []], ids=["words", "raw"])
+def test_ripgreps_blocks_are_taken_apart_while_it_still_runs(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, literals: list[str]
+) -> None:
+    """A block ripgrep has printed is read while ripgrep searches on (`processes.Followed`):
+    a stand-in prints one file's block, then waits (a bounded while) for a mark that
+    only the reading of that block leaves, and only then prints the rest."""
+    from memtier.search import scanner
+    from memtier.search.found import parse_blocks
+
+    mark = tmp_path / "block-read"
+    printed = tmp_path / "ended"
+    fake = tmp_path / "rg-in-steps"
+    fake.write_text(
+        "#!/bin/sh\n"
+        "printf 'memory/episodic/2026-11-01.md\\000backup\\n\\n'\n"
+        f"i=0; while [ ! -e {mark} ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done\n"
+        "printf 'memory/episodic/2026-11-02.md\\000backup\\nbackup\\n\\n2 files searched\\n'\n"
+        f": > {printed}\n"
+    )
+    fake.chmod(0o755)
+    seen: list[tuple[int, bool]] = []
+
+    def parse(blocks: list[bytes], result: Any, phrase: Any = None) -> None:
+        seen.append((len(blocks), printed.exists()))
+        mark.touch()
+        parse_blocks(blocks, result, phrase)
+
+    monkeypatch.setattr(scanner, "parse_blocks", parse)
+    result = scan(root, ("cold",), "backup", ignore_case=True, rg=str(fake), literals=literals)
+    assert result.scanner == "ripgrep" and result.files_searched == 2
+    assert seen[0] == (1, False)  # the first block, read before the stand-in printed the rest
+    found = result.counted.paths() if result.counted is not None else sorted(result.matches)
+    assert found == ["memory/episodic/2026-11-01.md", "memory/episodic/2026-11-02.md"]
