@@ -102,7 +102,7 @@ class FileHits:
     (the Python scanner hands over its matches or counts directly), and the file's
     *tier*, which the scan knew when it kept the file."""
 
-    __slots__ = ("_counted", "_list", "_raw", "tier")
+    __slots__ = ("_counted", "_list", "_raw", "_texts", "tier")
 
     def __init__(
         self,
@@ -114,6 +114,7 @@ class FileHits:
         self._raw = raw
         self._list = found
         self._counted = counted
+        self._texts: list[bytes] | None = None
         self.tier = tier
 
     def counts(self) -> dict[str, int]:
@@ -137,11 +138,13 @@ class FileHits:
         no text."""
         if self._counted is not None or self._list is not None:
             return None
-        raw = self._raw
-        if not raw:
-            return []
-        # With positions, the texts alone (without a match object each).
-        texts: list[bytes] = _TEXT_RE.findall(raw) if _FULL_RE.match(raw) else raw.split(b"\n")
+        texts = self._texts
+        if texts is None:
+            raw = self._raw
+            # With positions, the texts alone (without a match object each). Kept: the
+            # scan splits them while ripgrep still searches (`keep_raw`).
+            texts = _TEXT_RE.findall(raw) if _FULL_RE.match(raw) else raw.split(b"\n")
+            self._texts = texts = texts if raw else []
         return texts
 
     def match_count(self) -> int:
@@ -326,7 +329,8 @@ def keep_raw(
         # Lowercased once here (ASCII only, byte lengths unchanged): the matched
         # texts then are the query terms themselves.
         for rel, body in zip(names, bodies, strict=True):
-            matches[rel] = FileHits(body.lower(), None, None, "cold")  # (positional: faster)
+            hits = matches[rel] = FileHits(body.lower(), None, None, "cold")  # (positional)
+            hits.raw_texts()  # split now, while ripgrep searches on (`pick.raw_counts`)
         return
     for name, body in zip(names, bodies, strict=True):
         rel = name.removeprefix("./")
@@ -341,4 +345,5 @@ def keep_raw(
                 continue
         if phrase is not None:
             body = phrase_words(body, phrase)
-        matches[rel] = FileHits(body.lower(), tier=tier)
+        hits = matches[rel] = FileHits(body.lower(), tier=tier)
+        hits.raw_texts()
