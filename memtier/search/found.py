@@ -29,6 +29,7 @@ __all__ = [
     "all_notes",
     "count_words",
     "counting_words",
+    "file_counted",
     "parse_blocks",
     "split_tagged",
 ]
@@ -40,12 +41,17 @@ class TermCounts:
     *words* are the query terms (lowercase); a count tuple follows their order.
     """
 
-    __slots__ = ("encoded", "groups", "repeating", "words")
+    __slots__ = ("encoded", "groups", "known", "repeating", "waiting", "words")
 
     def __init__(self, words: Sequence[str]) -> None:
         self.words = tuple(words)
         self.encoded = tuple(word.encode("utf-8") for word in self.words)
         self.groups: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+        # Each distinct block of matched texts the scan met, counted once (`count_words`):
+        # its counts (None: nothing left to count) and whether a tag line matched in it.
+        self.known: dict[bytes, tuple[tuple[int, ...] | None, bool]] = {}
+        # The printed paths of each count, not filed under their tiers yet (`file_counted`).
+        self.waiting: dict[tuple[int, ...], list[bytes]] = {}
         # A CJK term that can overlap itself (哈哈): counted with its overlaps (`count_in`).
         self.repeating = frozenset(
             i for i, word in enumerate(self.words) if has_cjk(word) and _self_overlapping(word)
@@ -226,20 +232,40 @@ def all_notes(joined: bytes, count: int) -> bool:
 def count_words(
     same_texts: dict[bytes, list[bytes]], counted: TermCounts, tagged: set[str] | None
 ) -> None:
-    """Count each query word in each distinct sequence of matched texts, and file
-    the paths that printed it under their tier and counts."""
+    """Count each query word in each distinct sequence of matched texts, and keep the
+    paths that printed it under its counts (`file_counted` files them). A sequence
+    met before in the same scan (ripgrep's output comes a few blocks at a time) is
+    not counted again."""
+    known = counted.known
+    waiting = counted.waiting
     for body, paths in same_texts.items():
-        if tagged is not None:
-            body, has_tag = split_tagged(body)
-            if has_tag:
-                tagged.update(
-                    name.decode("utf-8", "surrogateescape").removeprefix("./") for name in paths
-                )
-            if not body:
-                continue
-        # ASCII lowercase, as the Python scanner's bytes path; one C-level count per
-        # word: the matched texts hold no line prefix a word could straddle.
-        found = counted.count_in(normalise_bytes(body))
+        seen = known.get(body)
+        if seen is None:
+            text, has_tag = split_tagged(body) if tagged is not None else (body, False)
+            # ASCII lowercase, as the Python scanner's bytes path; one C-level count per
+            # word: the matched texts hold no line prefix a word could straddle. With
+            # tags, a block of tag lines only has nothing left to count.
+            empty = tagged is not None and not text
+            found = None if empty else counted.count_in(normalise_bytes(text))
+            seen = known[body] = (found, has_tag)
+        found, has_tag = seen
+        if has_tag and tagged is not None:
+            tagged.update(
+                name.decode("utf-8", "surrogateescape").removeprefix("./") for name in paths
+            )
+        if found is None:
+            continue
+        kept = waiting.get(found)
+        if kept is None:
+            waiting[found] = paths
+        else:
+            kept.extend(paths)
+
+
+def file_counted(counted: TermCounts) -> None:
+    """File the paths `count_words` kept under their tier and counts: all the paths
+    of one count at once, once ripgrep has printed them all."""
+    for found, paths in counted.waiting.items():
         # One decode for all the paths; NUL cannot occur in a path.
         joined = b"\0".join(paths)
         names = joined.decode("utf-8", "surrogateescape").split("\0")
@@ -266,6 +292,7 @@ def count_words(
             tier = tier_of(rel)
             if tier is not None:
                 counted.add(rel, tier, found)
+    counted.waiting = {}
 
 
 STATS_RE = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
@@ -273,12 +300,17 @@ _BINARY_RE = re.compile(rb"^(.*): binary file matches")
 
 
 def parse_blocks(
-    blocks: list[bytes], result: ScanResult, phrase: re.Pattern[str] | None = None
+    blocks: list[bytes],
+    result: ScanResult,
+    phrase: re.Pattern[str] | None = None,
+    *,
+    last: bool = True,
 ) -> None:
     """File blocks of ripgrep's ``--heading --null`` output (split at its blank
     lines): each is ``path NUL`` then its ``line:column:text`` lines, or a binary
     file's notice, or the statistics (last). Any run of consecutive blocks may be
-    given at a time, in order.
+    given at a time, in order; *last* with the final run (the counted paths are
+    filed then, `file_counted`).
 
     For a word query the blocks are first gathered by their matched texts: the
     files of a broad query repeat a few thousand distinct sequences of the same
@@ -310,6 +342,8 @@ def parse_blocks(
             result.files_searched = int(stats.group(1))
     if result.counted is not None:
         count_words(same_texts, result.counted, result.tagged)
+        if last:
+            file_counted(result.counted)
     elif named:
         keep_raw(named, bodies, result, phrase)
 

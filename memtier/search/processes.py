@@ -38,7 +38,7 @@ def anonymous_file() -> BinaryIO:
 
 
 # Between two looks at the output while ripgrep runs; its end is told at once.
-LOOK_EVERY_SECONDS = 0.004
+LOOK_EVERY_SECONDS = 0.01
 _READ_SIZE = 1 << 20
 # ripgrep's ``--heading`` output: one block per file, a blank line between blocks.
 SEPARATOR = b"\n\n"
@@ -81,16 +81,40 @@ class Followed:
 
     def wait(self, process: Started, limit: float) -> bool:
         """Read the output while *process* runs, until it ends (True; reaped) or
-        *limit* seconds have passed (False; it still runs)."""
+        *limit* seconds have passed (False; it still runs).
+
+        One process file descriptor (Linux) tells the end the moment it comes, kept
+        for the whole wait: a look costs a timed wake of ~50 us of CPU, and opening
+        a descriptor at each look as much again (measured), which a search pays in
+        full on two busy cores. Elsewhere `Started.ended_within` looks its own way."""
+        import select
+
         deadline = time.monotonic() + limit
-        while True:
-            left = deadline - time.monotonic()
-            if process.ended_within(min(LOOK_EVERY_SECONDS, max(0.0, left))):
+        try:
+            handle = os.pidfd_open(process.pid)
+        except (AttributeError, OSError):
+            handle = None
+        try:
+            watch = None
+            if handle is not None:
+                watch = select.poll()
+                watch.register(handle, select.POLLIN)
+            while True:
+                left = max(0.0, deadline - time.monotonic())
+                step = min(LOOK_EVERY_SECONDS, left)
+                if watch is not None:
+                    ended = bool(watch.poll(int(step * 1000) + 1))
+                else:
+                    ended = process.ended_within(step)
                 self.read_new()
-                return True
-            self.read_new()
-            if left <= 0:
-                return False
+                if ended:
+                    process.wait()
+                    return True
+                if left <= 0:
+                    return False
+        finally:
+            if handle is not None:
+                os.close(handle)
 
     def finish(self) -> tuple[bytes, bytes]:
         """The whole output, and what follows its last separator (not handed over)."""

@@ -155,7 +155,7 @@ def scan_with_rg(
         phrase = phrase_re(phrases) if words is None else None
 
         def take(blocks: list[bytes]) -> None:
-            parse_blocks(blocks, result, phrase)
+            parse_blocks(blocks, result, phrase, last=False)
 
         followed = Followed(out.fileno(), None if list_only else take)
         try:

@@ -551,9 +551,9 @@ def test_ripgreps_blocks_are_taken_apart_while_it_still_runs(
     seen: list[tuple[int, bool]] = []
     split: list[str] = []  # raw matches whose texts were split while ripgrep ran
 
-    def parse(blocks: list[bytes], result: Any, phrase: Any = None) -> None:
+    def parse(blocks: list[bytes], result: Any, phrase: Any = None, **options: Any) -> None:
         seen.append((len(blocks), printed.exists()))
-        parse_blocks(blocks, result, phrase)
+        parse_blocks(blocks, result, phrase, **options)
         if not printed.exists():
             split.extend(rel for rel, hits in result.matches.items() if hits._texts is not None)
         mark.touch()
