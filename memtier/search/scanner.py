@@ -184,7 +184,10 @@ def scan_with_rg(
             if rel and tier_of(rel) is not None:
                 result.matches[rel] = FileHits()
         return result
-    if code not in (0, 1) or STATS_RE.search(output) is None:
+    # ripgrep's statistics close its output, after its last blank line: looked for
+    # there, not across the whole output (megabytes for a broad query), where a
+    # matched text could also read "N files searched".
+    if code not in (0, 1) or STATS_RE.search(last) is None:
         # Not ripgrep, or ripgrep that died: its silence is not "no matches".
         first = errors.strip().splitlines()[:1]
         raise _RipgrepUnusable(first[0] if first else f"no search statistics (exit status {code})")

@@ -566,3 +566,19 @@ def test_ripgreps_blocks_are_taken_apart_while_it_still_runs(
     assert found == ["memory/episodic/2026-11-01.md", "memory/episodic/2026-11-02.md"]
     # A raw scan's matched texts (`pick.raw_counts` counts them) are split then too.
     assert split == ([] if literals else ["memory/episodic/2026-11-01.md"])
+
+
+def test_statistics_are_ripgreps_only_where_it_prints_them(root: Path, tmp_path: Path) -> None:
+    """ripgrep prints its statistics last, after a blank line: a matched text of an
+    earlier block that reads like them, from a program that then stops without any,
+    is no answer, and the built-in scanner searches instead."""
+    fake = tmp_path / "rg-without-statistics"
+    fake.write_text(
+        "#!/bin/sh\nprintf 'memory/episodic/2026-11-01.md\\000backup\\n3 files searched\\n\\n"
+        "memory/episodic/2026-11-02.md\\000backup\\n'\n"
+    )
+    fake.chmod(0o755)
+    (root / "memory/episodic/2026-11-01.md").write_text("# 2026-11-01\n\n- backup done\n")
+    result = scan(root, ("cold",), "backup", ignore_case=True, rg=str(fake), literals=[])
+    assert result.scanner == "python"
+    assert any("no search statistics" in w and "built-in scanner" in w for w in result.warnings)
