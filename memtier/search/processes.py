@@ -1,14 +1,15 @@
 """Running ripgrep (`scanner`): an anonymous file for its output, read as it grows.
 
 The file takes the fast way where the system offers it (Linux: ``memfd_create``)
-and the portable way elsewhere. The program itself is started and waited for by
-`memtier.spawn`, which notices its end the moment it comes (a process file
-descriptor where the system has them).
+and the portable way elsewhere. The program itself is started by `memtier.spawn`
+and waited for by `Followed.wait`, which notices its end the moment it comes (a
+process file descriptor where the system has them).
 
 `Followed` reads that file while ripgrep still writes it: ripgrep prints each
 file's block whole as soon as the file is searched, so the blocks printed so far
-can be taken apart while ripgrep searches the rest (a second core is idle
-otherwise), instead of all of them after it ends.
+are taken apart while ripgrep searches the rest, and only its last blocks and
+statistics are left for after its end. This shortens what follows ripgrep; it
+saves no CPU, and on two cores ripgrep's threads keep both busy most of the time.
 """
 
 from __future__ import annotations
