@@ -6,6 +6,9 @@
   the lowercased matches, a term inside a longer matched term counted for both.
 - `FileHits`: for ``--regex`` (and a term of digits only), the raw matches of
   one file, kept as ripgrep printed them until someone asks.
+
+`parse_blocks` files ripgrep's printed blocks into a `ScanResult`, a few at a
+time while ripgrep still searches (`processes.Followed`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from memtier.search.phrases import phrase_words
 from memtier.search.tokens import has_cjk, normalise_bytes, overlapping
 from memtier.workspace import EPISODIC_PREFIX, tier_of
 
@@ -25,6 +29,8 @@ __all__ = [
     "all_notes",
     "count_words",
     "counting_words",
+    "file_counted",
+    "parse_blocks",
     "split_tagged",
 ]
 
@@ -35,12 +41,17 @@ class TermCounts:
     *words* are the query terms (lowercase); a count tuple follows their order.
     """
 
-    __slots__ = ("encoded", "groups", "repeating", "words")
+    __slots__ = ("encoded", "groups", "known", "repeating", "waiting", "words")
 
     def __init__(self, words: Sequence[str]) -> None:
         self.words = tuple(words)
         self.encoded = tuple(word.encode("utf-8") for word in self.words)
         self.groups: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+        # Each distinct block of matched texts the scan met, counted once (`count_words`):
+        # its counts (None: nothing left to count) and whether a tag line matched in it.
+        self.known: dict[bytes, tuple[tuple[int, ...] | None, bool]] = {}
+        # The printed paths of each count, not filed under their tiers yet (`file_counted`).
+        self.waiting: dict[tuple[int, ...], list[bytes]] = {}
         # A CJK term that can overlap itself (哈哈): counted with its overlaps (`count_in`).
         self.repeating = frozenset(
             i for i, word in enumerate(self.words) if has_cjk(word) and _self_overlapping(word)
@@ -97,7 +108,7 @@ class FileHits:
     (the Python scanner hands over its matches or counts directly), and the file's
     *tier*, which the scan knew when it kept the file."""
 
-    __slots__ = ("_counted", "_list", "_raw", "tier")
+    __slots__ = ("_counted", "_list", "_raw", "_texts", "tier")
 
     def __init__(
         self,
@@ -109,6 +120,7 @@ class FileHits:
         self._raw = raw
         self._list = found
         self._counted = counted
+        self._texts: list[bytes] | None = None
         self.tier = tier
 
     def counts(self) -> dict[str, int]:
@@ -132,11 +144,13 @@ class FileHits:
         no text."""
         if self._counted is not None or self._list is not None:
             return None
-        raw = self._raw
-        if not raw:
-            return []
-        # With positions, the texts alone (without a match object each).
-        texts: list[bytes] = _TEXT_RE.findall(raw) if _FULL_RE.match(raw) else raw.split(b"\n")
+        texts = self._texts
+        if texts is None:
+            raw = self._raw
+            # With positions, the texts alone (without a match object each). Kept: the
+            # scan splits them while ripgrep still searches (`keep_raw`).
+            texts = _TEXT_RE.findall(raw) if _FULL_RE.match(raw) else raw.split(b"\n")
+            self._texts = texts = texts if raw else []
         return texts
 
     def match_count(self) -> int:
@@ -218,20 +232,40 @@ def all_notes(joined: bytes, count: int) -> bool:
 def count_words(
     same_texts: dict[bytes, list[bytes]], counted: TermCounts, tagged: set[str] | None
 ) -> None:
-    """Count each query word in each distinct sequence of matched texts, and file
-    the paths that printed it under their tier and counts."""
+    """Count each query word in each distinct sequence of matched texts, and keep the
+    paths that printed it under its counts (`file_counted` files them). A sequence
+    met before in the same scan (ripgrep's output comes a few blocks at a time) is
+    not counted again."""
+    known = counted.known
+    waiting = counted.waiting
     for body, paths in same_texts.items():
-        if tagged is not None:
-            body, has_tag = split_tagged(body)
-            if has_tag:
-                tagged.update(
-                    name.decode("utf-8", "surrogateescape").removeprefix("./") for name in paths
-                )
-            if not body:
-                continue
-        # ASCII lowercase, as the Python scanner's bytes path; one C-level count per
-        # word: the matched texts hold no line prefix a word could straddle.
-        found = counted.count_in(normalise_bytes(body))
+        seen = known.get(body)
+        if seen is None:
+            text, has_tag = split_tagged(body) if tagged is not None else (body, False)
+            # ASCII lowercase, as the Python scanner's bytes path; one C-level count per
+            # word: the matched texts hold no line prefix a word could straddle. With
+            # tags, a block of tag lines only has nothing left to count.
+            empty = tagged is not None and not text
+            found = None if empty else counted.count_in(normalise_bytes(text))
+            seen = known[body] = (found, has_tag)
+        found, has_tag = seen
+        if has_tag and tagged is not None:
+            tagged.update(
+                name.decode("utf-8", "surrogateescape").removeprefix("./") for name in paths
+            )
+        if found is None:
+            continue
+        kept = waiting.get(found)
+        if kept is None:
+            waiting[found] = paths
+        else:
+            kept.extend(paths)
+
+
+def file_counted(counted: TermCounts) -> None:
+    """File the paths `count_words` kept under their tier and counts: all the paths
+    of one count at once, once ripgrep has printed them all."""
+    for found, paths in counted.waiting.items():
         # One decode for all the paths; NUL cannot occur in a path.
         joined = b"\0".join(paths)
         names = joined.decode("utf-8", "surrogateescape").split("\0")
@@ -258,3 +292,92 @@ def count_words(
             tier = tier_of(rel)
             if tier is not None:
                 counted.add(rel, tier, found)
+    counted.waiting = {}
+
+
+STATS_RE = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
+_BINARY_RE = re.compile(rb"^(.*): binary file matches")
+
+
+def parse_blocks(
+    blocks: list[bytes],
+    result: ScanResult,
+    phrase: re.Pattern[str] | None = None,
+    *,
+    last: bool = True,
+) -> None:
+    """File blocks of ripgrep's ``--heading --null`` output (split at its blank
+    lines): each is ``path NUL`` then its ``line:column:text`` lines, or a binary
+    file's notice, or the statistics (last). Any run of consecutive blocks may be
+    given at a time, in order; *last* with the final run (the counted paths are
+    filed then, `file_counted`).
+
+    For a word query the blocks are first gathered by their matched texts: the
+    files of a broad query repeat a few thousand distinct sequences of the same
+    few words, so the counting is done once per sequence, not once per file.
+    """
+    same_texts: dict[bytes, list[bytes]] = {}
+    named: list[bytes] = []  # the raw matches' files (no counting): paths, bodies
+    bodies: list[bytes] = []
+    for block in blocks:
+        path_bytes, sep, body = block.partition(b"\0")
+        if sep:
+            if result.counted is not None:
+                paths = same_texts.get(body)
+                if paths is None:
+                    same_texts[body] = [path_bytes]
+                else:
+                    paths.append(path_bytes)
+                continue
+            named.append(path_bytes)
+            bodies.append(body)
+            continue
+        binary = _BINARY_RE.match(block)
+        if binary:
+            rel = binary.group(1).decode("utf-8", "surrogateescape").removeprefix("./")
+            result.warnings.append(f"skipped {rel}: binary file")
+            continue
+        stats = STATS_RE.search(block)
+        if stats:
+            result.files_searched = int(stats.group(1))
+    if result.counted is not None:
+        count_words(same_texts, result.counted, result.tagged)
+        if last:
+            file_counted(result.counted)
+    elif named:
+        keep_raw(named, bodies, result, phrase)
+
+
+def keep_raw(
+    named: list[bytes], bodies: list[bytes], result: ScanResult, phrase: re.Pattern[str] | None
+) -> None:
+    """Each tier file's raw matches (`FileHits`), from its printed path and block.
+
+    The paths are decoded at once, and when all of them are notes of the episodic
+    folder (a broad ``--regex``: ~50,000 files at 100,000 notes) their tier is told
+    at once too (`all_notes`); else path by path (`tier_of`)."""
+    joined = b"\0".join(named)
+    names = joined.decode("utf-8", "surrogateescape").split("\0")
+    matches = result.matches
+    if all_notes(joined, len(names)) and result.tagged is None and phrase is None:
+        # Lowercased once here (ASCII only, byte lengths unchanged): the matched
+        # texts then are the query terms themselves.
+        for rel, body in zip(names, bodies, strict=True):
+            hits = matches[rel] = FileHits(body.lower(), None, None, "cold")  # (positional)
+            hits.raw_texts()  # split now, while ripgrep searches on (`pick.raw_counts`)
+        return
+    for name, body in zip(names, bodies, strict=True):
+        rel = name.removeprefix("./")
+        tier = tier_of(rel)
+        if tier is None:
+            continue
+        if result.tagged is not None:
+            body, tagged = split_tagged(body)
+            if tagged:
+                result.tagged.add(rel)
+            if not body:
+                continue
+        if phrase is not None:
+            body = phrase_words(body, phrase)
+        hits = matches[rel] = FileHits(body.lower(), tier=tier)
+        hits.raw_texts()

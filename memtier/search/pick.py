@@ -81,12 +81,20 @@ def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
         if graded:
             share /= total_idf
             cover = 1.0 + COVER_BONUS * share * share
-        boosted = bool(prefixes) and any(
-            rel[rel.rfind("/") + 1 :].startswith(prefixes) for rel in files
-        )
-        # Recency is at most 1 + bonus: no file of the group can score above this.
-        bound = top * (1.0 + bonus) * cover * (most if boosted else 1.0)
-        groups.append((bound, top, cover, tier, files, sum(found), boosted))
+        # Recency is at most 1 + bonus: no file of the group can score above this. Its
+        # files named for a date said are boosted, in a group of their own: the others
+        # stay bounded without the boost, and score without looking at their dates.
+        bound = top * (1.0 + bonus) * cover
+        if prefixes:
+            named = [rel for rel in files if rel[rel.rfind("/") + 1 :].startswith(prefixes)]
+            if named:
+                groups.append((bound * most, top, cover, tier, named, sum(found), True))
+                if len(named) < len(files):
+                    kept = set(named)
+                    files = [rel for rel in files if rel not in kept]
+                else:
+                    continue
+        groups.append((bound, top, cover, tier, files, sum(found), False))
     groups.sort(key=lambda g: -g[0])
     best: list[float] = []  # a min-heap of the cap best scores so far
     entries: list[tuple[float, int, str, int]] = []

@@ -30,16 +30,16 @@ from typing import TYPE_CHECKING, Protocol
 
 from memtier.errors import InputError
 from memtier.search.found import (
+    STATS_RE,
     FileHits,
     Match,
     ScanResult,
-    all_notes,
-    count_words,
     counting_words,
+    parse_blocks,
     split_tagged,
 )
-from memtier.search.phrases import phrase_re, phrase_words
-from memtier.search.processes import anonymous_file
+from memtier.search.phrases import phrase_re
+from memtier.search.processes import SEPARATOR, Followed, anonymous_file
 from memtier.search.tokens import (
     escape,
     has_cjk,
@@ -69,9 +69,6 @@ def find_rg(override: str | None = None) -> str | None:
 # ---------------------------------------------------------------------------
 # ripgrep
 
-_STATS_RE = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
-_BINARY_RE = re.compile(rb"^(.*): binary file matches")
-
 
 class _RipgrepUnusable(Exception):
     """ripgrep could not run or failed for a reason other than the user's pattern."""
@@ -83,13 +80,14 @@ class _RipgrepUnusable(Exception):
 RG_TIME_LIMIT_SECONDS = 10.0
 
 
-def _wait_bounded(process: Started) -> int:
-    """ripgrep's exit status, or `_RipgrepUnusable` once it has run past the limit
-    (it and anything it started are killed: it leads a process group of its own)."""
+def _wait_bounded(process: Started, output: Followed) -> int:
+    """ripgrep's exit status, its output read as it comes (`processes.Followed`), or
+    `_RipgrepUnusable` once it has run past the limit (it and anything it started
+    are killed: it leads a process group of its own)."""
     import signal
     from contextlib import suppress
 
-    if not process.ended_within(RG_TIME_LIMIT_SECONDS):
+    if not output.wait(process, RG_TIME_LIMIT_SECONDS):
         with suppress(OSError):  # (`close` kills the program itself in any case)
             os.killpg(process.pid, signal.SIGKILL)
         process.close()
@@ -143,7 +141,8 @@ def scan_with_rg(
         argv += ["--max-depth", "1"]  # every other tier folder is flat (PROTOCOL §1)
     argv += ["--regexp", pattern, "--", *paths]
     # ripgrep's output goes to an unlinked temporary file, not a pipe: a broad query
-    # prints megabytes, and a pipe's small buffer stalls rg's search threads.
+    # prints megabytes, and a pipe's small buffer stalls rg's search threads while
+    # Python is busy elsewhere. The file is read as it grows (`processes.Followed`).
     with anonymous_file() as out, anonymous_file() as err:
         from memtier import spawn  # not `subprocess`: ~5 ms of every search's start
 
@@ -153,16 +152,22 @@ def scan_with_rg(
             )
         except OSError as exc:
             raise _RipgrepUnusable(exc.strerror or str(exc)) from None
+        phrase = phrase_re(phrases) if words is None else None
+
+        def take(blocks: list[bytes]) -> None:
+            parse_blocks(blocks, result, phrase, last=False)
+
+        followed = Followed(out.fileno(), None if list_only else take)
         try:
             # Listing the tier folders for symlinks overlaps with ripgrep's search,
-            # and so does what the caller prepares for the ranking.
+            # and so does what the caller prepares for the ranking, and the reading
+            # of the files' blocks ripgrep has printed so far.
             symlink_warnings(root, paths, result.warnings)
             if meanwhile is not None:
                 meanwhile()
         finally:
-            code = _wait_bounded(process)
-        out.seek(0)
-        output = out.read()
+            code = _wait_bounded(process, followed)
+        output, last = followed.finish()
         err.seek(0)
         errors = err.read().decode("utf-8", "replace")
     if code == 2 and not output.strip():
@@ -179,11 +184,14 @@ def scan_with_rg(
             if rel and tier_of(rel) is not None:
                 result.matches[rel] = FileHits()
         return result
-    if code not in (0, 1) or _STATS_RE.search(output) is None:
+    # ripgrep's statistics close its output, after its last blank line: looked for
+    # there, not across the whole output (megabytes for a broad query), where a
+    # matched text could also read "N files searched".
+    if code not in (0, 1) or STATS_RE.search(last) is None:
         # Not ripgrep, or ripgrep that died: its silence is not "no matches".
         first = errors.strip().splitlines()[:1]
         raise _RipgrepUnusable(first[0] if first else f"no search statistics (exit status {code})")
-    _parse_rg_output(output, result, phrase_re(phrases) if words is None else None)
+    parse_blocks([last], result, phrase)  # the statistics, and what came with them
     for line in errors.splitlines():
         if line.strip():
             result.warnings.append(line.removeprefix("rg: ").strip())
@@ -193,74 +201,8 @@ def scan_with_rg(
 def _parse_rg_output(
     output: bytes, result: ScanResult, phrase: re.Pattern[str] | None = None
 ) -> None:
-    """Split ``--heading --null`` output: one block per file, ``path NUL`` then its
-    ``line:column:text`` lines, blocks separated by a blank line, stats last.
-
-    For a word query the blocks are first gathered by their matched texts: the
-    files of a broad query repeat a few thousand distinct sequences of the same
-    few words, so the counting is done once per sequence, not once per file.
-    """
-    same_texts: dict[bytes, list[bytes]] = {}
-    named: list[bytes] = []  # the raw matches' files (no counting): paths, bodies
-    bodies: list[bytes] = []
-    for block in output.split(b"\n\n"):
-        path_bytes, sep, body = block.partition(b"\0")
-        if sep:
-            if result.counted is not None:
-                paths = same_texts.get(body)
-                if paths is None:
-                    same_texts[body] = [path_bytes]
-                else:
-                    paths.append(path_bytes)
-                continue
-            named.append(path_bytes)
-            bodies.append(body)
-            continue
-        binary = _BINARY_RE.match(block)
-        if binary:
-            rel = binary.group(1).decode("utf-8", "surrogateescape").removeprefix("./")
-            result.warnings.append(f"skipped {rel}: binary file")
-            continue
-        stats = _STATS_RE.search(block)
-        if stats:
-            result.files_searched = int(stats.group(1))
-    if result.counted is not None:
-        count_words(same_texts, result.counted, result.tagged)
-    elif named:
-        _keep_raw(named, bodies, result, phrase)
-
-
-def _keep_raw(
-    named: list[bytes], bodies: list[bytes], result: ScanResult, phrase: re.Pattern[str] | None
-) -> None:
-    """Each tier file's raw matches (`FileHits`), from its printed path and block.
-
-    The paths are decoded at once, and when all of them are notes of the episodic
-    folder (a broad ``--regex``: ~50,000 files at 100,000 notes) their tier is told
-    at once too (`found.all_notes`); else path by path (`tier_of`)."""
-    joined = b"\0".join(named)
-    names = joined.decode("utf-8", "surrogateescape").split("\0")
-    matches = result.matches
-    if all_notes(joined, len(names)) and result.tagged is None and phrase is None:
-        # Lowercased once here (ASCII only, byte lengths unchanged): the matched
-        # texts then are the query terms themselves.
-        for rel, body in zip(names, bodies, strict=True):
-            matches[rel] = FileHits(body.lower(), None, None, "cold")  # (positional: faster)
-        return
-    for name, body in zip(names, bodies, strict=True):
-        rel = name.removeprefix("./")
-        tier = tier_of(rel)
-        if tier is None:
-            continue
-        if result.tagged is not None:
-            body, tagged = split_tagged(body)
-            if tagged:
-                result.tagged.add(rel)
-            if not body:
-                continue
-        if phrase is not None:
-            body = phrase_words(body, phrase)
-        matches[rel] = FileHits(body.lower(), tier=tier)
+    """ripgrep's whole ``--heading --null`` output at once (`found.parse_blocks`)."""
+    parse_blocks(output.split(SEPARATOR), result, phrase)
 
 
 # ---------------------------------------------------------------------------

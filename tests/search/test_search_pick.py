@@ -285,3 +285,35 @@ def test_raw_pick_passes_over_only_files_below_the_cap_best(
     assert picked.unread_matches == sum(counted.matches.values()) - sum(
         found for _, _, found in picked.files
     )
+
+
+class _CountedHint(DateHint):
+    """A `DateHint` that notes each name whose boost is looked up."""
+
+    looked: list[str] = []  # noqa: RUF012 (the class is the test's own record)
+
+    def boost(self, name: str) -> float:
+        self.looked.append(name)
+        return super().boost(name)
+
+
+def test_a_day_said_looks_up_the_boost_of_its_own_notes_only() -> None:
+    """A day said in a query ("backup on 9 November"): in a group of many files with
+    the same counts, only the notes named for that day (and the next) can be
+    boosted; the others are bounded without the boost, as groups are, and their
+    dates are never looked at, whichever files are picked."""
+    counts = TermCounts(["backup"])
+    day = date(2026, 11, 9)
+    names = [date.fromordinal(day.toordinal() - k).isoformat() for k in range(-1, 300)]
+    for name in names:
+        counts.add(f"memory/episodic/{name}.md", "cold", (1,))
+    hint = _CountedHint("", frozenset({day}))
+    _CountedHint.looked = []
+    weights = {"backup": idf(len(names), len(names) + 5)}
+    scoring = Scoring((Term("backup"),), False, weights, weights["backup"], TODAY, 0.12, hint)
+    picked = pick_counted(counts, scoring, 20)
+    assert sorted(_CountedHint.looked) == ["2026-11-09.md", "2026-11-10.md"]
+    assert [rel for rel, _, _ in picked.files[:2]] == [
+        "memory/episodic/2026-11-09.md",
+        "memory/episodic/2026-11-10.md",
+    ]

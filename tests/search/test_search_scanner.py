@@ -524,3 +524,61 @@ def test_a_files_counts_hold_every_overlapping_cjk_pair(
             counts = raw.counted[rel]
         expected = {t.text: _overlapping(text, t.text) for t in terms if t.cjk}
         assert {word: counts.get(word, 0) for word in expected} == expected
+
+
+@pytest.mark.parametrize("literals", [["backup"], []], ids=["words", "raw"])
+def test_ripgreps_blocks_are_taken_apart_while_it_still_runs(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, literals: list[str]
+) -> None:
+    """A block ripgrep has printed is read, and a raw scan's texts split, while ripgrep
+    searches on (`processes.Followed`): a stand-in prints one file's block, then
+    waits (a bounded while) for a mark that only the reading of that block leaves,
+    and only then prints the rest."""
+    from memtier.search import scanner
+    from memtier.search.found import parse_blocks
+
+    mark = tmp_path / "block-read"
+    printed = tmp_path / "ended"
+    fake = tmp_path / "rg-in-steps"
+    fake.write_text(
+        "#!/bin/sh\n"
+        "printf 'memory/episodic/2026-11-01.md\\000backup\\n\\n'\n"
+        f"i=0; while [ ! -e {mark} ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done\n"
+        "printf 'memory/episodic/2026-11-02.md\\000backup\\nbackup\\n\\n2 files searched\\n'\n"
+        f": > {printed}\n"
+    )
+    fake.chmod(0o755)
+    seen: list[tuple[int, bool]] = []
+    split: list[str] = []  # raw matches whose texts were split while ripgrep ran
+
+    def parse(blocks: list[bytes], result: Any, phrase: Any = None, **options: Any) -> None:
+        seen.append((len(blocks), printed.exists()))
+        parse_blocks(blocks, result, phrase, **options)
+        if not printed.exists():
+            split.extend(rel for rel, hits in result.matches.items() if hits._texts is not None)
+        mark.touch()
+
+    monkeypatch.setattr(scanner, "parse_blocks", parse)
+    result = scan(root, ("cold",), "backup", ignore_case=True, rg=str(fake), literals=literals)
+    assert result.scanner == "ripgrep" and result.files_searched == 2
+    assert seen[0] == (1, False)  # the first block, read before the stand-in printed the rest
+    found = result.counted.paths() if result.counted is not None else sorted(result.matches)
+    assert found == ["memory/episodic/2026-11-01.md", "memory/episodic/2026-11-02.md"]
+    # A raw scan's matched texts (`pick.raw_counts` counts them) are split then too.
+    assert split == ([] if literals else ["memory/episodic/2026-11-01.md"])
+
+
+def test_statistics_are_ripgreps_only_where_it_prints_them(root: Path, tmp_path: Path) -> None:
+    """ripgrep prints its statistics last, after a blank line: a matched text of an
+    earlier block that reads like them, from a program that then stops without any,
+    is no answer, and the built-in scanner searches instead."""
+    fake = tmp_path / "rg-without-statistics"
+    fake.write_text(
+        "#!/bin/sh\nprintf 'memory/episodic/2026-11-01.md\\000backup\\n3 files searched\\n\\n"
+        "memory/episodic/2026-11-02.md\\000backup\\n'\n"
+    )
+    fake.chmod(0o755)
+    (root / "memory/episodic/2026-11-01.md").write_text("# 2026-11-01\n\n- backup done\n")
+    result = scan(root, ("cold",), "backup", ignore_case=True, rg=str(fake), literals=[])
+    assert result.scanner == "python"
+    assert any("no search statistics" in w and "built-in scanner" in w for w in result.warnings)
