@@ -74,12 +74,29 @@ _WEEKDAY = (
     r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|"
     r"mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag)"
 )
+_NTH = r"(?P<nth>first|1st|second|2nd|third|3rd|fourth|4th|last|final)"
+_ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+}
+_COUNTS = {"two": 2, "three": 3, "2": 2, "3": 3}
 # German words that only lead into a date ("am 2. März", "vom 3.", "im März", "seit").
 _INTO = r"(?:(?:am|vom|im|seit|ab|bis)\s+)?"
 # The patterns are compiled on first use (`_patterns`), by a query that may name a
 # date (`may_name_a_date`): compiling them cost about 3 ms of every search's start.
 _SOURCES = (
     (r"\b(?P<year>(?:19|20)\d\d)-(?P<mon>[01]\d)-(?P<day>[0-3]\d)\b"),
+    # A week or weekend of a month: "the first weekend of October", "last two weeks of May".
+    (
+        rf"\b(?:the\s+|in\s+the\s+|during\s+the\s+)?{_NTH}\s+(?:(?P<count>two|three|2|3)\s+)?"
+        rf"(?P<span>weekend|week)s?\s+(?:of|in)\s+{_MONTH}(?:(?:,\s*|\s+){_YEAR})?\b"
+    ),
     # German numbers: 02.03. and 2.3.2027, never inside a version or an address.
     (
         r"(?<![\w.])(?P<day>[0-3]?\d)\.(?P<mon>[01]?\d)\.(?:(?P<year>(?:19|20)\d\d)(?!\w|\.\d))?(?!\d)"
@@ -233,6 +250,8 @@ def parse_dates(query: str, today: date, noted: NotedMonths | None = None) -> Da
             if m.groupdict().get("week"):
                 weeks.add(today - timedelta(days=today.weekday() + 7))
                 taken = True
+            elif m.groupdict().get("span"):
+                taken = _take_span(m, today, weeks, months, noted)
             else:
                 taken = _take(m, today, days, months, years, noted)
             if taken:
@@ -255,15 +274,14 @@ def _blank(text: str, start: int, end: int) -> str:
 
 
 def _said(text: str, m: re.Match[str]) -> str:
-    """*text* with date match *m* reduced to the word a note's line would also say: the
-    month's name (v4). A relative phrase ("yesterday", "last Monday"), a year, a day's
-    number (as often a count or part of an address) and a date in figures are taken out."""
+    """*text* with date match *m* reduced to the words a note's line would also say: the
+    month's name (v4), and the "week" or "weekend" of a week of a month. A relative
+    phrase ("yesterday", "last Monday"), a year, a day's number (as often a count or
+    part of an address) and a date in figures are taken out."""
     found = m.groupdict()
-    if not found.get("month"):
-        return _blank(text, m.start(), m.end())
-    if found["month"].rstrip(".") == "may":
-        return _blank(text, m.start(), m.end())  # "may" is more often the verb
-    keep = [m.span("month")]
+    keep = [m.span(name) for name in ("month", "span") if found.get(name)]
+    if found.get("month") and found["month"].rstrip(".") == "may":
+        keep = keep[1:]  # "may" is more often the verb
     out = _blank(text, m.start(), m.end())
     for start, end in keep:
         out = out[:start] + text[start:end] + out[end:]
@@ -318,6 +336,44 @@ def _take(
         months.add(latest[:2])
     else:
         days.add(date(*latest))
+    return True
+
+
+def _take_span(
+    m: re.Match[str],
+    today: date,
+    weeks: set[date],
+    months: set[tuple[int, int]],
+    noted: NotedMonths | None,
+) -> bool:
+    """Record the weeks of a month that match *m* names ("the second week of May"):
+    the Nth week is the one (Monday to Sunday) holding the month's day 7·(N−1)+1, the
+    last the one holding its last day, the Nth weekend the week of its Nth Saturday;
+    "the last two weeks" are two weeks back from the last. The month counts too."""
+    found = m.groupdict()
+    month = _month_number(found["month"])
+    if found.get("year"):
+        year = int(found["year"])
+    else:
+        latest = _latest(today, month, None, noted)
+        if latest is None:
+            return False
+        year = latest[0]
+    first = date(year, month, 1)
+    last = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+    count = _COUNTS.get(found.get("count") or "", 1)
+    nth = _ORDINALS.get(found["nth"])
+    if found["span"] == "weekend":
+        saturday = first + timedelta(days=(5 - first.weekday()) % 7)
+        saturdays = [saturday + timedelta(days=7 * i) for i in range(5)]
+        saturdays = [day for day in saturdays if day <= last]
+        anchor = saturdays[min(nth, len(saturdays)) - 1] if nth else saturdays[-1]
+    else:
+        anchor = first + timedelta(days=7 * (nth - 1)) if nth else last
+    monday = anchor - timedelta(days=anchor.weekday())
+    step = 7 if nth else -7  # "the first two weeks" go forward, "the last two" back
+    weeks.update(monday + timedelta(days=step * i) for i in range(count))
+    months.add((year, month))
     return True
 
 

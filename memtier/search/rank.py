@@ -67,12 +67,12 @@ from typing import NamedTuple
 
 from memtier.errors import InputError
 from memtier.search.boilerplate import WEAK_ALONE, boilerplate, weak_terms
+from memtier.search.copies import discount_copies
 from memtier.search.dates import DateHint
 from memtier.search.group import Grouped, group_file
 from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import FileHits, ScanResult
 from memtier.search.scoring import (
-    COPY_WEIGHT,
     COVER_BONUS,
     EVIDENCE_WEIGHTS,
     HEADING_CONTEXT,
@@ -278,7 +278,7 @@ def rank(
             if quiet and all((m[0], m[1]) in quiet for m in hit[4]):
                 labelled.add(len(scored))
             scored.append(hit)
-    _discount_copies(scored)
+    discount_copies(scored)
     _weak_below_strong(scored, ctx.weak)
     # PROTOCOL §9 v4: a hit found by labels alone ranks below every content match.
     _scale_below(scored, labelled)
@@ -294,65 +294,6 @@ def rank(
         for score, tier, rel, line, matches, lines in best
     )
     return Ranked(hits, total, tuple(warnings))
-
-
-_HOME_TIERS = frozenset(("hot", "warm"))
-_BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\d{4}-\d\d-\d\d:?\s+)?")
-MIN_COPY_CHARS = 20  # shorter lines are too common to call a copy
-
-
-def _fact_text(line: str) -> str:
-    return _BULLET_RE.sub("", line).strip().rstrip(".").lower()
-
-
-def _discount_copies(scored: list[_Hit]) -> None:
-    """A fact's home is its HOT or WARM line (PROTOCOL §10): a section elsewhere whose
-    matching line holds a copy of a matching home line scores at most `COPY_WEIGHT`
-    of the home's section, so pasted task copies in rotated notes (short sections,
-    a recency boost) never push the home down."""
-    homes = _Facts()
-    for score, tier, _, _, matches, lines in scored:
-        if tier in _HOME_TIERS:
-            for line in {m[0] for m in matches}:
-                homes.add(_fact_text(lines[line - 1]), score)
-    if not homes.best:
-        return
-    for i, (score, tier, rel, best, matches, lines) in enumerate(scored):
-        if tier in _HOME_TIERS:
-            continue
-        caps = [homes.copied_in(lines[line - 1].lower()) for line in {m[0] for m in matches}]
-        cap = max(caps, default=0.0)
-        if cap:
-            scored[i] = (min(score, COPY_WEIGHT * cap), tier, rel, best, matches, lines)
-
-
-class _Facts:
-    """The home lines a copy is looked for, by their first `MIN_COPY_CHARS` characters:
-    a text holds a fact only where one of its windows of that width starts the fact,
-    so a text is checked in one pass over its windows, not once per fact (a WARM file
-    of 20,000 matching lines beside a thousand other hits took a minute)."""
-
-    def __init__(self) -> None:
-        self.best: dict[str, float] = {}
-        self._by_head: dict[str, list[str]] = {}
-
-    def add(self, fact: str, score: float) -> None:
-        if len(fact) < MIN_COPY_CHARS:
-            return
-        if fact not in self.best:
-            self._by_head.setdefault(fact[:MIN_COPY_CHARS], []).append(fact)
-        self.best[fact] = max(score, self.best.get(fact, 0.0))
-
-    def copied_in(self, text: str) -> float:
-        """The best home score among the facts *text* holds (0 when it holds none)."""
-        found = 0.0
-        heads = self._by_head
-        for start in range(len(text) - MIN_COPY_CHARS + 1):
-            facts = heads.get(text[start : start + MIN_COPY_CHARS])
-            for fact in facts or ():
-                if text.startswith(fact, start):
-                    found = max(found, self.best[fact])
-        return found
 
 
 def _weak_below_strong(scored: list[_Hit], weak: frozenset[str]) -> None:

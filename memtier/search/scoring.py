@@ -34,7 +34,7 @@ SAME_LINE_BONUS = 1.0
 MIN_CANDIDATES = 50
 # How much a file's second and third best sections add to its best one (`rank._aggregate`).
 EVIDENCE_WEIGHTS = (0.5, 0.25)
-# A copy of a HOT or WARM line elsewhere scores this share (`rank._discount_copies`).
+# A copy of a HOT or WARM line elsewhere scores this share (`copies.discount_copies`).
 COPY_WEIGHT = 0.5
 PHRASE_GAP = 3  # bytes allowed between two words of a phrase: a space, "-", ", "
 

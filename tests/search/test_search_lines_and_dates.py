@@ -471,3 +471,37 @@ def test_a_year_after_a_comma_without_a_space_is_the_dates_year(query: str) -> N
 
     hint = parse_dates(query, date(2026, 11, 30))
     assert (hint.days, hint.years) == ({date(2023, 12, 1)}, set())
+
+
+@pytest.mark.parametrize(
+    ("phrase", "mondays"),
+    [("the first weekend of October 2023", ["2023-10-02"]),  # Saturday 7 October
+     ("the second week of November 2023", ["2023-11-06"]),  # the week of 8 November
+     ("the last week of October 2023", ["2023-10-30"]),  # the week of 31 October
+     ("the last two weeks of August 2023", ["2023-08-21", "2023-08-28"]),
+     ("the last weekend of September 2023", ["2023-09-25"]),  # Saturday 30 September
+     ("the first week of March", ["2026-02-23"])],  # no year: the latest March
+)  # fmt: skip
+def test_a_week_of_a_month_is_read_as_its_weeks(phrase: str, mondays: list[str]) -> None:
+    from datetime import date
+
+    from memtier.search.dates import parse_dates
+
+    hint = parse_dates(f"hiking in {phrase}?", date(2026, 11, 30))
+    assert sorted(d.isoformat() for d in hint.weeks) == mondays
+    assert len(hint.months) == 1 and not hint.days
+    assert hint.words().split()[0] == "hiking" and "first" not in hint.words()
+
+
+def test_a_week_of_a_month_meets_the_notes_of_that_week(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # "The first weekend of October 2023" is 7-8 October: the note of the 8th tells it;
+    # a later note of October that says more of the question's words comes second.
+    write(
+        root, "memory/episodic/2023-10-08.md", "# 2023-10-08\n\n- Dave: A car show this weekend.\n"
+    )
+    later = "# 2023-10-25\n\n- Dave: What a weekend, doing the first car show of the season!\n"
+    write(root, "memory/episodic/2023-10-25.md", later)
+    ranked = paths(search(cli, root, "What was Dave doing in the first weekend of October 2023?"))
+    assert ranked[:2] == ["memory/episodic/2023-10-08.md", "memory/episodic/2023-10-25.md"]

@@ -222,7 +222,7 @@ def test_the_copy_check_finds_exactly_the_facts_a_line_holds() -> None:
     # fact anywhere in a line, and only a whole fact, exactly as a plain search would.
     import random
 
-    from memtier.search.rank import MIN_COPY_CHARS, _Facts
+    from memtier.search.copies import MIN_COPY_CHARS, _Facts
 
     rng = random.Random(24)
     words = ["backup", "restic", "at", "02:30", "runs", "nas01"]
