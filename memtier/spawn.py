@@ -26,23 +26,47 @@ import os
 _CHUNK = 1 << 16
 
 
-def ends_within(pid: int, seconds: float) -> bool | None:
-    """Whether the child process *pid* (not reaped yet) ends within *seconds*, told
-    the moment it does by a process file descriptor (Linux; a time already past
-    looks once); it is not reaped here.
-    None where the system has no such descriptor: the caller waits its own way."""
-    import select
+class EndWatch:
+    """The end of the child process *pid* (not reaped here), told the moment it
+    comes by one process file descriptor (Linux), kept open for as many looks as
+    the caller makes (`ends_within`); close it after (or use it in a ``with``)."""
 
-    try:
-        handle = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return None
-    try:
-        watch = select.poll()
-        watch.register(handle, select.POLLIN)
-        return bool(watch.poll(int(max(0.0, seconds) * 1000) + 1))
-    finally:
-        os.close(handle)
+    def __init__(self, pid: int) -> None:
+        import select
+
+        self._handle: int | None = None
+        self._watch: select.poll | None = None
+        try:
+            self._handle = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            return  # no such descriptor here, or the process was reaped meanwhile
+        self._watch = select.poll()
+        self._watch.register(self._handle, select.POLLIN)
+
+    def ends_within(self, seconds: float) -> bool | None:
+        """Whether the process ends within *seconds* (a time already past looks
+        once); None where the system has no process file descriptor: the caller
+        waits its own way."""
+        if self._watch is None:
+            return None
+        return bool(self._watch.poll(int(max(0.0, seconds) * 1000) + 1))
+
+    def close(self) -> None:
+        if self._handle is not None:
+            os.close(self._handle)
+            self._handle = self._watch = None
+
+    def __enter__(self) -> EndWatch:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def ends_within(pid: int, seconds: float) -> bool | None:
+    """`EndWatch.ends_within` for one look at the child process *pid*."""
+    with EndWatch(pid) as watch:
+        return watch.ends_within(seconds)
 
 
 class Started:

@@ -84,28 +84,20 @@ class Followed:
         """Read the output while *process* runs, until it ends (True; reaped) or
         *limit* seconds have passed (False; it still runs).
 
-        One process file descriptor (Linux) tells the end the moment it comes, kept
-        for the whole wait: a look costs a timed wake of ~50 us of CPU, and opening
-        a descriptor at each look as much again (measured), which a search pays in
-        full on two busy cores. Elsewhere `Started.ended_within` looks its own way."""
-        import select
+        One process file descriptor (Linux, `spawn.EndWatch`) tells the end the
+        moment it comes, kept for the whole wait: a look costs a timed wake of ~50 us
+        of CPU, and opening a descriptor at each look as much again (measured), which
+        a search pays in full on two busy cores. Elsewhere `Started.ended_within`
+        looks its own way."""
+        from memtier.spawn import EndWatch
 
         deadline = time.monotonic() + limit
-        try:
-            handle = os.pidfd_open(process.pid)
-        except (AttributeError, OSError):
-            handle = None
-        try:
-            watch = None
-            if handle is not None:
-                watch = select.poll()
-                watch.register(handle, select.POLLIN)
+        with EndWatch(process.pid) as watch:
             while True:
                 left = max(0.0, deadline - time.monotonic())
                 step = min(LOOK_EVERY_SECONDS, left)
-                if watch is not None:
-                    ended = bool(watch.poll(int(step * 1000) + 1))
-                else:
+                ended = watch.ends_within(step)
+                if ended is None:
                     ended = process.ended_within(step)
                 self.read_new()
                 if ended:
@@ -113,9 +105,6 @@ class Followed:
                     return True
                 if left <= 0:
                     return False
-        finally:
-            if handle is not None:
-                os.close(handle)
 
     def finish(self) -> tuple[bytes, bytes]:
         """The whole output, and what follows its last separator (not handed over)."""
