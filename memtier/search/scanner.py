@@ -39,7 +39,7 @@ from memtier.search.found import (
     split_tagged,
 )
 from memtier.search.phrases import phrase_re
-from memtier.search.processes import SEPARATOR, Followed, anonymous_file
+from memtier.search.processes import Followed, anonymous_file
 from memtier.search.tokens import (
     escape,
     has_cjk,
@@ -196,13 +196,6 @@ def scan_with_rg(
         if line.strip():
             result.warnings.append(line.removeprefix("rg: ").strip())
     return result
-
-
-def _parse_rg_output(
-    output: bytes, result: ScanResult, phrase: re.Pattern[str] | None = None
-) -> None:
-    """ripgrep's whole ``--heading --null`` output at once (`found.parse_blocks`)."""
-    parse_blocks(output.split(SEPARATOR), result, phrase)
 
 
 # ---------------------------------------------------------------------------

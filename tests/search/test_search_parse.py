@@ -61,15 +61,15 @@ def test_each_path_is_filed_under_its_tier(paths: list[str]) -> None:
 def test_raw_matches_keep_each_tier_file_with_its_tier_and_lowered_text(
     paths: list[str], stats: bytes
 ) -> None:
-    """A ``--regex`` scan's blocks (`scanner._parse_rg_output`): every tier file is kept
+    """A ``--regex`` scan's blocks (`found.parse_blocks`): every tier file is kept
     under its relative name and tier, with its matched lines lowercased, whether the
     files are all episodic notes (told at once) or not (path by path)."""
-    from memtier.search.found import ScanResult
-    from memtier.search.scanner import _parse_rg_output
+    from memtier.search.found import ScanResult, parse_blocks
+    from memtier.search.processes import SEPARATOR
 
     blocks = [f"{p}\0{i + 1}:3:Ab{i}X".encode() for i, p in enumerate(dict.fromkeys(paths))]
     result = ScanResult(scanner="ripgrep", words=None)
-    _parse_rg_output(b"\n\n".join(blocks) + stats, result)
+    parse_blocks((b"\n\n".join(blocks) + stats).split(SEPARATOR), result)
     expected = {}
     for i, path in enumerate(dict.fromkeys(paths)):
         rel = path.removeprefix("./")

@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from memtier.search import SearchRequest, search
 from memtier.search.dates import DateHint
-from memtier.search.found import FileHits, ScanResult, TermCounts, counting_words
+from memtier.search.found import FileHits, ScanResult, TermCounts, counting_words, parse_blocks
 from memtier.search.pick import Scoring, pick_counted, pick_raw, raw_counts
-from memtier.search.scanner import _parse_rg_output, find_rg, scan_with_python
+from memtier.search.processes import SEPARATOR
+from memtier.search.scanner import find_rg, scan_with_python
 from memtier.search.scoring import idf
 from memtier.search.tokens import Term
 from memtier.workspace import Workspace
@@ -120,7 +121,7 @@ def test_parse_counts_each_term_per_file_and_keeps_warnings() -> None:
         b"12 matches\n3 files searched\n"
     )
     result = ScanResult("ripgrep", words=list(WORDS))
-    _parse_rg_output(output, result)
+    parse_blocks(output.split(SEPARATOR), result)
     assert result.counted is not None
     assert result.counted.paths() == [
         "memory/archive/2025/01/2025-01-02.md",
