@@ -54,8 +54,10 @@ class Followed:
     lists: the blocks are exactly those that splitting the whole output at
     *SEPARATOR* gives (the split is made from the left in both cases, and what
     follows the last separator read is kept until more comes). The last block
-    (ripgrep's statistics) stays for the caller, with the whole output
-    (`finish`)."""
+    (ripgrep's statistics) stays for the caller (`finish`). Without *take*, the
+    whole output is kept for the caller instead; with it, only whether anything but
+    white space was printed (`blank`): a broad query prints megabytes, which are
+    then neither joined nor copied again."""
 
     def __init__(self, fd: int, take: Callable[[list[bytes]], object] | None) -> None:
         self._fd = fd
@@ -63,6 +65,7 @@ class Followed:
         self._parts: list[bytes] = []
         self._rest = b""
         self._take = take
+        self.blank = True  # nothing but white space printed so far
 
     def read_new(self) -> None:
         """Read what was written since the last look; hand over the complete blocks."""
@@ -72,8 +75,10 @@ class Followed:
             chunks.append(chunk)
         if not chunks:
             return
-        self._parts.extend(chunks)
+        if self.blank:
+            self.blank = all(chunk.isspace() for chunk in chunks)
         if self._take is None:
+            self._parts.extend(chunks)
             return
         blocks = (self._rest + b"".join(chunks)).split(SEPARATOR)
         self._rest = blocks.pop()
@@ -107,6 +112,7 @@ class Followed:
                     return False
 
     def finish(self) -> tuple[bytes, bytes]:
-        """The whole output, and what follows its last separator (not handed over)."""
+        """The whole output when no *take* was given (else nothing: the blocks were
+        handed over), and what follows the last separator (not handed over)."""
         self.read_new()
         return b"".join(self._parts), self._rest

@@ -170,7 +170,7 @@ def scan_with_rg(
         output, last = followed.finish()
         err.seek(0)
         errors = err.read().decode("utf-8", "replace")
-    if code == 2 and not output.strip():
+    if code == 2 and followed.blank:
         message = errors.strip()
         if "regex" in message:
             # ripgrep prints the pattern and a caret, then "error: <what is wrong>".
