@@ -397,6 +397,16 @@ def test_length_in_words_is_words_plus_one_per_character_in_the_cjk_ranges(text:
     assert length_in_words(text) == expected
 
 
+@given(st.text() | st.text(alphabet=st.sampled_from("aZ_9 .,-\n\téÉßøł’—\u00a0\u0301ǅ²½٣𝟘🚀再ㄱ")))
+def test_words_are_counted_as_the_word_pattern_counts_them(text: str) -> None:
+    """`count_words` (bytes mapped and split) counts what ``\\w+`` finds, for any text:
+    accented letters, digits of other scripts, a dash, a curly quote, a combining
+    accent, a no-break space."""
+    from memtier.search.tokens import _PLAIN_WORD_RE, count_words
+
+    assert count_words(text) == len(_PLAIN_WORD_RE.findall(text))
+
+
 def _tick() -> None:
     """Past the file system clock's tick, so the next change gives new folder times."""
     import time
