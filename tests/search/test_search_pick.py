@@ -394,3 +394,40 @@ def test_a_regex_whose_texts_read_like_positions_counts_them_as_texts(root: Path
     results = both[0]["results"]
     assert isinstance(results, list) and len(results) == 3
     assert all(":" in term for hit in results for term in hit["matched_terms"])
+
+
+@needs_rg
+def test_a_regex_located_without_ripgrep_shows_the_same_lines(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A --regex's positions come from a second ripgrep run over the files read
+    (`scanner.locate`); when ripgrep fails then, the built-in scanner reads those
+    files, and the hits are the same."""
+    from memtier.search import scanner
+
+    notes = {
+        "memory/episodic/2026-11-20.md": "# 2026-11-20\n\n- host10 up\n- host12 and host10\n",
+        "memory/episodic/2026-11-21.md": "# 2026-11-21\n\n## Net\n\n- Zoë moved host11\n",
+        "memory/semantic/infra.md": "# Infra\n\n- host10: the proxy\n",
+    }
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / "memory/memtier.toml").write_text("search_log = false\n")
+    ws = Workspace.open(root, NOW)
+    request = SearchRequest(query=r"host1\d", regex=True, rg=RG)
+    located = search(ws, request).to_json()
+    real = scanner.scan_with_rg
+    failed: list[list[str]] = []
+
+    def failing(*args: Any, located: list[str] | None = None, **options: Any) -> Any:
+        if located is not None:
+            failed.append(located)
+            raise scanner._RipgrepUnusable("gone")
+        return real(*args, **options)
+
+    monkeypatch.setattr(scanner, "scan_with_rg", failing)
+    fallen_back = search(ws, request).to_json()
+    assert failed and sorted(failed[0]) == sorted(notes)
+    assert fallen_back == located
+    assert [hit["line"] for hit in located["results"]]  # type: ignore[index]
