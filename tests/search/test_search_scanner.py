@@ -402,7 +402,8 @@ def test_words_are_counted_as_the_word_pattern_counts_them(text: str) -> None:
     """`count_words` (bytes mapped and split) counts what ``\\w+`` finds, for any text:
     accented letters, digits of other scripts, a dash, a curly quote, a combining
     accent, a no-break space."""
-    from memtier.search.tokens import _PLAIN_WORD_RE, count_words
+    from memtier.search.tokens import _PLAIN_WORD_RE
+    from memtier.search.wordcount import count_words
 
     assert count_words(text) == len(_PLAIN_WORD_RE.findall(text))
 
