@@ -17,7 +17,10 @@ The scan reports its counts in one of two forms:
   every file would pick: a group is passed over only when every file in it
   scores strictly below *cap* files already found.
 - raw matched texts per file (`found.FileHits`), for ``--regex`` and for
-  queries with a term made of digits only: one loop over every matching file.
+  queries with a term made of digits only: one loop over every matching file,
+  but the episodic notes ripgrep printed the same texts for are counted and
+  scored once for all of them (`found.ScanResult.by_texts`), and their recency
+  looked up only while they can still reach the *cap* best files.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from datetime import date
 from typing import NamedTuple
 
 from memtier.search.dates import DateHint
-from memtier.search.found import FileHits, TermCounts
+from memtier.search.found import FileHits, TermCounts, texts_of
 from memtier.search.scoring import COVER_BONUS, K1, TIER_WEIGHTS, recency_of
 from memtier.search.tokens import Term, has_cjk, overlapping, term_of
 from memtier.workspace import TIERS
@@ -121,22 +124,37 @@ def pick_counted(counts: TermCounts, scoring: Scoring, cap: int) -> Picked:
     )
 
 
+# Episodic notes with the same matched texts (`found.ScanResult.by_texts`): their
+# counts by term, each one's number of matches, and their paths.
+Group = tuple[dict[str, int], int, list[str]]
+
+
 class RawCounts(NamedTuple):
     """What `raw_counts` found: each file's counts by term, each term's document
     frequency, each file's number of matches (whatever term they are of) and its
-    tier (the scan's)."""
+    tier (the scan's); the notes kept together by their texts in *groups* (COLD)."""
 
     counted: dict[str, dict[str, int]]
     df: dict[str, int]
     matches: dict[str, int]
     tiers: dict[str, str]
+    groups: tuple[Group, ...] = ()
+
+    def file_count(self) -> int:
+        return len(self.counted) + sum(len(paths) for _, _, paths in self.groups)
 
 
 def raw_counts(
-    matches: dict[str, FileHits], scoring_terms: tuple[Term, ...], regex: bool
+    matches: dict[str, FileHits],
+    scoring_terms: tuple[Term, ...],
+    regex: bool,
+    by_texts: dict[bytes, list[str]] | None = None,
+    plain: bool = False,
 ) -> RawCounts:
     """Each file's counts by term, and the document frequency of each term, from raw
-    matched texts (several texts may stand for one term: ``Docker``, ``dockers``)."""
+    matched texts (several texts may stand for one term: ``Docker``, ``dockers``).
+    The notes of *by_texts* (printed texts -> paths; *plain*: texts without
+    positions) are counted once for each distinct texts, not once a file."""
     keys: dict[str, str | None] = {}
 
     def key_of(text: str) -> str | None:
@@ -194,7 +212,24 @@ def raw_counts(
         counted[rel] = texts
         for key in texts:
             df[key] = df.get(key, 0) + 1
-    return RawCounts(counted, df, totals, tiers)
+    groups: list[Group] = []
+    for body, paths in (by_texts or {}).items():
+        # As the loop above reads one file's texts (`FileHits.raw_texts`).
+        texts = {}
+        total = 0
+        for data in texts_of(body.lower(), plain):
+            if not data:
+                continue
+            total += 1
+            key = printed.get(data, "")
+            if key == "":
+                key = printed[data] = key_of(data.decode("utf-8", "replace"))
+            if key is not None:
+                texts[key] = texts.get(key, 0) + 1
+        groups.append((texts, total, paths))
+        for key in texts:
+            df[key] = df.get(key, 0) + len(paths)
+    return RawCounts(counted, df, totals, tiers, tuple(groups))
 
 
 def pick_raw(raw: RawCounts, scoring: Scoring, cap: int) -> Picked:
@@ -208,36 +243,78 @@ def pick_raw(raw: RawCounts, scoring: Scoring, cap: int) -> Picked:
     graded = not scoring.regex and len(scoring.terms) > 1
     today = scoring.today.toordinal()
     bonus = scoring.recency_bonus
-    # Each file's score but its recency: (score before recency, the factors after).
-    parts: list[tuple[float, float, float, str, str]] = []
-    for rel, texts in counted.items():
+
+    def top_and_cover(texts: dict[str, int], tier: str) -> tuple[float, float]:
         base = 0.0
         share = 0.0
         for key, count in texts.items():
             weight = idf_of[key]
             base += weight * count * (K1 + 1.0) / (count + K1)
             share += weight
-        tier = tiers_of[rel]
-        boost = 1.0 if dated is None else dated.boost(rel[rel.rfind("/") + 1 :])
         cover = 1.0
         if graded:
             share /= total
             cover = 1.0 + COVER_BONUS * share * share
-        parts.append((base * TIER_WEIGHTS[tier], boost, cover, tier, rel))
+        return base * TIER_WEIGHTS[tier], cover
+
+    # Each file's score but its recency: (score before recency, the factors after).
+    parts: list[tuple[float, float, float, str, str, int]] = []
+    for rel, texts in counted.items():
+        tier = tiers_of[rel]
+        boost = 1.0 if dated is None else dated.boost(rel[rel.rfind("/") + 1 :])
+        top, cover = top_and_cover(texts, tier)
+        parts.append((top, boost, cover, tier, rel, totals[rel]))
+    # The notes kept together by their texts: one score for all, but their recency.
+    groups: list[tuple[float, float, list[str], int]] = []
+    for texts, found, paths in raw.groups:
+        top, cover = top_and_cover(texts, _GROUPED)
+        if dated is None:
+            groups.append((top, cover, paths, found))
+        else:  # a date said in the query: each note's own boost
+            for rel in paths:
+                boost = dated.boost(rel[rel.rfind("/") + 1 :])
+                parts.append((top, boost, cover, _GROUPED, rel, found))
     # Recency lies between 1 and 1 + bonus, and each product is rounded monotonically:
     # a file whose score with the full bonus stays below the cap-th best score
     # without any is below cap files whatever its date, and is passed over.
     floor = -1.0
-    if len(parts) > cap and bonus >= 0.0:
-        floor = heapq.nlargest(cap, [top * boost * cover for top, boost, cover, _, _ in parts])[-1]
+    files_total = len(parts) + sum(len(paths) for _, _, paths, _ in groups)
+    if files_total > cap and bonus >= 0.0:
+        floor = _cap_th(
+            [(top * boost * cover, 1) for top, boost, cover, *_ in parts]
+            + [(top * 1.0 * cover, len(paths)) for top, cover, paths, _ in groups],
+            cap,
+        )
     most = 1.0 + bonus
-    scored: list[tuple[float, int, str]] = []
-    for top, boost, cover, tier, rel in parts:
+    scored: list[tuple[float, int, str, int]] = []
+    for top, boost, cover, tier, rel, found in parts:
         if top * most * boost * cover < floor:
             continue
         score = top * recency_of(rel, today, bonus) * boost * cover
-        scored.append((-score, _ORDER[tier], rel))
+        scored.append((-score, _ORDER[tier], rel, found))
+    order = _ORDER[_GROUPED]
+    for top, cover, paths, found in groups:
+        if top * most * 1.0 * cover < floor:
+            continue
+        for rel in paths:
+            score = top * recency_of(rel, today, bonus) * 1.0 * cover
+            scored.append((-score, order, rel, found))
     chosen = heapq.nsmallest(cap, scored)
-    files = [(rel, TIERS[order], totals[rel]) for _, order, rel in chosen]
-    rest = sum(totals.values()) - sum(found for _, _, found in files)
-    return Picked(files, len(parts) - len(files), rest)
+    files = [(rel, TIERS[order], found) for _, order, rel, found in chosen]
+    every = sum(part[5] for part in parts) + sum(n * len(paths) for _, _, paths, n in groups)
+    rest = every - sum(found for _, _, found in files)
+    return Picked(files, files_total - len(files), rest)
+
+
+# The tier of the notes `raw_counts` keeps together (`found.keep_raw`: the episodic folder's).
+_GROUPED = "cold"
+
+
+def _cap_th(values: list[tuple[float, int]], cap: int) -> float:
+    """The *cap*-th largest of the values, each counted as often as it says."""
+    seen = 0
+    for value, times in sorted(values, reverse=True):
+        seen += times
+        if seen >= cap:
+            return value
+    return -1.0

@@ -219,9 +219,14 @@ def rank(
         df = counts.document_frequency()
         matched = counts.file_count()
     else:
-        raw = pick.raw_counts(scanned.matches, terms, regex)
+        # Notes with the same texts are counted together (`found.keep_raw`); a CJK
+        # term's texts are counted file by file (`FileHits.counts`).
+        cjk = any(t.cjk for t in terms)
+        by_texts = {} if cjk else scanned.by_texts
+        raw = pick.raw_counts(scanned.matches if cjk else scanned.kept(), terms, regex,
+                              by_texts, scanned.plain)  # fmt: skip
         df = raw.df
-        matched = len(raw.counted)
+        matched = raw.file_count()
     n = max(scanned.files_searched, matched)
     # A question-frame word weighs a share of its idf (`tokens.FRAME_WORDS`).
     frame = {
@@ -262,8 +267,15 @@ def rank(
     count = sum(len(sections) for *_, sections in files)
     avgdl = length / count if count and length else 1.0
 
+    if scanned.locate is not None:
+        # A --regex's positions, in the files read only (`scanner.locate`).
+        held = scanned.locate([rel for rel, *_ in files])
+    elif regex:
+        held = scanned.matches
+    else:
+        held = {}
     found_in = [
-        _by_section(_counted_matches(rel, lines, scanned.matches.get(rel, _NO_HITS), ctx), sections)
+        _by_section(_counted_matches(rel, lines, held.get(rel, _NO_HITS), ctx), sections)
         for rel, _, _, lines, sections in files
     ]
     if not regex and terms:

@@ -2,7 +2,8 @@
 
 Both scanners search exactly the tier files of PROTOCOL §1 (see `memtier.tiers`) and
 report the same thing: for every file with a match, how often each query term
-occurs in it (for a raw ``--regex``: each match's line, byte column and text),
+occurs in it (for a raw ``--regex``: each match's text, and in the files the
+ranking reads its line and byte column too, `locate`),
 plus how many files were searched, BM25's corpus size. A parity test runs both
 on one workspace.
 
@@ -22,6 +23,7 @@ and reads every file again, and opening files is most of ripgrep's work here.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -107,16 +109,25 @@ def scan_with_rg(
     collect_tags: bool = False,
     phrases: tuple[str, ...] = (),
     meanwhile: Callable[[], object] | None = None,
+    located: list[str] | None = None,
 ) -> ScanResult:
     """Run ripgrep once. Query terms (*ignore_case*) need only the matched texts,
     the ranking finds their lines itself in the few files it reads; with *words*
     they are counted per file right away. A raw ``--regex`` needs each match's
-    line and column from ripgrep. *meanwhile* runs while ripgrep searches;
-    *phrases* are the query's quoted phrases (`phrases.phrase_pattern`)."""
+    line and column, which ripgrep tells in a second run over the files the
+    ranking reads only (`locate`: *located*, those files). *meanwhile* runs while
+    ripgrep searches; *phrases* are the query's quoted phrases
+    (`phrases.phrase_pattern`)."""
     result = ScanResult(scanner="ripgrep", words=words)
     if collect_tags:
         result.tagged = set()
-    paths = search_paths(root, tiers, result.warnings)
+    if located is not None:
+        paths = located
+    else:
+        paths = search_paths(root, tiers, result.warnings)
+        if not ignore_case and not list_only:
+            result.plain = True
+            result.locate = functools.partial(locate, rg, root, pattern)
     if not paths:
         return result
     argv = [
@@ -136,7 +147,9 @@ def scan_with_rg(
         # break, so every match and its output stay the same, at the same cost.
         argv += ["--ignore-case", "--multiline"]
     if not list_only:
-        argv += ["--no-line-number"] if ignore_case else ["--line-number", "--column"]
+        # The matched texts alone: a --regex's positions are asked for only in the
+        # files the ranking reads (`locate`), which are few.
+        argv += ["--line-number", "--column"] if located else ["--no-line-number"]
     if "archive" not in tiers:
         argv += ["--max-depth", "1"]  # every other tier folder is flat (PROTOCOL §1)
     argv += ["--regexp", pattern, "--", *paths]
@@ -162,7 +175,8 @@ def scan_with_rg(
             # Listing the tier folders for symlinks overlaps with ripgrep's search,
             # and so does what the caller prepares for the ranking, and the reading
             # of the files' blocks ripgrep has printed so far.
-            symlink_warnings(root, paths, result.warnings)
+            if located is None:
+                symlink_warnings(root, paths, result.warnings)
             if meanwhile is not None:
                 meanwhile()
         finally:
@@ -196,6 +210,31 @@ def scan_with_rg(
         if line.strip():
             result.warnings.append(line.removeprefix("rg: ").strip())
     return result
+
+
+def locate(rg: str, root: Path, pattern: str, rels: list[str]) -> dict[str, FileHits]:
+    """The matches of a ``--regex`` in the files *rels*, with their lines and columns:
+    ripgrep once more over those files only (the scan printed the matched texts
+    alone). Where ripgrep fails now, the built-in scanner reads them."""
+    if not rels:
+        return {}
+    try:
+        found = scan_with_rg(rg, root, (), pattern, ignore_case=False, located=rels)
+    except _RipgrepUnusable:
+        regex = compile_pattern(pattern, ignore_case=False)
+        located: dict[str, FileHits] = {}
+        for rel in rels:
+            try:
+                data = _read_all(f"{root}/{rel}")
+            except OSError:
+                continue
+            if b"\0" not in data:
+                texts = [
+                    (ln, col, _ascii_lower(t)) for ln, col, t in _matches_in(_decode(data), regex)
+                ]
+                located[rel] = FileHits(found=texts, tier=tier_of(rel))
+        return located
+    return found.matches
 
 
 # ---------------------------------------------------------------------------
@@ -516,7 +555,12 @@ def tagged_files(
 
 def keep_tagged(result: ScanResult, tagged: set[str]) -> None:
     """Drop the matches of files outside *tagged*."""
-    result.matches = {rel: hits for rel, hits in result.matches.items() if rel in tagged}
+    grouped = {}
+    for texts, paths in result.by_texts.items():
+        if kept := [rel for rel in paths if rel in tagged]:
+            grouped[texts] = kept
+    result.matches = {rel: hits for rel, hits in result.kept().items() if rel in tagged}
+    result.by_texts = grouped
     counted = result.counted
     if counted is not None:
         groups = {}

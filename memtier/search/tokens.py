@@ -42,6 +42,7 @@ from itertools import pairwise
 from typing import AnyStr, NamedTuple
 
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
+from memtier.search.wordcount import count_words
 
 # Han, Hiragana, Katakana, Hangul: scripts written without spaces.
 _CJK_RANGES: tuple[tuple[int, int], ...] = (
@@ -569,7 +570,7 @@ def exactness(matched: str, term: Term) -> float:
 
 def length_in_words(text: str) -> int:
     """The length of a piece of text for BM25: words, with each CJK character one word."""
-    words = len(_PLAIN_WORD_RE.findall(text))
+    words = count_words(text)
     if text.isascii() or max(text) < _FIRST_CJK:
         return words  # no CJK character (the common case, also for accented text)
     return words + len(_cjk_re().findall(text))

@@ -318,3 +318,116 @@ def test_a_day_said_looks_up_the_boost_of_its_own_notes_only() -> None:
         "memory/episodic/2026-11-09.md",
         "memory/episodic/2026-11-10.md",
     ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    files=st.lists(_file, min_size=1, max_size=60),
+    cap=st.integers(1, 20),
+    bonus=st.sampled_from([0.12, 1.0]),
+    dates=st.one_of(st.just(DateHint("")), _HINT),
+    regex=st.booleans(),
+    plain=st.booleans(),
+)
+def test_notes_kept_together_by_their_texts_pick_as_each_file_would(
+    files: list[tuple[str, str, tuple[int, ...]]],
+    cap: int,
+    bonus: float,
+    dates: DateHint,
+    regex: bool,
+    plain: bool,
+) -> None:
+    """The notes a scan keeps together by their printed texts (`ScanResult.by_texts`)
+    are counted once for each distinct texts: the document frequencies, the files
+    picked, their order and the counts left unread are those of counting every file
+    on its own (`FileHits`), with or without positions printed."""
+    each: dict[str, FileHits] = {}
+    kept: dict[str, FileHits] = {}
+    by_texts: dict[bytes, list[str]] = {}
+    for number, (folder, stem, found) in enumerate(files):
+        rel = f"{folder}/{stem}-{number % 4}.md" if number % 3 else f"{folder}/{stem}.md"
+        # Case differs between copies of a text: files are kept apart by the printed text.
+        words = [w.upper() if number % 2 else w for w in WORDS]
+        texts = [w for w, n in zip(words, found, strict=True) for _ in range(n)]
+        if rel in each or not texts:
+            continue
+        lines = texts if plain else [f"{i + 1}:{i + 2}:{t}" for i, t in enumerate(texts)]
+        body = "\n".join(lines).encode()
+        each[rel] = FileHits(body.lower(), tier=_tier(folder), plain=plain)
+        if folder == "memory/episodic":
+            by_texts.setdefault(body, []).append(rel)
+        else:
+            kept[rel] = each[rel]
+    if not each:
+        return
+    terms = tuple(Term(w) for w in WORDS)
+    alone = raw_counts(each, terms, regex)
+    together = raw_counts(kept, terms, regex, by_texts, plain)
+    assert together.df == alone.df
+    assert together.file_count() == alone.file_count() == len(each)
+    n = len(each) + 5
+    weights = {w: idf(k, n) for w, k in alone.df.items()}
+    scoring = Scoring(terms, regex, weights, sum(weights.values()), TODAY, bonus, dates)
+    assert pick_raw(together, scoring, cap) == pick_raw(alone, scoring, cap)
+
+
+@needs_rg
+def test_a_regex_whose_texts_read_like_positions_counts_them_as_texts(root: Path) -> None:
+    """A --regex's scan prints the matched texts alone (its positions come later, for
+    the files read): a text like ``10:30:45`` is a text, as the built-in scanner
+    finds it, not a line and column before ``45``."""
+    notes = {
+        "memory/episodic/2026-11-20.md": "# 2026-11-20\n\n- started 10:30:45, done 11:02:09\n",
+        "memory/episodic/2026-11-21.md": "# 2026-11-21\n\n- ping at 10:30:45\n",
+        "memory/semantic/infra.md": "# Infra\n\n- cron 03:00:00 daily\n",
+    }
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / "memory/memtier.toml").write_text("search_log = false\n")
+    ws = Workspace.open(root, NOW)
+    both = [
+        search(ws, SearchRequest(query=r"\d\d:\d\d:\d\d", regex=True, rg=rg)).to_json()
+        for rg in (RG, None)
+    ]
+    assert both[0] == both[1]
+    results = both[0]["results"]
+    assert isinstance(results, list) and len(results) == 3
+    assert all(":" in term for hit in results for term in hit["matched_terms"])
+
+
+@needs_rg
+def test_a_regex_located_without_ripgrep_shows_the_same_lines(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A --regex's positions come from a second ripgrep run over the files read
+    (`scanner.locate`); when ripgrep fails then, the built-in scanner reads those
+    files, and the hits are the same."""
+    from memtier.search import scanner
+
+    notes = {
+        "memory/episodic/2026-11-20.md": "# 2026-11-20\n\n- host10 up\n- host12 and host10\n",
+        "memory/episodic/2026-11-21.md": "# 2026-11-21\n\n## Net\n\n- Zoë moved host11\n",
+        "memory/semantic/infra.md": "# Infra\n\n- host10: the proxy\n",
+    }
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / "memory/memtier.toml").write_text("search_log = false\n")
+    ws = Workspace.open(root, NOW)
+    request = SearchRequest(query=r"host1\d", regex=True, rg=RG)
+    located = search(ws, request).to_json()
+    real = scanner.scan_with_rg
+    failed: list[list[str]] = []
+
+    def failing(*args: Any, located: list[str] | None = None, **options: Any) -> Any:
+        if located is not None:
+            failed.append(located)
+            raise scanner._RipgrepUnusable("gone")
+        return real(*args, **options)
+
+    monkeypatch.setattr(scanner, "scan_with_rg", failing)
+    fallen_back = search(ws, request).to_json()
+    assert failed and sorted(failed[0]) == sorted(notes)
+    assert fallen_back == located
+    assert [hit["line"] for hit in located["results"]]  # type: ignore[index]

@@ -397,6 +397,17 @@ def test_length_in_words_is_words_plus_one_per_character_in_the_cjk_ranges(text:
     assert length_in_words(text) == expected
 
 
+@given(st.text() | st.text(alphabet=st.sampled_from("aZ_9 .,-\n\téÉßøł’—\u00a0\u0301ǅ²½٣𝟘🚀再ㄱ")))
+def test_words_are_counted_as_the_word_pattern_counts_them(text: str) -> None:
+    """`count_words` (bytes mapped and split) counts what ``\\w+`` finds, for any text:
+    accented letters, digits of other scripts, a dash, a curly quote, a combining
+    accent, a no-break space."""
+    from memtier.search.tokens import _PLAIN_WORD_RE
+    from memtier.search.wordcount import count_words
+
+    assert count_words(text) == len(_PLAIN_WORD_RE.findall(text))
+
+
 def _tick() -> None:
     """Past the file system clock's tick, so the next change gives new folder times."""
     import time
@@ -530,7 +541,7 @@ def test_a_files_counts_hold_every_overlapping_cjk_pair(
 def test_ripgreps_blocks_are_taken_apart_while_it_still_runs(
     root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, literals: list[str]
 ) -> None:
-    """A block ripgrep has printed is read, and a raw scan's texts split, while ripgrep
+    """A block ripgrep has printed is read, and a raw scan's files filed, while ripgrep
     searches on (`processes.Followed`): a stand-in prints one file's block, then
     waits (a bounded while) for a mark that only the reading of that block leaves,
     and only then prints the rest."""
@@ -549,13 +560,13 @@ def test_ripgreps_blocks_are_taken_apart_while_it_still_runs(
     )
     fake.chmod(0o755)
     seen: list[tuple[int, bool]] = []
-    split: list[str] = []  # raw matches whose texts were split while ripgrep ran
+    split: list[str] = []  # raw matches filed by their texts while ripgrep ran
 
     def parse(blocks: list[bytes], result: Any, phrase: Any = None, **options: Any) -> None:
         seen.append((len(blocks), printed.exists()))
         parse_blocks(blocks, result, phrase, **options)
         if not printed.exists():
-            split.extend(rel for rel, hits in result.matches.items() if hits._texts is not None)
+            split.extend(rel for paths in result.by_texts.values() for rel in paths)
         mark.touch()
 
     monkeypatch.setattr(scanner, "parse_blocks", parse)
@@ -564,7 +575,8 @@ def test_ripgreps_blocks_are_taken_apart_while_it_still_runs(
     assert seen[0] == (1, False)  # the first block, read before the stand-in printed the rest
     found = result.counted.paths() if result.counted is not None else sorted(result.matches)
     assert found == ["memory/episodic/2026-11-01.md", "memory/episodic/2026-11-02.md"]
-    # A raw scan's matched texts (`pick.raw_counts` counts them) are split then too.
+    # A raw scan's files are filed by their matched texts then too (`found.keep_raw`:
+    # `pick.raw_counts` counts each distinct texts once).
     assert split == ([] if literals else ["memory/episodic/2026-11-01.md"])
 
 
