@@ -42,7 +42,7 @@ from itertools import pairwise
 from typing import AnyStr, NamedTuple
 
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
-from memtier.search.wordcount import count_words
+from memtier.search.wordcount import WORD_RE, count_words
 
 # Han, Hiragana, Katakana, Hangul: scripts written without spaces.
 _CJK_RANGES: tuple[tuple[int, int], ...] = (
@@ -56,7 +56,6 @@ _FIRST_CJK = chr(min(low for low, _ in _CJK_RANGES))
 # Plain classes only: a character-class regex over the CJK ranges costs milliseconds
 # to compile, paid on every start, so CJK is told apart with `is_cjk` instead.
 _WORD_RE = re.compile(r"\w+(?:[-.]\w+)*")
-_PLAIN_WORD_RE = re.compile(r"\w+")
 _SUFFIXES: tuple[str, ...] = ("ing", "ed", "es", "s", "ly")
 _MIN_STEM = 4
 _NOT_PLURAL = ("ss", "us", "is", "os", "as")
@@ -278,7 +277,7 @@ RECENT_WORDS = frozenset({"last", "latest", "lately", "newest", "recent", "recen
 
 
 def wants_recent(query: str) -> bool:
-    return any(word in RECENT_WORDS for word in _PLAIN_WORD_RE.findall(query.lower()))
+    return any(word in RECENT_WORDS for word in WORD_RE.findall(query.lower()))
 
 
 def is_cjk(ch: str) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-_PLAIN_WORD_RE = re.compile(r"\w+")
+WORD_RE = re.compile(r"\w+")
 
 # The UTF-8 bytes of word characters (``\w``): ASCII letters, digits and ``_``, and
 # every byte of a non-ASCII character (`count_words` maps them so only when each
@@ -27,5 +27,5 @@ def count_words(text: str) -> int:
     if not text.isascii():
         for ch in set(text):
             if ch > "\x7f" and not ch.isalnum():
-                return len(_PLAIN_WORD_RE.findall(text))
+                return len(WORD_RE.findall(text))
     return len(text.encode("utf-8").translate(_WORD_BYTES).split())
