@@ -123,3 +123,34 @@ def test_a_turn_counts_the_words_of_the_turns_beside_it(
         _chat(root, f"2026-08-0{i + 1}.md", [f"- Anna: Hi Bob, day {i}.", "- Bob: Hello."])
     (first, *_) = results(search(cli, root, "Which park did Bob take the dogs to?"))
     assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 8)
+
+
+def test_a_turn_that_tells_at_length_outranks_a_short_one_naming_the_thing(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: a turn that tells what happened is long, and a short turn that only
+    # names the thing ("Fingers crossed for the apartment!") won on its length alone.
+    # A section here is one turn: its length says how much it tells, not that it
+    # repeats itself, so length counts for half (BM25's b 0.5), no longer three quarters.
+    _chat(
+        root,
+        "2026-10-02.md",
+        [
+            "- Anna: Hi Bob!",
+            "- Bob: Hi Anna, any news?",
+            "- Anna: Yes! After two months of calls and viewings we signed the lease on a"
+            " ground-floor apartment with a small garden, so the dogs finally have room to"
+            " play and the landlord is happy with pets. We move in next month, and I"
+            " already bought a new bed for each of them.",
+            "- Bob: Wow, well done.",
+        ],
+    )
+    _chat(
+        root,
+        "2026-09-01.md",
+        ["- Bob: How are you?", "- Anna: Fingers crossed for the apartment!", "- Bob: Cool."],
+    )
+    for i in range(6):
+        _chat(root, f"2026-08-0{i + 1}.md", [f"- Anna: Hi Bob, day {i}.", "- Bob: Hello."])
+    (first, *_) = results(search(cli, root, "Did Anna find an apartment for her dogs?"))
+    assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 7)
