@@ -75,7 +75,7 @@ STOPWORDS = frozenset(
         "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out",
         "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the",
         "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those",
-        "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what",
+        "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what",
         "when", "where", "which", "while", "who", "whom", "whose", "why", "will", "with", "would",
         "you", "your", "yours", "yourself", "yourselves",
     )

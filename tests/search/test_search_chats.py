@@ -154,3 +154,19 @@ def test_a_turn_that_tells_at_length_outranks_a_short_one_naming_the_thing(
         _chat(root, f"2026-08-0{i + 1}.md", [f"- Anna: Hi Bob, day {i}.", "- Bob: Hello."])
     (first, *_) = results(search(cli, root, "Did Anna find an apartment for her dogs?"))
     assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 7)
+
+
+def test_us_is_a_stopword_as_them_is(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The finding: "which US holiday" searched for the pronoun "us", which a chat says
+    # in every other turn, and a turn saying "us" and "car" outranked the one telling
+    # of the holiday. "us" is dropped like "me", "him", "her" and "them".
+    _chat(root, "2026-07-05.md", ["- Maria: A car ran into mine on the Fourth of July."])
+    _chat(
+        root,
+        "2026-10-01.md",
+        ["- Maria: So kind of you both to drive us all the way home in your car last night!"],
+    )
+    for i in range(6):
+        _chat(root, f"2026-08-0{i + 1}.md", [f"- Maria: Hi John, day {i}.", "- John: Hello."])
+    (first, *_) = results(search(cli, root, "Around which US holiday did Maria have a car crash?"))
+    assert first["path"] == "memory/episodic/2026-07-05.md"
