@@ -270,6 +270,15 @@ def silent_e_forms(word: str) -> tuple[str, ...]:
     return (short.group(1) + "e",) if short else ()
 
 
+def doubled_l_forms(word: str) -> tuple[str, ...]:
+    """British spelling doubles a final l after one vowel before -ing and -ed (travelling,
+    modelled), American does not: a stem that kept the doubled l (`stem` never undoubles
+    an l, since falling is fall) also looks for the word with one (travell → travel)."""
+    if word.isalpha() and len(word) >= 6 and word.endswith("ll") and word[-3] in "aeiou":
+        return (word[:-1],)
+    return ()
+
+
 # Words that ask for the newest occurrence ("when did we last renew the cert"): they
 # say which note is wanted rather than what it contains, so they raise the recency
 # boost (`rank.RECENT_QUERY_BONUS`) instead of being searched for.
@@ -355,7 +364,7 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     # Other forms are looked for, never required (as a compound is).
                     forms = _IRREGULAR.get(fold(text), ())
                     if not term.joints:  # a hyphened name ("docker-compose") is no verb
-                        forms += silent_e_forms(term.text)
+                        forms += silent_e_forms(term.text) + doubled_l_forms(term.text)
                     candidates += [Term(form, compound=True, form_of=term.text) for form in forms]
                 if term and previous and _joinable(previous, term):
                     head = fold(previous_word).strip("-.")

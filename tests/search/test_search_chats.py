@@ -170,3 +170,16 @@ def test_us_is_a_stopword_as_them_is(cli: CliRunner, root: Path, scanner: str) -
         _chat(root, f"2026-08-0{i + 1}.md", [f"- Maria: Hi John, day {i}.", "- John: Hello."])
     (first, *_) = results(search(cli, root, "Around which US holiday did Maria have a car crash?"))
     assert first["path"] == "memory/episodic/2026-07-05.md"
+
+
+def test_a_british_doubled_l_finds_the_american_single_one(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "travelling" kept its stem "travell" (an l is never undoubled: falling
+    # is fall), which finds "travelled" but never "travel", "traveled" or "traveling".
+    _chat(root, "2026-10-02.md", ["- Sam: We traveled all over Ohio by train last month."])
+    _chat(root, "2026-09-01.md", ["- Sam: Ohio is cold."])
+    for i in range(6):
+        _chat(root, f"2026-08-0{i + 1}.md", [f"- Sam: Hi Evan, day {i}.", "- Evan: Hello."])
+    (first, *_) = results(search(cli, root, "Where was Sam travelling in Ohio?"))
+    assert first["path"] == "memory/episodic/2026-10-02.md"
