@@ -15,7 +15,8 @@ Rules:
   prefilter fast. A term shorter than four letters takes only an inflection
   (``go`` finds ``goes`` and ``going``, never ``good``). A query word with a
   common English suffix is reduced to its stem first (``restarting`` →
-  ``restart``); an irregular form (``went`` for ``go``) is looked for too and
+  ``restart``), and the word as the query wrote it is an other form that counts
+  whole (v4); an irregular form (``went`` for ``go``) is looked for too and
   counts as the word itself (`Term.form_of`).
 - Accents are folded (``café`` is the term ``cafe``) and each letter's pattern
   takes its accented forms, so ``cafe``, ``Café`` and ``CAFÉ`` meet. A hyphen
@@ -365,6 +366,9 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     forms = _IRREGULAR.get(fold(text), ())
                     if not term.joints:  # a hyphened name ("docker-compose") is no verb
                         forms += silent_e_forms(term.text) + doubled_l_forms(term.text)
+                        surface = fold(text).strip("-.")
+                        if surface != term.text and surface.isalpha():
+                            forms += (surface,)  # the query's own word counts whole
                     candidates += [Term(form, compound=True, form_of=term.text) for form in forms]
                 if term and previous and _joinable(previous, term):
                     head = fold(previous_word).strip("-.")

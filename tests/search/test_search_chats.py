@@ -183,3 +183,16 @@ def test_a_british_doubled_l_finds_the_american_single_one(
         _chat(root, f"2026-08-0{i + 1}.md", [f"- Sam: Hi Evan, day {i}.", "- Evan: Hello."])
     (first, *_) = results(search(cli, root, "Where was Sam travelling in Ohio?"))
     assert first["path"] == "memory/episodic/2026-10-02.md"
+
+
+def test_the_querys_own_word_counts_whole(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The finding: "camping" in the query is the term "camp", and the text's "camping"
+    # counted 0.7 (a longer word that merely starts with the term) where "camp" counted 1:
+    # the query's own word was the weaker match. It counts whole now, as the stem does
+    # (the two turns are then equal, and the newer note wins the tie).
+    _chat(root, "2026-10-02.md", ["- Anna: We went camping by the lake."])
+    _chat(root, "2026-09-01.md", ["- Anna: We went to a camp today."])
+    for i in range(6):
+        _chat(root, f"2026-08-0{i + 1}.md", [f"- Anna: Hi Bob, day {i}.", "- Bob: Hello."])
+    (first, *_) = results(search(cli, root, "Where did Anna go camping?"))
+    assert first["path"] == "memory/episodic/2026-10-02.md"
