@@ -144,6 +144,13 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         dates = parse_dates(asked.rest, ws.today, _noted(ws))
         words = query_terms(dates.rest)
         extra = tuple(Term(iso) for iso in dates.terms(not words) if Term(iso) not in words)
+        if words:
+            # A week said is one term, found in the title of each of its days' notes (v4).
+            extra += tuple(
+                Term(day, compound=True, form_of="" if day == monday else monday)
+                for day, monday in dates.week_days()
+                if Term(day) not in extra
+            )
         # PROTOCOL §9 v4: the date's words are searched for too (a month's name), looked
         # for and weighed lightly, never required: the day's note is found by its date.
         known = {t.text for t in words}

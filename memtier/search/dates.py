@@ -190,6 +190,15 @@ class DateHint(NamedTuple):
             return MONTH_BOOST
         return YEAR_BOOST if self.years else 1.0
 
+    def week_days(self) -> list[tuple[str, str]]:
+        """Each day of each week said, ISO, with its week's Monday: a week is one term,
+        its days forms of it (v4), as a month is one term."""
+        return [
+            ((monday + timedelta(days=i)).isoformat(), monday.isoformat())
+            for monday in sorted(self.weeks)
+            for i in range(7)
+        ]
+
     def terms(self, alone: bool = False) -> list[str]:
         """The ISO forms to search for: each day, and each month said without a day;
         with *alone* (the query has no other word) also each day of a week said."""

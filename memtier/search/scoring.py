@@ -11,7 +11,9 @@ import math
 from datetime import date
 
 K1 = 1.2
-B = 0.75
+# How much a section's length counts (BM25's b): half. A section is a few lines, in a chat
+# one turn, whose length says how much it tells more than that it repeats itself (v4).
+B = 0.5
 TITLE_WEIGHT = 2.0
 HEADING_CONTEXT = 0.5
 TAGS_CONTEXT = 0.5

@@ -15,7 +15,8 @@ Rules:
   prefilter fast. A term shorter than four letters takes only an inflection
   (``go`` finds ``goes`` and ``going``, never ``good``). A query word with a
   common English suffix is reduced to its stem first (``restarting`` →
-  ``restart``); an irregular form (``went`` for ``go``) is looked for too and
+  ``restart``), and the word as the query wrote it is an other form that counts
+  whole (v4); an irregular form (``went`` for ``go``) is looked for too and
   counts as the word itself (`Term.form_of`).
 - Accents are folded (``café`` is the term ``cafe``) and each letter's pattern
   takes its accented forms, so ``cafe``, ``Café`` and ``CAFÉ`` meet. A hyphen
@@ -75,7 +76,7 @@ STOPWORDS = frozenset(
         "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out",
         "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the",
         "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those",
-        "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what",
+        "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what",
         "when", "where", "which", "while", "who", "whom", "whose", "why", "will", "with", "would",
         "you", "your", "yours", "yourself", "yourselves",
     )
@@ -270,6 +271,15 @@ def silent_e_forms(word: str) -> tuple[str, ...]:
     return (short.group(1) + "e",) if short else ()
 
 
+def doubled_l_forms(word: str) -> tuple[str, ...]:
+    """British spelling doubles a final l after one vowel before -ing and -ed (travelling,
+    modelled), American does not: a stem that kept the doubled l (`stem` never undoubles
+    an l, since falling is fall) also looks for the word with one (travell → travel)."""
+    if word.isalpha() and len(word) >= 6 and word.endswith("ll") and word[-3] in "aeiou":
+        return (word[:-1],)
+    return ()
+
+
 # Words that ask for the newest occurrence ("when did we last renew the cert"): they
 # say which note is wanted rather than what it contains, so they raise the recency
 # boost (`rank.RECENT_QUERY_BONUS`) instead of being searched for.
@@ -355,7 +365,10 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     # Other forms are looked for, never required (as a compound is).
                     forms = _IRREGULAR.get(fold(text), ())
                     if not term.joints:  # a hyphened name ("docker-compose") is no verb
-                        forms += silent_e_forms(term.text)
+                        forms += silent_e_forms(term.text) + doubled_l_forms(term.text)
+                        surface = fold(text).strip("-.")
+                        if surface != term.text and surface.isalpha():
+                            forms += (surface,)  # the query's own word counts whole
                     candidates += [Term(form, compound=True, form_of=term.text) for form in forms]
                 if term and previous and _joinable(previous, term):
                     head = fold(previous_word).strip("-.")

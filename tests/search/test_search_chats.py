@@ -123,3 +123,76 @@ def test_a_turn_counts_the_words_of_the_turns_beside_it(
         _chat(root, f"2026-08-0{i + 1}.md", [f"- Anna: Hi Bob, day {i}.", "- Bob: Hello."])
     (first, *_) = results(search(cli, root, "Which park did Bob take the dogs to?"))
     assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 8)
+
+
+def test_a_turn_that_tells_at_length_outranks_a_short_one_naming_the_thing(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: a turn that tells what happened is long, and a short turn that only
+    # names the thing ("Fingers crossed for the apartment!") won on its length alone.
+    # A section here is one turn: its length says how much it tells, not that it
+    # repeats itself, so length counts for half (BM25's b 0.5), no longer three quarters.
+    _chat(
+        root,
+        "2026-10-02.md",
+        [
+            "- Anna: Hi Bob!",
+            "- Bob: Hi Anna, any news?",
+            "- Anna: Yes! After two months of calls and viewings we signed the lease on a"
+            " ground-floor apartment with a small garden, so the dogs finally have room to"
+            " play and the landlord is happy with pets. We move in next month, and I"
+            " already bought a new bed for each of them.",
+            "- Bob: Wow, well done.",
+        ],
+    )
+    _chat(
+        root,
+        "2026-09-01.md",
+        ["- Bob: How are you?", "- Anna: Fingers crossed for the apartment!", "- Bob: Cool."],
+    )
+    for i in range(6):
+        _chat(root, f"2026-08-0{i + 1}.md", [f"- Anna: Hi Bob, day {i}.", "- Bob: Hello."])
+    (first, *_) = results(search(cli, root, "Did Anna find an apartment for her dogs?"))
+    assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 7)
+
+
+def test_us_is_a_stopword_as_them_is(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The finding: "which US holiday" searched for the pronoun "us", which a chat says
+    # in every other turn, and a turn saying "us" and "car" outranked the one telling
+    # of the holiday. "us" is dropped like "me", "him", "her" and "them".
+    _chat(root, "2026-07-05.md", ["- Maria: A car ran into mine on the Fourth of July."])
+    _chat(
+        root,
+        "2026-10-01.md",
+        ["- Maria: So kind of you both to drive us all the way home in your car last night!"],
+    )
+    for i in range(6):
+        _chat(root, f"2026-08-0{i + 1}.md", [f"- Maria: Hi John, day {i}.", "- John: Hello."])
+    (first, *_) = results(search(cli, root, "Around which US holiday did Maria have a car crash?"))
+    assert first["path"] == "memory/episodic/2026-07-05.md"
+
+
+def test_a_british_doubled_l_finds_the_american_single_one(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "travelling" kept its stem "travell" (an l is never undoubled: falling
+    # is fall), which finds "travelled" but never "travel", "traveled" or "traveling".
+    _chat(root, "2026-10-02.md", ["- Sam: We traveled all over Ohio by train last month."])
+    _chat(root, "2026-09-01.md", ["- Sam: Ohio is cold."])
+    for i in range(6):
+        _chat(root, f"2026-08-0{i + 1}.md", [f"- Sam: Hi Evan, day {i}.", "- Evan: Hello."])
+    (first, *_) = results(search(cli, root, "Where was Sam travelling in Ohio?"))
+    assert first["path"] == "memory/episodic/2026-10-02.md"
+
+
+def test_the_querys_own_word_counts_whole(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The finding: "camping" in the query is the term "camp", and the text's "camping"
+    # counted 0.7 (a longer word that merely starts with the term) where "camp" counted 1:
+    # the query's own word was the weaker match. It counts whole now, as the stem does
+    # (the two turns are then equal, and the newer note wins the tie).
+    _chat(root, "2026-10-02.md", ["- Anna: We went camping by the lake."])
+    _chat(root, "2026-09-01.md", ["- Anna: We went to a camp today."])
+    for i in range(6):
+        _chat(root, f"2026-08-0{i + 1}.md", [f"- Anna: Hi Bob, day {i}.", "- Bob: Hello."])
+    (first, *_) = results(search(cli, root, "Where did Anna go camping?"))
+    assert first["path"] == "memory/episodic/2026-10-02.md"

@@ -505,3 +505,21 @@ def test_a_week_of_a_month_meets_the_notes_of_that_week(
     write(root, "memory/episodic/2023-10-25.md", later)
     ranked = paths(search(cli, root, "What was Dave doing in the first weekend of October 2023?"))
     assert ranked[:2] == ["memory/episodic/2023-10-08.md", "memory/episodic/2023-10-25.md"]
+
+
+def test_a_week_running_into_the_next_month_meets_its_notes_of_that_month(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "the last week of October 2023" is 30 October to 5 November. The
+    # notes of October held the month's date in their titles, the note of 2 November
+    # held no date the query said, and it ranked below every October note although its
+    # week was the one asked for. A week is now one term, met in its days' titles.
+    for day in ("2023-10-04", "2023-10-15", "2023-10-23"):
+        write(root, f"memory/episodic/{day}.md", f"# {day}\n\n- Calvin: The tour goes on.\n")
+    write(
+        root,
+        "memory/episodic/2023-11-02.md",
+        "# 2023-11-02\n\n- Calvin: Last week I threw a party at my house in Tokyo.\n",
+    )
+    ranked = paths(search(cli, root, "Where was Calvin in the last week of October 2023?"))
+    assert ranked[0] == "memory/episodic/2023-11-02.md"
