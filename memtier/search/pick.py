@@ -172,6 +172,22 @@ def raw_counts(
     # notes has ~50,000 files of a few matches each, and their texts repeat, so each
     # text is decoded and keyed once, and a file's matches are counted in one loop.
     printed: dict[bytes, str | None] = {}
+
+    def count_printed(raw: list[bytes], texts: dict[str, int]) -> int:
+        """Count the printed texts *raw* into *texts* by key; return how many have a
+        text (an empty match matches no text)."""
+        total = 0
+        for data in raw:
+            if not data:
+                continue
+            total += 1
+            key = printed.get(data, "")
+            if key == "":
+                key = printed[data] = key_of(data.decode("utf-8", "replace"))
+            if key is not None:
+                texts[key] = texts.get(key, 0) + 1
+        return total
+
     counted: dict[str, dict[str, int]] = {}
     df: dict[str, int] = {}
     totals: dict[str, int] = {}
@@ -198,34 +214,15 @@ def raw_counts(
                 if key is not None:
                     texts[key] = texts.get(key, 0) + n
         else:
-            total = 0
-            for data in raw:
-                if not data:
-                    continue  # an empty match matches no text
-                total += 1
-                key = printed.get(data, "")
-                if key == "":
-                    key = printed[data] = key_of(data.decode("utf-8", "replace"))
-                if key is not None:
-                    texts[key] = texts.get(key, 0) + 1
-            totals[rel] = total
+            totals[rel] = count_printed(raw, texts)
         counted[rel] = texts
         for key in texts:
             df[key] = df.get(key, 0) + 1
     groups: list[Group] = []
     for body, paths in (by_texts or {}).items():
-        # As the loop above reads one file's texts (`FileHits.raw_texts`).
+        # As one file's texts are read above (`FileHits.raw_texts`).
         texts = {}
-        total = 0
-        for data in texts_of(body.lower(), plain):
-            if not data:
-                continue
-            total += 1
-            key = printed.get(data, "")
-            if key == "":
-                key = printed[data] = key_of(data.decode("utf-8", "replace"))
-            if key is not None:
-                texts[key] = texts.get(key, 0) + 1
+        total = count_printed(texts_of(body.lower(), plain), texts)
         groups.append((texts, total, paths))
         for key in texts:
             df[key] = df.get(key, 0) + len(paths)
