@@ -59,6 +59,11 @@ class Retirements(Fields):
         return self.retired | self.replaced
 
 
+def logged_files(lines: list[str]) -> set[str]:
+    """The files the retirement log *lines* name."""
+    return {found.group("file") for line in lines if (found := _RETIREMENT.match(line))}
+
+
 def retirements(lines: list[str], path: str) -> Retirements:
     """The identities the log *lines* (``- D <file>:<n> <verb>: <old> — <reason>``)
     name for *path*. The old text may itself hold `` — ``: every cut before the

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtier.formats.fact_merge import Retirements, merge_facts, retirements
+from memtier.formats.fact_merge import Retirements, logged_files, merge_facts, retirements
 from memtier.formats.fact_text import fact_lines, normalise_fact
 
 HEAD = "# Infra\n#tags: docker\n> last_verified: {d}\n"
@@ -148,3 +148,16 @@ def test_merging_a_side_with_itself_or_with_the_base_changes_nothing(
 def test_no_text_crashes_the_fact_merge(b: str, o: str, t: str) -> None:
     merged = merge_facts(b, o, t)
     assert merged.text == "" or merged.text.endswith("\n")
+
+
+def test_logged_files_are_the_files_a_retirement_log_names() -> None:
+    lines = [
+        "# Retired facts",
+        "",
+        "- 2026-12-01 memory/semantic/projects.md:9 retired: a fact — why",
+        "- 2026-12-02 MEMORY.md:6 replaced: another — why: new one",
+        "- 2026-12-02 memory/semantic/projects.md:4 retired: a third — why",
+        "- not a log line memory/semantic/x.md:1 retired: y",
+    ]
+    assert logged_files(lines) == {"memory/semantic/projects.md", "MEMORY.md"}
+    assert logged_files([]) == set()

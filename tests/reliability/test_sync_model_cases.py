@@ -113,3 +113,17 @@ def test_notes_items_and_lessons_of_three_hosts_all_arrive(machine: SyncMachine)
     machine.close_item(2, pick=0)
     machine.next_day()
     machine.append(0)
+
+
+def test_a_fact_learned_and_retired_between_two_syncs_stays_retired_on_every_host(
+    machine: SyncMachine,
+) -> None:
+    # Found by the model: host 2 learns a fact host 0 also holds, and retires it
+    # before its next sync. Its fact file ends as its last sync left it, so git runs
+    # no driver on that file and took host 0's version whole: the fact came back.
+    machine.remember(0, kind="project", section=None)  # host1 runs birch1 ...
+    machine.remember(0, kind="project", section="Services")  # host2 runs cobalt2 ...
+    machine.remember_what_another_host_did(2, pick=1, section="Services")  # cobalt2
+    machine.sync(2)
+    machine.remember_what_another_host_did(2, pick=0, section="Services")  # birch1
+    machine.retire(2, pick=0)  # birch1: host 2's file is as its sync left it

@@ -143,9 +143,12 @@ def _records(conflicts_dir: Path) -> set[Path]:
     return {path for pattern in RECORDS for path in conflicts_dir.glob(pattern)}
 
 
-def _write_witness(ws: Workspace, git: Git, folder: Path, head: str, theirs: str) -> Path:
+def _write_witness(
+    ws: Workspace, git: Git, folder: Path, head: str, theirs: str
+) -> tuple[Path, dict[str, list[str]]]:
     """What each side's retirement log holds that the other's lacks, for the fact
-    driver (§14 v4: a fact retired on one side stays retired)."""
+    driver (§14 v4: a fact retired on one side stays retired): its file, and what
+    it holds."""
     import json
 
     from memtier.commands.facts.files import RETIRED_LOG
@@ -163,7 +166,25 @@ def _write_witness(ws: Workspace, git: Git, folder: Path, head: str, theirs: str
     }
     path = folder / WITNESS
     store.write_text(path, json.dumps(body, ensure_ascii=False) + "\n", root=ws.root)
-    return path
+    return path, body
+
+
+def _retired_stay_retired(
+    ws: Workspace, git: Git, tree: str, head: str, theirs: str, gained: dict[str, list[str]]
+) -> str:
+    """*tree* with the fact files git merged without their driver merged by identity
+    (`_retired`: a retirement on a side that left the file as it was)."""
+    from memtier.commands.sync._moves import edited_tree
+    from memtier.commands.sync._retired import retirement_edits
+
+    edits = retirement_edits(git, head, theirs, gained)
+    if not edits:
+        return tree
+    blobs: dict[str, str | None] = {
+        path: git.run("hash-object", "-w", "--stdin", stdin=text).out.strip()
+        for path, text in edits.items()
+    }
+    return edited_tree(ws, git, tree, blobs)
 
 
 def _merge_tree(
@@ -249,11 +270,13 @@ def merge_remote(
     conflicts_dir = ws.sync_dir / "conflicts"
     store.make_dirs(conflicts_dir, root=ws.root)
     earlier = _records(conflicts_dir)
-    witness = _write_witness(ws, git, conflicts_dir, head, theirs)
+    witness, gained = _write_witness(ws, git, conflicts_dir, head, theirs)
     try:
         tree, stages = _merge_tree(git, head, theirs, conflicts_dir, earlier, unrelated)
     finally:
         os.unlink(witness)  # sync's own residue under memory/.sync, not a memory file
+    if gained["ours"] or gained["theirs"]:
+        tree = _retired_stay_retired(ws, git, tree, head, theirs, gained)
     if stages:
         from memtier.commands.sync._moves import keep_ours_whole, settle_archive_moves
 
