@@ -11,13 +11,9 @@ have merged it (`formats.fact_merge`), and the merged tree takes the result.
 
 from __future__ import annotations
 
-import re
-
+from memtier.commands.sync.attributes import driver_of
+from memtier.commands.sync.driver import fact_header_lines
 from memtier.gitrun import Git
-from memtier.workspace import HOT_FILE
-
-# The files the fact driver merges (the sync attributes' `memtier-fact` lines).
-_FACT_FILE = re.compile(r"MEMORY\.md|memory/(?:semantic|procedural)/[^/]+\.md")
 
 
 def _text(git: Git, commit: str, path: str) -> str | None:
@@ -35,7 +31,9 @@ def retirement_edits(
     from memtier.formats.fact_merge import logged_files, merge_facts, retirements
 
     ours_lines, theirs_lines = gained["ours"], gained["theirs"]
-    paths = sorted(p for p in logged_files(ours_lines + theirs_lines) if _FACT_FILE.fullmatch(p))
+    # A log a remote wrote may name any path: only the fact driver's files are merged.
+    logged = logged_files(ours_lines + theirs_lines)
+    paths = sorted(p for p in logged if driver_of(p) == "memtier-fact")
     if not paths:
         return {}
     found = git.run("merge-base", head, theirs, check=False)
@@ -51,7 +49,7 @@ def retirement_edits(
             b or "",
             o,
             t,
-            header_lines=4 if path == HOT_FILE else 3,
+            header_lines=fact_header_lines(path),
             ours_gone=retirements(ours_lines, path),
             theirs_gone=retirements(theirs_lines, path),
         )

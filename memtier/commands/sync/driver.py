@@ -101,6 +101,12 @@ def confine(root: Path, base: Path, ours: Path, theirs: Path) -> None:
             raise _refused(path, "is not a regular file; nothing written")
 
 
+def fact_header_lines(path: str) -> int:
+    """The lines above a fact file's facts (§10): MEMORY.md's title, note and two
+    dates; a WARM file's title, tags and date."""
+    return 4 if path == HOT_FILE else 3
+
+
 def run_merge_driver(
     kind: str,
     base: Path,
@@ -126,7 +132,7 @@ def run_merge_driver(
     result: Merged
     if kind == "fact":
         ours_gone, theirs_gone = _witness(conflicts_dir, shown)
-        header = 4 if shown == HOT_FILE else 3
+        header = fact_header_lines(shown)
         result = merge(*texts, header_lines=header, ours_gone=ours_gone, theirs_gone=theirs_gone)
     else:
         result = merge(*texts)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from memtier import store
+from memtier.commands.sync.attributes import ATTRIBUTES
 from memtier.errors import InputError, RefusedError, Term
 from memtier.gitrun import REMOTE_TIMEOUT, Git
 from memtier.results import Result, fixed
@@ -44,22 +45,6 @@ DEFAULT_BRANCH = "main"
 REMOTE_NAME = "origin"
 DRIVERS: tuple[str, ...] = ("note", "fact", "lines", "index", "text", "generation")
 # The one attributes text: written to the repository's own info/attributes (v4).
-ATTRIBUTES = """\
-# memtier sync (PROTOCOL §14): merges that understand these files.
-# The drivers are set by `memtier sync init` in the memory's repository config.
-# Every tracked file has one (§14 v4); the ones below `*` take precedence.
-* merge=memtier-text
-/MEMORY.md merge=memtier-fact
-/memory/semantic/*.md merge=memtier-fact
-/memory/procedural/*.md merge=memtier-fact
-/memory/episodic/*.md merge=memtier-note
-/memory/archive/**/*.md merge=memtier-note
-/memory/archive/learnings/** merge=memtier-lines
-/memory/archive/retired.md merge=memtier-lines
-/.learnings/* merge=memtier-lines
-/memory/INDEX.md merge=memtier-index
-/memory/consolidated/* merge=memtier-generation
-"""
 # Tracked: the three tiers' homes; never the host-local files.
 EXCLUDE = (
     "# memtier sync (PROTOCOL §14): only the memory is tracked, never host-local files\n"

@@ -194,3 +194,43 @@ def test_a_config_file_that_cannot_be_read_names_no_driver(tmp_path: Path) -> No
     assert drivers_in_file(tmp_path / "absent") == set()
     (tmp_path / "bytes").write_bytes(b'[merge "memtier-note"]\n\tdriver = \xff\n')
     assert drivers_in_file(tmp_path / "bytes") == set()
+
+
+def test_the_paths_of_each_driver_are_the_paths_git_gives_it(tmp_path: Path) -> None:
+    """`driver_of` reads the attributes as git does: git's own `check-attr`, on a
+    repository holding them, names the same driver for every path."""
+    import subprocess
+
+    from memtier.commands.sync.attributes import driver_of
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".git" / "info" / "attributes").write_text(ATTRIBUTES)
+    paths = [
+        "MEMORY.md",
+        "sub/MEMORY.md",
+        "memory/semantic/projects.md",
+        "memory/semantic/deep/projects.md",
+        "memory/semantic/notes.txt",
+        "memory/procedural/runbook.md",
+        "memory/episodic/2026-12-01.md",
+        "memory/archive/2025/2025-01-01.md",
+        "memory/archive/learnings/2025/errors.md",
+        "memory/archive/retired.md",
+        ".learnings/errors.md",
+        ".learnings/deep/x.md",
+        "memory/INDEX.md",
+        "memory/consolidated/restic-g1.md",
+        "notes.md",
+    ]
+    checked = subprocess.run(
+        ["git", "-C", str(tmp_path), "check-attr", "merge", "--", *paths],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    given = {line.split(": ")[0]: line.split(": ")[-1] for line in checked}
+    drivers = {value for value in given.values() if value.startswith("memtier-")}
+    assert {"memtier-fact", "memtier-note", "memtier-lines", "memtier-text"} <= drivers
+    assert {p: driver_of(p) for p in paths} == {
+        p: given[p] if given[p] != "unspecified" else None for p in paths
+    }
