@@ -258,7 +258,9 @@ def _scan_and_rank(
         literals=literals,
         tags=request.tags,
         phrases=phrases,
-        meanwhile=lambda: _prepare(terms, log=ws.config.search_log and request.log),
+        meanwhile=lambda: _prepare(
+            terms, regex=request.regex, log=ws.config.search_log and request.log
+        ),
     )
     from memtier.search.rank import rank
 
@@ -277,10 +279,11 @@ def _scan_and_rank(
     )
 
 
-def _prepare(terms: tuple[Term, ...], *, log: bool) -> None:
+def _prepare(terms: tuple[Term, ...], *, regex: bool, log: bool) -> None:
     """What the ranking and the search log will need, loaded while ripgrep searches
-    (`scanner.scan`): their modules and the terms' compiled pattern. Nothing here
-    changes a result; it only moves work into the time spent waiting."""
+    (`scanner.scan`): their modules, the terms' compiled pattern, and for a --regex
+    the engine that finds its positions (`scanner.locate`). Nothing here changes a
+    result; it only moves work into the time spent waiting."""
     # rank's own imports, and the two it makes when it runs (`pick`, `metadata`)
     import memtier.search.metadata
     import memtier.search.pick
@@ -289,6 +292,10 @@ def _prepare(terms: tuple[Term, ...], *, log: bool) -> None:
 
     if terms:
         precise_re(terms)
+    if regex:
+        from memtier.search.engine import linear_engine
+
+        linear_engine()
     if log:
         import memtier.search.log  # noqa: F401 (its modules, loaded ahead)
 

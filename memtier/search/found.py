@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from memtier.search.phrases import phrase_words
 from memtier.search.tokens import has_cjk, normalise_bytes, overlapping
@@ -215,7 +215,7 @@ class ScanResult:
         # Whether the printed texts come without positions (a ``--regex``'s scan: then
         # `locate` finds the positions in the files the ranking reads).
         self.plain = False
-        self.locate: Callable[[list[str]], dict[str, FileHits]] | None = None
+        self.locate: Callable[[list[tuple[str, list[str]]]], dict[str, FileHits]] | None = None
         self.counted: TermCounts | None = TermCounts(words) if words else None
         self.warnings: list[str] = []
         self.scanner = scanner
@@ -236,6 +236,21 @@ class ScanResult:
     def matches(self, matches: dict[str, FileHits]) -> None:
         self.by_texts = {}
         self._matches = matches
+
+    def printed(self, rels: Collection[str]) -> dict[str, FileHits]:
+        """The raw matches of the files *rels* alone: `matches` without an entry made
+        for every file kept together by its texts (a broad --regex has thousands)."""
+        wanted = set(rels)
+        found = {rel: hits for rel in wanted if (hits := self._matches.get(rel)) is not None}
+        if len(found) < len(wanted):
+            apart = wanted.isdisjoint
+            for body, paths in self.by_texts.items():
+                if not apart(paths):
+                    lowered = body.lower()
+                    for rel in paths:
+                        if rel in wanted:
+                            found[rel] = FileHits(lowered, None, None, "cold", self.plain)
+        return found
 
     def kept(self) -> dict[str, FileHits]:
         """The files with their own entry in `matches`, those of `by_texts` left out."""

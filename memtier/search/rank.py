@@ -269,7 +269,7 @@ def rank(
 
     if scanned.locate is not None:
         # A --regex's positions, in the files read only (`scanner.locate`).
-        held = scanned.locate([rel for rel, *_ in files])
+        held = scanned.locate([(rel, lines) for rel, _, _, lines, _ in files])
     elif regex:
         held = scanned.matches
     else:

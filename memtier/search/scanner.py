@@ -26,11 +26,18 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from memtier.errors import InputError
+from memtier.search.engine import (
+    LinePattern,
+    ascii_lower,
+    compile_pattern,
+    matches_in,
+    refuse_unsupported,
+)
 from memtier.search.found import (
     STATS_RE,
     FileHits,
@@ -49,7 +56,6 @@ from memtier.search.tokens import (
     normalise_bytes,
     overlapping,
     python_pattern,
-    re2_pattern,
 )
 from memtier.tiers import search_paths, symlink_warnings, tier_file_pairs
 from memtier.workspace import tier_of
@@ -127,7 +133,7 @@ def scan_with_rg(
         paths = search_paths(root, tiers, result.warnings)
         if not ignore_case and not list_only:
             result.plain = True
-            result.locate = functools.partial(locate, rg, root, pattern)
+            result.locate = functools.partial(locate, rg, root, pattern, result)
     if not paths:
         return result
     argv = [
@@ -212,16 +218,55 @@ def scan_with_rg(
     return result
 
 
-def locate(rg: str, root: Path, pattern: str, rels: list[str]) -> dict[str, FileHits]:
-    """The matches of a ``--regex`` in the files *rels*, with their lines and columns:
-    ripgrep once more over those files only (the scan printed the matched texts
-    alone). Where ripgrep fails now, the built-in scanner reads them."""
-    if not rels:
+def locate(
+    rg: str, root: Path, pattern: str, result: ScanResult, files: list[tuple[str, list[str]]]
+) -> dict[str, FileHits]:
+    """The matches of a ``--regex`` in *files* (path, the lines the ranking read),
+    with their lines and columns; the scan (*result*) printed the matched texts alone.
+
+    They are found in the lines already read, with the built-in scanner's engine
+    (`compile_pattern`), and kept where they are the very texts ripgrep printed for
+    the file, in the same order. Where they differ (the engines disagree on the
+    pattern, a line ending in CR, a file cut at `rank.MAX_FILE_LINES`), ripgrep
+    runs once more over those files only; where ripgrep fails then, the built-in
+    scanner reads the files themselves."""
+    if not files:
         return {}
+    located: dict[str, FileHits] = {}
+    again: list[str] = []
+    printed = result.printed([rel for rel, _ in files])
+    regex = compile_pattern(pattern, ignore_case=False)
+    for rel, lines in files:
+        found = _located_in(lines, printed.get(rel), regex)
+        if found is None:
+            again.append(rel)
+        else:
+            located[rel] = FileHits(found=found, tier=tier_of(rel))
+    if again:
+        located.update(_locate_again(rg, root, pattern, regex, again))
+    return located
+
+
+def _located_in(lines: list[str], hits: FileHits | None, regex: LinePattern) -> list[Match] | None:
+    """The matches of *regex* in *lines*, or None unless their texts are those ripgrep
+    printed (*hits*), in order (its empty matches aside: they are never shown)."""
+    texts = hits.raw_texts() if hits is not None else None
+    if texts is None:
+        return None
+    found = [(ln, col, ascii_lower(t)) for ln, col, t in matches_in("\n".join(lines), regex)]
+    if [t.encode("utf-8") for _, _, t in found] != [t for t in texts if t]:
+        return None
+    return found
+
+
+def _locate_again(
+    rg: str, root: Path, pattern: str, regex: LinePattern, rels: list[str]
+) -> dict[str, FileHits]:
+    """`locate` for the files whose texts differed: ripgrep over those files only, or
+    the built-in scanner reading them where ripgrep fails now."""
     try:
         found = scan_with_rg(rg, root, (), pattern, ignore_case=False, located=rels)
     except _RipgrepUnusable:
-        regex = compile_pattern(pattern, ignore_case=False)
         located: dict[str, FileHits] = {}
         for rel in rels:
             try:
@@ -230,7 +275,7 @@ def locate(rg: str, root: Path, pattern: str, rels: list[str]) -> dict[str, File
                 continue
             if b"\0" not in data:
                 texts = [
-                    (ln, col, _ascii_lower(t)) for ln, col, t in _matches_in(_decode(data), regex)
+                    (ln, col, ascii_lower(t)) for ln, col, t in matches_in(_decode(data), regex)
                 ]
                 located[rel] = FileHits(found=texts, tier=tier_of(rel))
         return located
@@ -310,77 +355,10 @@ def scan_with_python(
                 result.matches[rel] = FileHits(counted=found, tier=tier)
             continue
         assert regex is not None
-        found_raw = [(ln, col, _ascii_lower(t)) for ln, col, t in _matches_in(_decode(data), regex)]
+        found_raw = [(ln, col, ascii_lower(t)) for ln, col, t in matches_in(_decode(data), regex)]
         if found_raw:
             result.matches[rel] = FileHits(found=found_raw, tier=tier)
     return result
-
-
-# Features ripgrep's default engine refuses; the built-in scanner refuses them the
-# same way, so a pattern means the same with either engine.
-# (Compiled on first use, by re's own cache: only a --regex is checked.)
-_UNSUPPORTED = (
-    (r"\(\?<?[=!]", "look-around (look-ahead and look-behind) is not supported"),
-    (r"(?<!\\)(?:\\\\)*\\[1-9]", "backreferences are not supported"),
-)
-
-
-def refuse_unsupported(pattern: str) -> None:
-    """One refusal, in the same words, whichever engine would run the pattern."""
-    for feature, reason in _UNSUPPORTED:
-        if re.search(feature, pattern):
-            raise InputError(f"invalid search pattern: {reason}")
-
-
-class FoundSpan(Protocol):
-    """What the scan reads of one match, from ``re`` or from RE2 alike."""
-
-    def start(self) -> int: ...
-
-    def end(self) -> int: ...
-
-    def group(self) -> str: ...
-
-
-class LinePattern(Protocol):
-    """A compiled ``--regex``: ``re``'s or RE2's, which both find every match in a text."""
-
-    def finditer(self, text: str) -> Iterator[FoundSpan]: ...
-
-
-def compile_pattern(pattern: str, *, ignore_case: bool) -> LinePattern:
-    """A ``--regex`` pattern for the built-in scanner, in linear time when possible.
-
-    google-re2 (RE2, the same family of automata as ripgrep's engine) matches in
-    time linear in the text, so ``(a+)+$`` cannot hang a search; without it the
-    standard ``re`` is used. Look-around and backreferences are refused by both
-    paths with ripgrep's wording, since neither linear engine has them.
-    """
-    refuse_unsupported(pattern)
-    try:
-        import re2
-    except ImportError:
-        re2 = None
-    if re2 is not None:
-        pattern = re2_pattern(pattern)  # ripgrep's ASCII boundaries (ours, and a person's)
-        options = re2.Options()
-        options.log_errors = False  # RE2 would print its own message on stderr
-        options.case_sensitive = not ignore_case
-        options.posix_syntax = False
-        try:
-            compiled: LinePattern = re2.compile("(?m)" + pattern, options=options)
-            return compiled
-        except re2.error as exc:
-            reason = exc.args[0] if exc.args else exc
-            if isinstance(reason, bytes):
-                reason = reason.decode("utf-8", "replace")
-            reason = str(reason).replace("(?m)", "", 1)  # our prefix, not the person's
-            raise InputError(f"invalid search pattern: {reason}") from None
-    pattern = python_pattern(pattern)
-    try:
-        return re.compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
-    except re.error as exc:
-        raise InputError(f"invalid search pattern: {exc}") from None
 
 
 def _decode(data: bytes) -> str:
@@ -415,27 +393,6 @@ def _read_all(path: str) -> bytes:
     finally:
         os.close(fd)
     return b"".join(chunks)
-
-
-def _ascii_lower(text: str) -> str:
-    """Lowercase ASCII letters only, as ``bytes.lower`` does on ripgrep's output."""
-    return text.encode("utf-8").lower().decode("utf-8")
-
-
-def _matches_in(text: str, regex: LinePattern) -> list[Match]:
-    found: list[Match] = []
-    line_no = 1
-    line_start = 0
-    scanned = 0
-    for m in regex.finditer(text):
-        if m.start() == m.end() or "\n" in m.group():
-            continue  # ripgrep never matches across lines and prints no empty match
-        line_no += text.count("\n", scanned, m.start())
-        scanned = m.start()
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        column = len(text[line_start : m.start()].encode("utf-8")) + 1
-        found.append((line_no, column, m.group().rstrip("\r")))
-    return found
 
 
 def scan(

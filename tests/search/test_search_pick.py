@@ -396,26 +396,93 @@ def test_a_regex_whose_texts_read_like_positions_counts_them_as_texts(root: Path
     assert all(":" in term for hit in results for term in hit["matched_terms"])
 
 
+_HOST_NOTES = {
+    "memory/episodic/2026-11-20.md": "# 2026-11-20\n\n- host10 up\n- host12 and host10\n",
+    "memory/episodic/2026-11-21.md": "# 2026-11-21\n\n## Net\n\n- Zoë moved host11\n",
+    "memory/semantic/infra.md": "# Infra\n\n- host10: the proxy\n",
+}
+
+
+def _host_workspace(root: Path, notes: dict[str, str]) -> Workspace:
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(text.encode("utf-8"))
+    (root / "memory/memtier.toml").write_text("search_log = false\n")
+    return Workspace.open(root, NOW)
+
+
+def _rg_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The command lines of the ripgrep runs made from now on."""
+    from memtier import spawn
+
+    runs: list[list[str]] = []
+    real = spawn.start
+
+    def recording(argv: list[str], **options: Any) -> spawn.Started:
+        runs.append([str(a) for a in argv])
+        return real(argv, **options)
+
+    monkeypatch.setattr(spawn, "start", recording)
+    return runs
+
+
+def _located_by_ripgrep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file's positions from the second ripgrep run, none from the lines read."""
+    from memtier.search import scanner
+
+    monkeypatch.setattr(scanner, "_located_in", lambda *args: None)
+
+
+@needs_rg
+def test_a_regex_is_located_in_the_lines_read_without_a_second_ripgrep_run(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A --regex's scan prints the matched texts alone; their lines and columns are
+    found in the lines the ranking read (`scanner.locate`), the same as ripgrep
+    tells when asked for them, and ripgrep runs once."""
+    ws = _host_workspace(root, _HOST_NOTES)
+    request = SearchRequest(query=r"host1\d", regex=True, rg=RG)
+    runs = _rg_runs(monkeypatch)
+    located = search(ws, request).to_json()
+    assert len(runs) == 1
+    _located_by_ripgrep(monkeypatch)
+    by_ripgrep = search(ws, request).to_json()
+    assert len(runs) == 3
+    assert located == by_ripgrep
+    assert [hit["line"] for hit in located["results"]]  # type: ignore[index]
+
+
+@needs_rg
+def test_a_regex_whose_texts_differ_in_the_lines_read_is_located_by_ripgrep(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ripgrep reads a line ending in CR LF with its CR, which the ranking's lines
+    lack: ``up\\r?`` prints "up\\r" there. The texts found in the lines read differ, so
+    ripgrep locates that file, and the hits are those of ripgrep's positions."""
+    notes = {**_HOST_NOTES, "memory/semantic/crlf.md": "# Crlf\r\n\r\n- host13 up\r\n"}
+    ws = _host_workspace(root, notes)
+    request = SearchRequest(query=r"host1\d up\r?", regex=True, rg=RG)
+    runs = _rg_runs(monkeypatch)
+    located = search(ws, request).to_json()
+    assert len(runs) == 2
+    assert runs[1][-1] == "memory/semantic/crlf.md"  # only the file whose texts differ
+    _located_by_ripgrep(monkeypatch)
+    assert search(ws, request).to_json() == located
+    assert any(hit["path"] == "memory/semantic/crlf.md" for hit in located["results"])  # type: ignore[index]
+
+
 @needs_rg
 def test_a_regex_located_without_ripgrep_shows_the_same_lines(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A --regex's positions come from a second ripgrep run over the files read
+    """Where the texts differ, ripgrep runs once more over those files
     (`scanner.locate`); when ripgrep fails then, the built-in scanner reads those
     files, and the hits are the same."""
     from memtier.search import scanner
 
-    notes = {
-        "memory/episodic/2026-11-20.md": "# 2026-11-20\n\n- host10 up\n- host12 and host10\n",
-        "memory/episodic/2026-11-21.md": "# 2026-11-21\n\n## Net\n\n- Zoë moved host11\n",
-        "memory/semantic/infra.md": "# Infra\n\n- host10: the proxy\n",
-    }
-    for rel, text in notes.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    (root / "memory/memtier.toml").write_text("search_log = false\n")
-    ws = Workspace.open(root, NOW)
+    ws = _host_workspace(root, _HOST_NOTES)
     request = SearchRequest(query=r"host1\d", regex=True, rg=RG)
+    _located_by_ripgrep(monkeypatch)
     located = search(ws, request).to_json()
     real = scanner.scan_with_rg
     failed: list[list[str]] = []
@@ -428,6 +495,6 @@ def test_a_regex_located_without_ripgrep_shows_the_same_lines(
 
     monkeypatch.setattr(scanner, "scan_with_rg", failing)
     fallen_back = search(ws, request).to_json()
-    assert failed and sorted(failed[0]) == sorted(notes)
+    assert failed and sorted(failed[0]) == sorted(_HOST_NOTES)
     assert fallen_back == located
     assert [hit["line"] for hit in located["results"]]  # type: ignore[index]
