@@ -42,6 +42,7 @@ import re
 from itertools import pairwise
 from typing import AnyStr, NamedTuple
 
+from memtier.search.accents import ascii_classes, cheap_classes
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
 from memtier.search.wordcount import WORD_RE, count_words
 
@@ -436,31 +437,13 @@ def combined_pattern(terms: tuple[Term, ...]) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def precise_re(terms: tuple[Term, ...]) -> re.Pattern[str]:
+def precise_re(terms: tuple[Term, ...], ascii_text: bool = False) -> re.Pattern[str]:
     """`combined_pattern`, compiled once per process for the same terms (the tool
-    server answers many searches), its accent classes written as `_cheap_classes`."""
-    return re.compile(_cheap_classes(combined_pattern(terms)), re.IGNORECASE)
-
-
-# An accent class (`_VARIANTS`) holding a letter above U+00FF: no range, no escape.
-_WIDE_CLASS_RE = re.compile(r"\[([^\]\\^-]*[^\x00-\xff][^\]\\^-]*)\]")
-
-
-def _cheap_classes(pattern: str) -> str:
-    """*pattern* with each accent class holding a letter above U+00FF (``[sšś]``)
-    written as an alternation that matches the same characters (``(?:[s]|š{1}|ś{1})``).
-    Python's compiler maps such a class over all 65,536 code points, about half a
-    millisecond each: a three-word query held twenty of them, 10-25 ms of compiling
-    in every search. The ``{1}`` keeps the parser from merging the letters back into
-    a class; the letters up to U+00FF stay a class, which compiles cheaply."""
-
-    def alternation(found: re.Match[str]) -> str:
-        letters = found.group(1)
-        narrow = "".join(ch for ch in letters if ch <= "\xff")
-        wide = [f"{ch}{{1}}" for ch in letters if ch > "\xff"]
-        return "(?:" + "|".join(([f"[{narrow}]"] if narrow else []) + wide) + ")"
-
-    return _WIDE_CLASS_RE.sub(alternation, pattern)
+    server answers many searches), its accent classes as `accents.cheap_classes`;
+    *ascii_text*: for ASCII text only (most lines), `accents.ascii_classes`, the
+    quickest to compile and to match."""
+    rewrite = ascii_classes if ascii_text else cheap_classes
+    return re.compile(rewrite(combined_pattern(terms)), re.IGNORECASE)
 
 
 def _cjk_class() -> str:

@@ -281,6 +281,16 @@ def test_precise_pattern_matches_what_its_accent_classes_match() -> None:
         found = [(m.start(), m.group()) for m in plain.finditer(text)]
         assert [(m.start(), m.group()) for m in precise.finditer(text)] == found
     assert len([m for m in precise.finditer(words)]) > 10
+    # On ASCII text, the pattern without the accented letters finds the same.
+    ascii_only = precise_re(terms, ascii_text=True)
+    assert ascii_only.pattern != precise.pattern
+    ascii_text = (
+        "".join(ch for ch in every if ch.isascii()) + " " + words.encode("ascii", "ignore").decode()
+    )
+    for text in (ascii_text, ascii_text.upper()):
+        found = [(m.start(), m.group()) for m in plain.finditer(text)]
+        assert found
+        assert [(m.start(), m.group()) for m in ascii_only.finditer(text)] == found
 
 
 def test_sections_split_on_blank_lines_headings_and_long_lists() -> None:
