@@ -291,7 +291,7 @@ def _prepare(terms: tuple[Term, ...], *, regex: bool, log: bool) -> None:
     from memtier.search.tokens import precise_re
 
     if terms:
-        precise_re(terms)
+        precise_re(terms, ascii_text=True)
     if regex:
         from memtier.search.engine import linear_engine
 

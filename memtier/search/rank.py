@@ -169,10 +169,15 @@ def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
         for line, column, text in hits.matches():
             scored.append((line, column, text, text.lower(), 1.0))
         return scored
-    precise = ctx.precise
+    narrow = ctx.precise  # for a line of ASCII text (`precise_re`)
     for number, text in enumerate(lines, start=1):
-        wide = has_cjk(text)
-        finder = beside_cjk(precise.pattern) if wide else precise
+        if text.isascii():
+            wide = False
+            finder = narrow
+        else:
+            wide = has_cjk(text)
+            full = precise_re(ctx.terms)
+            finder = beside_cjk(full.pattern) if wide else full
         for m in finder.finditer(text):
             term = term_of(m.group(), ctx.terms)
             if term is None or term.cjk:
@@ -212,7 +217,7 @@ def rank(
     if recent:
         ctx.recency_bonus = RECENT_QUERY_BONUS
     if not regex and terms:
-        ctx.precise = precise_re(terms)
+        ctx.precise = precise_re(terms, ascii_text=True)
     counts = scanned.counted
     raw = pick.RawCounts({}, {}, {}, {})
     if counts is not None:

@@ -42,6 +42,7 @@ import re
 from itertools import pairwise
 from typing import AnyStr, NamedTuple
 
+from memtier.search.accents import ascii_classes, cheap_classes
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
 from memtier.search.wordcount import WORD_RE, count_words
 
@@ -436,10 +437,13 @@ def combined_pattern(terms: tuple[Term, ...]) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def precise_re(terms: tuple[Term, ...]) -> re.Pattern[str]:
+def precise_re(terms: tuple[Term, ...], ascii_text: bool = False) -> re.Pattern[str]:
     """`combined_pattern`, compiled once per process for the same terms (the tool
-    server answers many searches)."""
-    return re.compile(combined_pattern(terms), re.IGNORECASE)
+    server answers many searches), its accent classes as `accents.cheap_classes`;
+    *ascii_text*: for ASCII text only (most lines), `accents.ascii_classes`, the
+    quickest to compile and to match."""
+    rewrite = ascii_classes if ascii_text else cheap_classes
+    return re.compile(rewrite(combined_pattern(terms)), re.IGNORECASE)
 
 
 def _cjk_class() -> str:

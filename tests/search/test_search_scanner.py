@@ -20,6 +20,7 @@ from memtier.search.sections import inline_tags, split_sections, tag_line_tags
 from memtier.search.tokens import (
     Term,
     combined_pattern,
+    precise_re,
     python_pattern,
     query_terms,
     scan_pattern,
@@ -259,6 +260,37 @@ def test_patterns_mean_the_same_in_python_and_ripgrep(tmp_path: Path) -> None:
             cwd=tmp_path, capture_output=True, text=True, check=True,
         )  # fmt: skip
         assert out.stdout.split() == expected
+
+
+def test_precise_pattern_matches_what_its_accent_classes_match() -> None:
+    """The ranking's compiled pattern writes the accent classes its own way (cheaper to
+    compile): on every character, and on words in any case and accent, it finds what
+    the plain classes of `combined_pattern` find."""
+    terms = query_terms("snapshot Léa Zoë crème naïve Łódź čas ſun")
+    plain = re.compile(combined_pattern(terms), re.IGNORECASE)
+    precise = precise_re(terms)
+    assert precise.pattern != plain.pattern
+    # Every character of the first 12,288 code points in each accented letter's place.
+    slots = "{}napshot sn{}pshot snapsh{}t l{}a {}ea zo{} {}oe cr{}me na{}ve {}odz {}as {}un"
+    every = "\n".join(
+        slots.replace("{}", chr(c)) for c in range(0x3000) if not 0xD800 <= c < 0xE000
+    )
+    words = "SNAPŠHOT snąpshot Śnāpshot LEA Léa lēa ZOE zöe ŻOË creme CRÈME naive NAÏVE "
+    words += "lodz ŁÓDŹ łodž cas ČAS čáš sun ſun SUN snapshots snap-shot Zoëlla"
+    for text in (every, words, words.upper(), words.lower()):
+        found = [(m.start(), m.group()) for m in plain.finditer(text)]
+        assert [(m.start(), m.group()) for m in precise.finditer(text)] == found
+    assert len([m for m in precise.finditer(words)]) > 10
+    # On ASCII text, the pattern without the accented letters finds the same.
+    ascii_only = precise_re(terms, ascii_text=True)
+    assert ascii_only.pattern != precise.pattern
+    ascii_text = (
+        "".join(ch for ch in every if ch.isascii()) + " " + words.encode("ascii", "ignore").decode()
+    )
+    for text in (ascii_text, ascii_text.upper()):
+        found = [(m.start(), m.group()) for m in plain.finditer(text)]
+        assert found
+        assert [(m.start(), m.group()) for m in ascii_only.finditer(text)] == found
 
 
 def test_sections_split_on_blank_lines_headings_and_long_lists() -> None:
