@@ -103,6 +103,7 @@ from memtier.search.tokens import (
     exactness,
     has_cjk,
     length_in_words,
+    negated,
     precise_re,
     term_of,
 )
@@ -177,6 +178,8 @@ def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
             term = term_of(m.group(), ctx.terms)
             if term is None or term.cjk:
                 continue  # a CJK term is counted below, overlaps included
+            if not term.negation and negated(text, m.end()):
+                continue  # the "won" of "won't" is no form of "win" (`tokens.negated`)
             column = len(text[: m.start()].encode("utf-8")) + 1
             key = ctx.heads.get(term.text, term.text)
             scored.append((number, column, m.group(), key, exactness(m.group(), term)))

@@ -93,6 +93,7 @@ class Term(NamedTuple):
     joints: tuple[int, ...] = ()
     compound: bool = False  # two query words joined: looked for, never required
     form_of: str = ""  # another form of this query term (met for meet): counts as it
+    negation: bool = False  # the head of a negated auxiliary ("won" of "won't", v4)
 
     def shown(self) -> str:
         """The term as the query wrote it (its hyphens back), for ``matched_terms``."""
@@ -334,6 +335,22 @@ def _parts(term: Term) -> list[str]:
 _MEASURE_RE = re.compile(r"(\d{2,}(?:\.\d+)?)[a-z]{1,3}")
 
 
+def negated(text: str, end: int) -> bool:
+    """Whether the word matched up to *end* in *text* is the head of a negated
+    auxiliary (the ``won`` of ``won't``): it ends in n, then an apostrophe and a t
+    end the word. The apostrophe cuts such a word, and its head is no word of its
+    own (v4): "won't" gave "won", a form of "win", and "don't" the name "Don". In a
+    query the head is a term of its own, with no other forms, and in the text it
+    counts only for such a term (`Term.negation`): "couldn't" still finds "couldn't"."""
+    return (
+        end >= 1
+        and text[end - 1 : end].lower() == "n"
+        and text[end : end + 1] in ("'", "\u2019")
+        and text[end + 1 : end + 2].lower() == "t"
+        and not text[end + 2 : end + 3].isalnum()
+    )
+
+
 def query_terms(query: str) -> tuple[Term, ...]:
     """The distinct terms of *query*, in order of first appearance, stopwords dropped.
 
@@ -342,7 +359,12 @@ def query_terms(query: str) -> tuple[Term, ...]:
     found: list[Term] = []
     previous: Term | None = None
     previous_word = ""
-    for match in _WORD_RE.finditer(query.lower()):
+    lowered = query.lower()
+    for match in _WORD_RE.finditer(lowered):
+        if negated(lowered, match.end()):
+            found.append(Term(fold(match.group()), negation=True))
+            previous = None
+            continue
         for text, cjk in _pieces(match.group()):
             if cjk:
                 pairs = (

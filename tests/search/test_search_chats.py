@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtier.search.speakers import speaker
+from memtier.search.tokens import query_terms
 from tests.conftest import CliRunner
 from tests.search.test_search import results, scanner, search, write
 
@@ -196,3 +197,27 @@ def test_the_querys_own_word_counts_whole(cli: CliRunner, root: Path, scanner: s
         _chat(root, f"2026-08-0{i + 1}.md", [f"- Anna: Hi Bob, day {i}.", "- Bob: Hello."])
     (first, *_) = results(search(cli, root, "Where did Anna go camping?"))
     assert first["path"] == "memory/episodic/2026-10-02.md"
+
+
+def test_a_negated_auxiliary_is_no_word_of_its_own(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "won't" was cut at its apostrophe into "won" and "t", and "won" is
+    # a form of "win": turns promising what Nate won't do outranked the one he won in.
+    _chat(
+        root,
+        "2026-10-02.md",
+        [
+            "- Nate: I won't stop, I won't quit the tournament, I won't!",
+            "- Jon: Good luck.",
+        ],
+    )
+    _chat(root, "2026-10-09.md", ["- Nate: I won the tournament, a great day.", "- Jon: Wow."])
+    (first, *_) = results(search(cli, root, "When did Nate win the tournament?"))
+    assert first["path"] == "memory/episodic/2026-10-09.md"
+    # In the query, "won't" asks for no "win"; "couldn't" still finds "couldn't".
+    assert "win" not in {t.text for t in query_terms("What won't Jon do?")}
+    _chat(root, "2026-09-01.md", ["- Audrey: I couldn't walk the dogs, my knee hurt."])
+    _chat(root, "2026-09-20.md", ["- Audrey: I walk the dogs daily."])
+    (first, *_) = results(search(cli, root, "Why couldn't Audrey walk the dogs?"))
+    assert first["path"] == "memory/episodic/2026-09-01.md"
