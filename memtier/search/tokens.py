@@ -167,6 +167,7 @@ _ACCENTED = {
 _VARIANTS = {plain: f"[{plain}{forms}]" for plain, forms in _ACCENTED.items()}
 _FOLD = str.maketrans({ch: plain for plain, forms in _ACCENTED.items() for ch in forms})
 _MIN_PART = 4  # the shortest part of a compound split at an optional hyphen or space
+_MIN_HYPHEN_PART = 3  # the shortest part of a query's hyphened word found apart too
 _JOINED_RE = re.compile(r"(?<=[^\W\d_])[- ](?=[^\W\d_])")
 _JOINED_BYTES_RE = re.compile(rb"(?<=[a-z])[- ](?=[a-z])")
 
@@ -316,8 +317,10 @@ def _latin_term(text: str) -> Term | None:
         return Term(stem(text))
     joints: list[int] = []
     pieces = text.split("-")
-    # Only parts of four letters or more: "e-mail" stays one hyphened word.
-    if len(pieces) > 1 and all(p.isalpha() and len(p) >= _MIN_PART for p in pieces):
+    # Parts of three letters or more (v4; four before): "ice-cream" also finds "ice
+    # cream" and "icecream", "pet-friendly" "pet friendly"; "e-mail" and "co-op" stay
+    # one hyphened word.
+    if len(pieces) > 1 and all(p.isalpha() and len(p) >= _MIN_HYPHEN_PART for p in pieces):
         for piece in pieces[:-1]:
             joints.append((joints[-1] if joints else 0) + len(piece))
         text = "".join(pieces)

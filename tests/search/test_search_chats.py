@@ -221,3 +221,20 @@ def test_a_negated_auxiliary_is_no_word_of_its_own(
     _chat(root, "2026-09-20.md", ["- Audrey: I walk the dogs daily."])
     (first, *_) = results(search(cli, root, "Why couldn't Audrey walk the dogs?"))
     assert first["path"] == "memory/episodic/2026-09-01.md"
+
+
+def test_a_hyphened_word_of_short_parts_finds_them_apart(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "pet-friendly" and "ice-cream" (a part of three letters) stayed one
+    # hyphened word, found only as written; the chats say "pet friendly", "ice cream".
+    _chat(root, "2026-10-02.md", ["- Andrew: We found a pet friendly place downtown!"])
+    _chat(root, "2026-10-09.md", ["- Andrew: We found a place downtown, finally."])
+    (first, *_) = results(search(cli, root, "How does Andrew feel about a pet-friendly place?"))
+    assert first["path"] == "memory/episodic/2026-10-02.md"
+    _chat(root, "2026-09-01.md", ["- Nate: My vegan ice cream came out well."])
+    (first, *_) = results(search(cli, root, "vegan ice-cream"))
+    assert first["path"] == "memory/episodic/2026-09-01.md"
+    # A part of one or two letters keeps the word whole: "e-mail" never finds "mail".
+    _chat(root, "2026-08-01.md", ["- Nate: The mail came late."])
+    assert results(search(cli, root, "e-mail")) == []
