@@ -282,6 +282,32 @@ def doubled_l_forms(word: str) -> tuple[str, ...]:
     return ()
 
 
+def derived_forms(word: str) -> tuple[str, ...]:
+    """The other form of a query word across the noun in -ation or -ion (`Term.form_of`,
+    v4): the verb's noun (``inspire``, ``inspired`` → ``inspiration``, ``recommend`` →
+    ``recommendation``, ``frustrate`` → ``frustration``) and the noun's verb
+    (``inspiration`` → ``inspir``, which finds ``inspire`` and ``inspired``; ``promotion``
+    → ``promot``). The open ending of four letters reaches neither. A form no word has
+    (``paintation``) finds nothing; () for a short word, and for a word in -er (a noun or
+    a comparative already: ``docker``, ``better``)."""
+    if not word.isalpha() or len(word) < 5 or word in STOPWORDS:
+        return ()
+    if word.endswith("ion"):
+        # frustration → frustrat (frustrated, frustrating), inspiration → inspir (inspire)
+        verbs = [word[:-3]] if word[-4] in "st" and len(word) >= 8 else []
+        if word.endswith("ation") and len(word) >= 11:
+            verbs.append(word[:-5])
+        return tuple(verbs)
+    if word.endswith("te"):
+        # frustrate → frustration, promote → promotion; "state" is no verb of "station"
+        return (word[:-1] + "ion",) if len(word) >= 6 else ()
+    if word[-1] == "e" and word[-2] not in "aeiou":
+        return (word[:-1] + "ation",)  # inspire → inspiration, organize → organization
+    if word[-1] not in "aeiouy" and not word.endswith(("at", "er")):
+        return (word + "ation",)  # recommend → recommendation, inspir → inspiration
+    return ()
+
+
 # Words that ask for the newest occurrence ("when did we last renew the cert"): they
 # say which note is wanted rather than what it contains, so they raise the recency
 # boost (`rank.RECENT_QUERY_BONUS`) instead of being searched for.
@@ -391,6 +417,7 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     forms = _IRREGULAR.get(fold(text), ())
                     if not term.joints:  # a hyphened name ("docker-compose") is no verb
                         forms += silent_e_forms(term.text) + doubled_l_forms(term.text)
+                        forms += derived_forms(term.text)
                         surface = fold(text).strip("-.")
                         if surface != term.text and surface.isalpha():
                             forms += (surface,)  # the query's own word counts whole
