@@ -361,6 +361,10 @@ def _parts(term: Term) -> list[str]:
     return [p for p in parts if p not in STOPWORDS and p not in FRAME_WORDS]
 
 
+# "How many" asks for a count, which the text gives as a number ("twice", "three
+# dogs"), never as "many" (v4): the word is dropped. "How long", "how old" and "how
+# often" keep theirs, which answers say ("a long time", "years old", "often").
+_HOW_MANY_RE = re.compile(r"\b(how)\s+many\b")
 _MEASURE_RE = re.compile(r"(\d{2,}(?:\.\d+)?)[a-z]{1,3}")
 
 
@@ -388,7 +392,7 @@ def query_terms(query: str) -> tuple[Term, ...]:
     found: list[Term] = []
     previous: Term | None = None
     previous_word = ""
-    lowered = query.lower()
+    lowered = _HOW_MANY_RE.sub(r"\1", query.lower())
     for match in _WORD_RE.finditer(lowered):
         if negated(lowered, match.end()):
             found.append(Term(fold(match.group()), negation=True))

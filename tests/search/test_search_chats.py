@@ -253,3 +253,13 @@ def test_a_verb_finds_its_noun_in_ation_and_the_noun_its_verb(
     _chat(root, "2026-09-20.md", ["- Audrey: I walk the dogs every day."])
     (first, *_) = results(search(cli, root, "What frustration do Audrey's dogs cause?"))
     assert first["path"] == "memory/episodic/2026-09-01.md"
+
+
+def test_how_many_asks_for_a_number_not_the_word(cli: CliRunner, root: Path, scanner: str) -> None:
+    # "How many times has Jolene been to France?" searched for "many", and a turn saying
+    # "we went on many excursions" met it as the turn telling the visits did.
+    _chat(root, "2026-10-02.md", ["- Jolene: We went on many excursions, many times!"])
+    _chat(root, "2026-09-01.md", ["- Jolene: I have been to France twice, both times in May."])
+    (first, *_) = results(search(cli, root, "How many times has Jolene been to France?"))
+    assert first["path"] == "memory/episodic/2026-09-01.md"
+    assert "long" in {t.text for t in query_terms("How long has Nate had his turtles?")}
