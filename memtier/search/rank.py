@@ -69,6 +69,7 @@ from memtier.errors import InputError
 from memtier.search.boilerplate import WEAK_ALONE, boilerplate, weak_terms
 from memtier.search.copies import discount_copies
 from memtier.search.dates import DateHint
+from memtier.search.forms import negated
 from memtier.search.group import Grouped, group_file
 from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import FileHits, ScanResult
@@ -103,7 +104,6 @@ from memtier.search.tokens import (
     exactness,
     has_cjk,
     length_in_words,
-    negated,
     precise_re,
     term_of,
 )

@@ -42,6 +42,7 @@ import re
 from itertools import pairwise
 from typing import AnyStr, NamedTuple
 
+from memtier.search.forms import derived_forms, doubled_l_forms, negated, silent_e_forms
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
 from memtier.search.wordcount import WORD_RE, count_words
 
@@ -256,58 +257,6 @@ _IRREGULAR: dict[str, tuple[str, ...]] = {
     for form in group.split()
 }
 
-# English drops a word's silent final e before -ing and -ed: a term of the word finds
-# "dances" and "danced" by its open ending, never "dancing"; a term of "hiking" or
-# "baked", kept whole since its stem is too short to stand (`stem`), never "hike".
-_SHORT_CVC_RE = re.compile(r"([^aeiou][aeiou][^aeiouwxy])(?:ing|ed)")
-
-
-def silent_e_forms(word: str) -> tuple[str, ...]:
-    """The other form of a query word that a silent final e hides (`Term.form_of`):
-    ``dance`` → ``dancing``, ``hiking`` and ``hiked`` → ``hike``; () for the rest."""
-    if not word.isalpha() or word in STOPWORDS:
-        return ()
-    if len(word) >= 3 and word[-1] == "e" and word[-2] not in "aeiou":
-        return (word[:-1] + "ing",)
-    short = _SHORT_CVC_RE.fullmatch(word)
-    return (short.group(1) + "e",) if short else ()
-
-
-def doubled_l_forms(word: str) -> tuple[str, ...]:
-    """British spelling doubles a final l after one vowel before -ing and -ed (travelling,
-    modelled), American does not: a stem that kept the doubled l (`stem` never undoubles
-    an l, since falling is fall) also looks for the word with one (travell → travel)."""
-    if word.isalpha() and len(word) >= 6 and word.endswith("ll") and word[-3] in "aeiou":
-        return (word[:-1],)
-    return ()
-
-
-def derived_forms(word: str) -> tuple[str, ...]:
-    """The other form of a query word across the noun in -ation or -ion (`Term.form_of`,
-    v4): the verb's noun (``inspire``, ``inspired`` → ``inspiration``, ``recommend`` →
-    ``recommendation``, ``frustrate`` → ``frustration``) and the noun's verb
-    (``inspiration`` → ``inspir``, which finds ``inspire`` and ``inspired``; ``promotion``
-    → ``promot``). The open ending of four letters reaches neither. A form no word has
-    (``paintation``) finds nothing; () for a short word, and for a word in -er (a noun or
-    a comparative already: ``docker``, ``better``)."""
-    if not word.isalpha() or len(word) < 5 or word in STOPWORDS:
-        return ()
-    if word.endswith("ion"):
-        # frustration → frustrat (frustrated, frustrating), inspiration → inspir (inspire)
-        verbs = [word[:-3]] if word[-4] in "st" and len(word) >= 8 else []
-        if word.endswith("ation") and len(word) >= 11:
-            verbs.append(word[:-5])
-        return tuple(verbs)
-    if word.endswith("te"):
-        # frustrate → frustration, promote → promotion; "state" is no verb of "station"
-        return (word[:-1] + "ion",) if len(word) >= 6 else ()
-    if word[-1] == "e" and word[-2] not in "aeiou":
-        return (word[:-1] + "ation",)  # inspire → inspiration, organize → organization
-    if word[-1] not in "aeiouy" and not word.endswith(("at", "er")):
-        return (word + "ation",)  # recommend → recommendation, inspir → inspiration
-    return ()
-
-
 # Words that ask for the newest occurrence ("when did we last renew the cert"): they
 # say which note is wanted rather than what it contains, so they raise the recency
 # boost (`rank.RECENT_QUERY_BONUS`) instead of being searched for.
@@ -368,22 +317,6 @@ _HOW_MANY_RE = re.compile(r"\b(how)\s+many\b")
 _MEASURE_RE = re.compile(r"(\d{2,}(?:\.\d+)?)[a-z]{1,3}")
 
 
-def negated(text: str, end: int) -> bool:
-    """Whether the word matched up to *end* in *text* is the head of a negated
-    auxiliary (the ``won`` of ``won't``): it ends in n, then an apostrophe and a t
-    end the word. The apostrophe cuts such a word, and its head is no word of its
-    own (v4): "won't" gave "won", a form of "win", and "don't" the name "Don". In a
-    query the head is a term of its own, with no other forms, and in the text it
-    counts only for such a term (`Term.negation`): "couldn't" still finds "couldn't"."""
-    return (
-        end >= 1
-        and text[end - 1 : end].lower() == "n"
-        and text[end : end + 1] in ("'", "\u2019")
-        and text[end + 1 : end + 2].lower() == "t"
-        and not text[end + 2 : end + 3].isalnum()
-    )
-
-
 def query_terms(query: str) -> tuple[Term, ...]:
     """The distinct terms of *query*, in order of first appearance, stopwords dropped.
 
@@ -420,8 +353,10 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     # Other forms are looked for, never required (as a compound is).
                     forms = _IRREGULAR.get(fold(text), ())
                     if not term.joints:  # a hyphened name ("docker-compose") is no verb
-                        forms += silent_e_forms(term.text) + doubled_l_forms(term.text)
-                        forms += derived_forms(term.text)
+                        meant = term.text not in STOPWORDS
+                        forms += silent_e_forms(term.text) if meant else ()
+                        forms += doubled_l_forms(term.text)
+                        forms += derived_forms(term.text) if meant else ()
                         surface = fold(text).strip("-.")
                         if surface != term.text and surface.isalpha():
                             forms += (surface,)  # the query's own word counts whole
