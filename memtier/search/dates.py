@@ -86,6 +86,8 @@ _ORDINALS = {
     "4th": 4,
 }
 _COUNTS = {"two": 2, "three": 3, "2": 2, "3": 3}
+# The first month of each season of the northern half of the world.
+_SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 # German words that only lead into a date ("am 2. März", "vom 3.", "im März", "seit").
 _INTO = r"(?:(?:am|vom|im|seit|ab|bis)\s+)?"
 # The patterns are compiled on first use (`_patterns`), by a query that may name a
@@ -104,6 +106,8 @@ _SOURCES = (
     (rf"\b{_INTO}(?:the\s+)?{_DAY}\s*(?:of\s+)?{_MONTH}(?:(?:,\s*|\s+){_YEAR})?\b"),
     (rf"\b{_MONTH}\s+{_DAY}(?:(?:,\s*|\s+){_YEAR})?\b"),
     (rf"\b{_INTO}{_MONTH}(?:\s+{_YEAR})?\b"),
+    # A season of a year (v4): "summer 2022", "the fall of 2021" (northern seasons).
+    (rf"\b(?P<season>spring|summer|autumn|fall|winter)\s+(?:of\s+)?{_YEAR}\b"),
     (r"\b(?:the\s+)?(?P<rel>day\s+before\s+yesterday|yesterday|today|vorgestern|gestern|heute)\b"),
     (rf"\b{_INTO}(?:last|letzten|letzter|vergangenen|vergangener)\s+{_WEEKDAY}\b"),
     (
@@ -288,7 +292,7 @@ def _said(text: str, m: re.Match[str]) -> str:
     phrase ("yesterday", "last Monday"), a year, a day's number (as often a count or
     part of an address) and a date in figures are taken out."""
     found = m.groupdict()
-    keep = [m.span(name) for name in ("month", "span") if found.get(name)]
+    keep = [m.span(name) for name in ("month", "span", "season") if found.get(name)]
     if found.get("month") and found["month"].rstrip(".") == "may":
         keep = keep[1:]  # "may" is more often the verb
     out = _blank(text, m.start(), m.end())
@@ -309,6 +313,12 @@ def _take(
     found = m.groupdict()
     if found.get("lone"):
         years.add(int(found["lone"]))
+        return True
+    if found.get("season"):
+        # Its three months; a winter is the one that begins in December of its year.
+        year = int(found["year"])
+        first = _SEASONS[found["season"]]
+        months.update((year + (first + i - 1) // 12, (first + i - 1) % 12 + 1) for i in range(3))
         return True
     if found.get("rel"):
         back = _REL_DAYS.get(found["rel"], 2)

@@ -69,6 +69,7 @@ from memtier.errors import InputError
 from memtier.search.boilerplate import WEAK_ALONE, boilerplate, weak_terms
 from memtier.search.copies import discount_copies
 from memtier.search.dates import DateHint
+from memtier.search.forms import negated
 from memtier.search.group import Grouped, group_file
 from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import FileHits, ScanResult
@@ -182,6 +183,8 @@ def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
             term = term_of(m.group(), ctx.terms)
             if term is None or term.cjk:
                 continue  # a CJK term is counted below, overlaps included
+            if not term.negation and negated(text, m.end()):
+                continue  # the "won" of "won't" is no form of "win" (`tokens.negated`)
             column = len(text[: m.start()].encode("utf-8")) + 1
             key = ctx.heads.get(term.text, term.text)
             scored.append((number, column, m.group(), key, exactness(m.group(), term)))

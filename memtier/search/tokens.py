@@ -43,6 +43,7 @@ from itertools import pairwise
 from typing import AnyStr, NamedTuple
 
 from memtier.search.accents import ascii_classes, cheap_classes
+from memtier.search.forms import derived_forms, doubled_l_forms, negated, silent_e_forms
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
 from memtier.search.wordcount import WORD_RE, count_words
 
@@ -94,6 +95,7 @@ class Term(NamedTuple):
     joints: tuple[int, ...] = ()
     compound: bool = False  # two query words joined: looked for, never required
     form_of: str = ""  # another form of this query term (met for meet): counts as it
+    negation: bool = False  # the head of a negated auxiliary ("won" of "won't", v4)
 
     def shown(self) -> str:
         """The term as the query wrote it (its hyphens back), for ``matched_terms``."""
@@ -167,6 +169,7 @@ _ACCENTED = {
 _VARIANTS = {plain: f"[{plain}{forms}]" for plain, forms in _ACCENTED.items()}
 _FOLD = str.maketrans({ch: plain for plain, forms in _ACCENTED.items() for ch in forms})
 _MIN_PART = 4  # the shortest part of a compound split at an optional hyphen or space
+_MIN_HYPHEN_PART = 3  # the shortest part of a query's hyphened word found apart too
 _JOINED_RE = re.compile(r"(?<=[^\W\d_])[- ](?=[^\W\d_])")
 _JOINED_BYTES_RE = re.compile(rb"(?<=[a-z])[- ](?=[a-z])")
 
@@ -255,32 +258,6 @@ _IRREGULAR: dict[str, tuple[str, ...]] = {
     for form in group.split()
 }
 
-# English drops a word's silent final e before -ing and -ed: a term of the word finds
-# "dances" and "danced" by its open ending, never "dancing"; a term of "hiking" or
-# "baked", kept whole since its stem is too short to stand (`stem`), never "hike".
-_SHORT_CVC_RE = re.compile(r"([^aeiou][aeiou][^aeiouwxy])(?:ing|ed)")
-
-
-def silent_e_forms(word: str) -> tuple[str, ...]:
-    """The other form of a query word that a silent final e hides (`Term.form_of`):
-    ``dance`` → ``dancing``, ``hiking`` and ``hiked`` → ``hike``; () for the rest."""
-    if not word.isalpha() or word in STOPWORDS:
-        return ()
-    if len(word) >= 3 and word[-1] == "e" and word[-2] not in "aeiou":
-        return (word[:-1] + "ing",)
-    short = _SHORT_CVC_RE.fullmatch(word)
-    return (short.group(1) + "e",) if short else ()
-
-
-def doubled_l_forms(word: str) -> tuple[str, ...]:
-    """British spelling doubles a final l after one vowel before -ing and -ed (travelling,
-    modelled), American does not: a stem that kept the doubled l (`stem` never undoubles
-    an l, since falling is fall) also looks for the word with one (travell → travel)."""
-    if word.isalpha() and len(word) >= 6 and word.endswith("ll") and word[-3] in "aeiou":
-        return (word[:-1],)
-    return ()
-
-
 # Words that ask for the newest occurrence ("when did we last renew the cert"): they
 # say which note is wanted rather than what it contains, so they raise the recency
 # boost (`rank.RECENT_QUERY_BONUS`) instead of being searched for.
@@ -316,8 +293,10 @@ def _latin_term(text: str) -> Term | None:
         return Term(stem(text))
     joints: list[int] = []
     pieces = text.split("-")
-    # Only parts of four letters or more: "e-mail" stays one hyphened word.
-    if len(pieces) > 1 and all(p.isalpha() and len(p) >= _MIN_PART for p in pieces):
+    # Parts of three letters or more (v4; four before): "ice-cream" also finds "ice
+    # cream" and "icecream", "pet-friendly" "pet friendly"; "e-mail" and "co-op" stay
+    # one hyphened word.
+    if len(pieces) > 1 and all(p.isalpha() and len(p) >= _MIN_HYPHEN_PART for p in pieces):
         for piece in pieces[:-1]:
             joints.append((joints[-1] if joints else 0) + len(piece))
         text = "".join(pieces)
@@ -332,6 +311,10 @@ def _parts(term: Term) -> list[str]:
     return [p for p in parts if p not in STOPWORDS and p not in FRAME_WORDS]
 
 
+# "How many" asks for a count, which the text gives as a number ("twice", "three
+# dogs"), never as "many" (v4): the word is dropped. "How long", "how old" and "how
+# often" keep theirs, which answers say ("a long time", "years old", "often").
+_HOW_MANY_RE = re.compile(r"\b(how)\s+many\b")
 _MEASURE_RE = re.compile(r"(\d{2,}(?:\.\d+)?)[a-z]{1,3}")
 
 
@@ -343,7 +326,12 @@ def query_terms(query: str) -> tuple[Term, ...]:
     found: list[Term] = []
     previous: Term | None = None
     previous_word = ""
-    for match in _WORD_RE.finditer(query.lower()):
+    lowered = _HOW_MANY_RE.sub(r"\1", query.lower())
+    for match in _WORD_RE.finditer(lowered):
+        if negated(lowered, match.end()):
+            found.append(Term(fold(match.group()), negation=True))
+            previous = None
+            continue
         for text, cjk in _pieces(match.group()):
             if cjk:
                 pairs = (
@@ -366,7 +354,10 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     # Other forms are looked for, never required (as a compound is).
                     forms = _IRREGULAR.get(fold(text), ())
                     if not term.joints:  # a hyphened name ("docker-compose") is no verb
-                        forms += silent_e_forms(term.text) + doubled_l_forms(term.text)
+                        meant = term.text not in STOPWORDS
+                        forms += silent_e_forms(term.text) if meant else ()
+                        forms += doubled_l_forms(term.text)
+                        forms += derived_forms(term.text) if meant else ()
                         surface = fold(text).strip("-.")
                         if surface != term.text and surface.isalpha():
                             forms += (surface,)  # the query's own word counts whole

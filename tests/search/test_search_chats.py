@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtier.search.speakers import speaker
+from memtier.search.tokens import query_terms
 from tests.conftest import CliRunner
 from tests.search.test_search import results, scanner, search, write
 
@@ -196,3 +197,69 @@ def test_the_querys_own_word_counts_whole(cli: CliRunner, root: Path, scanner: s
         _chat(root, f"2026-08-0{i + 1}.md", [f"- Anna: Hi Bob, day {i}.", "- Bob: Hello."])
     (first, *_) = results(search(cli, root, "Where did Anna go camping?"))
     assert first["path"] == "memory/episodic/2026-10-02.md"
+
+
+def test_a_negated_auxiliary_is_no_word_of_its_own(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "won't" was cut at its apostrophe into "won" and "t", and "won" is
+    # a form of "win": turns promising what Nate won't do outranked the one he won in.
+    _chat(
+        root,
+        "2026-10-02.md",
+        [
+            "- Nate: I won't stop, I won't quit the tournament, I won't!",
+            "- Jon: Good luck.",
+        ],
+    )
+    _chat(root, "2026-10-09.md", ["- Nate: I won the tournament, a great day.", "- Jon: Wow."])
+    (first, *_) = results(search(cli, root, "When did Nate win the tournament?"))
+    assert first["path"] == "memory/episodic/2026-10-09.md"
+    # In the query, "won't" asks for no "win"; "couldn't" still finds "couldn't".
+    assert "win" not in {t.text for t in query_terms("What won't Jon do?")}
+    _chat(root, "2026-09-01.md", ["- Audrey: I couldn't walk the dogs, my knee hurt."])
+    _chat(root, "2026-09-20.md", ["- Audrey: I walk the dogs daily."])
+    (first, *_) = results(search(cli, root, "Why couldn't Audrey walk the dogs?"))
+    assert first["path"] == "memory/episodic/2026-09-01.md"
+
+
+def test_a_hyphened_word_of_short_parts_finds_them_apart(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "pet-friendly" and "ice-cream" (a part of three letters) stayed one
+    # hyphened word, found only as written; the chats say "pet friendly", "ice cream".
+    _chat(root, "2026-10-02.md", ["- Andrew: We found a pet friendly place downtown!"])
+    _chat(root, "2026-10-09.md", ["- Andrew: We found a place downtown, finally."])
+    (first, *_) = results(search(cli, root, "How does Andrew feel about a pet-friendly place?"))
+    assert first["path"] == "memory/episodic/2026-10-02.md"
+    _chat(root, "2026-09-01.md", ["- Nate: My vegan ice cream came out well."])
+    (first, *_) = results(search(cli, root, "vegan ice-cream"))
+    assert first["path"] == "memory/episodic/2026-09-01.md"
+    # A part of one or two letters keeps the word whole: "e-mail" never finds "mail".
+    _chat(root, "2026-08-01.md", ["- Nate: The mail came late."])
+    assert results(search(cli, root, "e-mail")) == []
+
+
+def test_a_verb_finds_its_noun_in_ation_and_the_noun_its_verb(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "What inspired James?" never met "my inspiration was…" (five letters
+    # past "inspir", one more than a word's open ending), nor "frustration" "frustrating".
+    _chat(root, "2026-10-02.md", ["- James: The inspiration for my game was my dog."])
+    _chat(root, "2026-10-09.md", ["- James: I create a game: my game is out, and my dog loves it."])
+    (first, *_) = results(search(cli, root, "What inspired James to create his game?"))
+    assert first["path"] == "memory/episodic/2026-10-02.md"
+    _chat(root, "2026-09-01.md", ["- Audrey: Walking the dogs in the rain is frustrating."])
+    _chat(root, "2026-09-20.md", ["- Audrey: I walk the dogs every day."])
+    (first, *_) = results(search(cli, root, "What frustration do Audrey's dogs cause?"))
+    assert first["path"] == "memory/episodic/2026-09-01.md"
+
+
+def test_how_many_asks_for_a_number_not_the_word(cli: CliRunner, root: Path, scanner: str) -> None:
+    # "How many times has Jolene been to France?" searched for "many", and a turn saying
+    # "we went on many excursions" met it as the turn telling the visits did.
+    _chat(root, "2026-10-02.md", ["- Jolene: We went on many excursions, many times!"])
+    _chat(root, "2026-09-01.md", ["- Jolene: I have been to France twice, both times in May."])
+    (first, *_) = results(search(cli, root, "How many times has Jolene been to France?"))
+    assert first["path"] == "memory/episodic/2026-09-01.md"
+    assert "long" in {t.text for t in query_terms("How long has Nate had his turtles?")}

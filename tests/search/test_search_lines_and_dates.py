@@ -523,3 +523,28 @@ def test_a_week_running_into_the_next_month_meets_its_notes_of_that_month(
     )
     ranked = paths(search(cli, root, "Where was Calvin in the last week of October 2023?"))
     assert ranked[0] == "memory/episodic/2023-11-02.md"
+
+
+def test_a_season_of_a_year_is_read_as_its_months() -> None:
+    from datetime import date
+
+    from memtier.search.dates import parse_dates
+
+    hint = parse_dates("Where was Jolene in summer 2022?", date(2026, 11, 30))
+    assert sorted(hint.months) == [(2022, 6), (2022, 7), (2022, 8)] and not hint.years
+    assert "summer" in hint.words() and "2022" not in hint.words()
+    winter = parse_dates("skiing in the winter of 2022", date(2026, 11, 30))
+    assert sorted(winter.months) == [(2022, 12), (2023, 1), (2023, 2)]
+    # Without its year a season stays a word: "plans for the summer" may be next summer.
+    assert not parse_dates("plans for the summer", date(2026, 11, 30)).months
+
+
+def test_a_season_of_a_year_meets_the_notes_of_its_months(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "summer 2022" was the word "summer" and a lone year (a tie-break
+    # only): every note of 2022 saying where Jolene was ranked alike.
+    for day in ("2022-03-10", "2022-07-10", "2022-11-10"):
+        write(root, f"memory/episodic/{day}.md", f"# {day}\n\n- Jolene: I was in France.\n")
+    ranked = paths(search(cli, root, "Where was Jolene in summer 2022?"))
+    assert ranked[0] == "memory/episodic/2022-07-10.md"

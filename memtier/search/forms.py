@@ -1,0 +1,76 @@
+"""Other forms of a query word that English spelling hides from a term's open ending
+(`tokens.query_terms`, PROTOCOL §9 `search`): a silent final e, a doubled l, a noun in
+-ation. Each is looked for beside the word and counts as it (`tokens.Term.form_of`). The
+caller leaves stopwords out. Also the head of a negated auxiliary (`negated`), which an
+apostrophe cuts off and which is no word of its own."""
+
+from __future__ import annotations
+
+import re
+
+# English drops a word's silent final e before -ing and -ed: a term of the word finds
+# "dances" and "danced" by its open ending, never "dancing"; a term of "hiking" or
+# "baked", kept whole since its stem is too short to stand (`stem`), never "hike".
+_SHORT_CVC_RE = re.compile(r"([^aeiou][aeiou][^aeiouwxy])(?:ing|ed)")
+
+
+def silent_e_forms(word: str) -> tuple[str, ...]:
+    """The other form of a query word that a silent final e hides (`Term.form_of`):
+    ``dance`` → ``dancing``, ``hiking`` and ``hiked`` → ``hike``; () for the rest."""
+    if not word.isalpha():
+        return ()
+    if len(word) >= 3 and word[-1] == "e" and word[-2] not in "aeiou":
+        return (word[:-1] + "ing",)
+    short = _SHORT_CVC_RE.fullmatch(word)
+    return (short.group(1) + "e",) if short else ()
+
+
+def doubled_l_forms(word: str) -> tuple[str, ...]:
+    """British spelling doubles a final l after one vowel before -ing and -ed (travelling,
+    modelled), American does not: a stem that kept the doubled l (`stem` never undoubles
+    an l, since falling is fall) also looks for the word with one (travell → travel)."""
+    if word.isalpha() and len(word) >= 6 and word.endswith("ll") and word[-3] in "aeiou":
+        return (word[:-1],)
+    return ()
+
+
+def derived_forms(word: str) -> tuple[str, ...]:
+    """The other form of a query word across the noun in -ation or -ion (`Term.form_of`,
+    v4): the verb's noun (``inspire``, ``inspired`` → ``inspiration``, ``recommend`` →
+    ``recommendation``, ``frustrate`` → ``frustration``) and the noun's verb
+    (``inspiration`` → ``inspir``, which finds ``inspire`` and ``inspired``; ``promotion``
+    → ``promot``). The open ending of four letters reaches neither. A form no word has
+    (``paintation``) finds nothing; () for a short word, and for a word in -er (a noun or
+    a comparative already: ``docker``, ``better``)."""
+    if not word.isalpha() or len(word) < 5:
+        return ()
+    if word.endswith("ion"):
+        # frustration → frustrat (frustrated, frustrating), inspiration → inspir (inspire)
+        verbs = [word[:-3]] if word[-4] in "st" and len(word) >= 8 else []
+        if word.endswith("ation") and len(word) >= 11:
+            verbs.append(word[:-5])
+        return tuple(verbs)
+    if word.endswith("te"):
+        # frustrate → frustration, promote → promotion; "state" is no verb of "station"
+        return (word[:-1] + "ion",) if len(word) >= 6 else ()
+    if word[-1] == "e" and word[-2] not in "aeiou":
+        return (word[:-1] + "ation",)  # inspire → inspiration, organize → organization
+    if word[-1] not in "aeiouy" and not word.endswith(("at", "er")):
+        return (word + "ation",)  # recommend → recommendation, inspir → inspiration
+    return ()
+
+
+def negated(text: str, end: int) -> bool:
+    """Whether the word matched up to *end* in *text* is the head of a negated
+    auxiliary (the ``won`` of ``won't``): it ends in n, then an apostrophe and a t
+    end the word. The apostrophe cuts such a word, and its head is no word of its
+    own (v4): "won't" gave "won", a form of "win", and "don't" the name "Don". In a
+    query the head is a term of its own, with no other forms, and in the text it
+    counts only for such a term (`Term.negation`): "couldn't" still finds "couldn't"."""
+    return (
+        end >= 1
+        and text[end - 1 : end].lower() == "n"
+        and text[end : end + 1] in ("'", "\u2019")
+        and text[end + 1 : end + 2].lower() == "t"
+        and not text[end + 2 : end + 3].isalnum()
+    )
