@@ -34,32 +34,6 @@ def doubled_l_forms(word: str) -> tuple[str, ...]:
     return ()
 
 
-def derived_forms(word: str) -> tuple[str, ...]:
-    """The other form of a query word across the noun in -ation or -ion (`Term.form_of`,
-    v4): the verb's noun (``inspire``, ``inspired`` → ``inspiration``, ``recommend`` →
-    ``recommendation``, ``frustrate`` → ``frustration``) and the noun's verb
-    (``inspiration`` → ``inspir``, which finds ``inspire`` and ``inspired``; ``promotion``
-    → ``promot``). The open ending of four letters reaches neither. A form no word has
-    (``paintation``) finds nothing; () for a short word, and for a word in -er (a noun or
-    a comparative already: ``docker``, ``better``)."""
-    if not word.isalpha() or len(word) < 5:
-        return ()
-    if word.endswith("ion"):
-        # frustration → frustrat (frustrated, frustrating), inspiration → inspir (inspire)
-        verbs = [word[:-3]] if word[-4] in "st" and len(word) >= 8 else []
-        if word.endswith("ation") and len(word) >= 11:
-            verbs.append(word[:-5])
-        return tuple(verbs)
-    if word.endswith("te"):
-        # frustrate → frustration, promote → promotion; "state" is no verb of "station"
-        return (word[:-1] + "ion",) if len(word) >= 6 else ()
-    if word[-1] == "e" and word[-2] not in "aeiou":
-        return (word[:-1] + "ation",)  # inspire → inspiration, organize → organization
-    if word[-1] not in "aeiouy" and not word.endswith(("at", "er")):
-        return (word + "ation",)  # recommend → recommendation, inspir → inspiration
-    return ()
-
-
 def negated(text: str, end: int) -> bool:
     """Whether the word matched up to *end* in *text* is the head of a negated
     auxiliary (the ``won`` of ``won't``): it ends in n, then an apostrophe and a t

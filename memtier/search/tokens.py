@@ -43,7 +43,7 @@ from itertools import pairwise
 from typing import AnyStr, NamedTuple
 
 from memtier.search.accents import ascii_classes, cheap_classes
-from memtier.search.forms import derived_forms, doubled_l_forms, negated, silent_e_forms
+from memtier.search.forms import doubled_l_forms, negated, silent_e_forms
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
 from memtier.search.wordcount import WORD_RE, count_words
 
@@ -357,7 +357,6 @@ def query_terms(query: str) -> tuple[Term, ...]:
                         meant = term.text not in STOPWORDS
                         forms += silent_e_forms(term.text) if meant else ()
                         forms += doubled_l_forms(term.text)
-                        forms += derived_forms(term.text) if meant else ()
                         surface = fold(text).strip("-.")
                         if surface != term.text and surface.isalpha():
                             forms += (surface,)  # the query's own word counts whole

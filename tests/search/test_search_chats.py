@@ -240,21 +240,6 @@ def test_a_hyphened_word_of_short_parts_finds_them_apart(
     assert results(search(cli, root, "e-mail")) == []
 
 
-def test_a_verb_finds_its_noun_in_ation_and_the_noun_its_verb(
-    cli: CliRunner, root: Path, scanner: str
-) -> None:
-    # The finding: "What inspired James?" never met "my inspiration was…" (five letters
-    # past "inspir", one more than a word's open ending), nor "frustration" "frustrating".
-    _chat(root, "2026-10-02.md", ["- James: The inspiration for my game was my dog."])
-    _chat(root, "2026-10-09.md", ["- James: I create a game: my game is out, and my dog loves it."])
-    (first, *_) = results(search(cli, root, "What inspired James to create his game?"))
-    assert first["path"] == "memory/episodic/2026-10-02.md"
-    _chat(root, "2026-09-01.md", ["- Audrey: Walking the dogs in the rain is frustrating."])
-    _chat(root, "2026-09-20.md", ["- Audrey: I walk the dogs every day."])
-    (first, *_) = results(search(cli, root, "What frustration do Audrey's dogs cause?"))
-    assert first["path"] == "memory/episodic/2026-09-01.md"
-
-
 def test_how_many_asks_for_a_number_not_the_word(cli: CliRunner, root: Path, scanner: str) -> None:
     # "How many times has Jolene been to France?" searched for "many", and a turn saying
     # "we went on many excursions" met it as the turn telling the visits did.
