@@ -1,7 +1,7 @@
 """Other forms of a query word that English spelling hides from a term's open ending
-(`tokens.query_terms`, PROTOCOL §9 `search`): a silent final e, a doubled l, a noun in
--ation. Each is looked for beside the word and counts as it (`tokens.Term.form_of`). The
-caller leaves stopwords out. Also the head of a negated auxiliary (`negated`), which an
+(`tokens.query_terms`, PROTOCOL §9 `search`): a silent final e and a doubled l. Each is
+looked for beside the word and counts as it (`tokens.Term.form_of`); the caller leaves
+stopwords out. Also the head of a negated auxiliary (`negated`), which an
 apostrophe cuts off and which is no word of its own."""
 
 from __future__ import annotations
