@@ -225,10 +225,7 @@ class ScanResult:
         """Every file's raw matches; the files kept together by their texts
         (`by_texts`) get their own entry once someone asks for this."""
         if self.by_texts:
-            for body, paths in self.by_texts.items():
-                lowered = body.lower()
-                for rel in paths:
-                    self._matches[rel] = FileHits(lowered, None, None, "cold", self.plain)
+            self._matches.update(self._grouped_entries(None))
             self.by_texts = {}
         return self._matches
 
@@ -243,14 +240,21 @@ class ScanResult:
         wanted = set(rels)
         found = {rel: hits for rel in wanted if (hits := self._matches.get(rel)) is not None}
         if len(found) < len(wanted):
-            apart = wanted.isdisjoint
-            for body, paths in self.by_texts.items():
-                if not apart(paths):
-                    lowered = body.lower()
-                    for rel in paths:
-                        if rel in wanted:
-                            found[rel] = FileHits(lowered, None, None, "cold", self.plain)
+            found.update(self._grouped_entries(wanted))
         return found
+
+    def _grouped_entries(self, wanted: set[str] | None) -> dict[str, FileHits]:
+        """An entry of its own for each note of `by_texts` (of *wanted* alone, when
+        given): the texts printed for it, lowercased, in the episodic tier."""
+        entries: dict[str, FileHits] = {}
+        for body, paths in self.by_texts.items():
+            if wanted is not None and wanted.isdisjoint(paths):
+                continue
+            lowered = body.lower()
+            for rel in paths:
+                if wanted is None or rel in wanted:
+                    entries[rel] = FileHits(lowered, None, None, "cold", self.plain)
+        return entries
 
     def kept(self) -> dict[str, FileHits]:
         """The files with their own entry in `matches`, those of `by_texts` left out."""
