@@ -279,7 +279,7 @@ def pick_raw(raw: RawCounts, scoring: Scoring, cap: int) -> Picked:
     if files_total > cap and bonus >= 0.0:
         floor = _cap_th(
             [(top * boost * cover, 1) for top, boost, cover, *_ in parts]
-            + [(top * 1.0 * cover, len(paths)) for top, cover, paths, _ in groups],
+            + [(top * cover, len(paths)) for top, cover, paths, _ in groups],
             cap,
         )
     most = 1.0 + bonus
@@ -290,11 +290,11 @@ def pick_raw(raw: RawCounts, scoring: Scoring, cap: int) -> Picked:
         score = top * recency_of(rel, today, bonus) * boost * cover
         scored.append((-score, _ORDER[tier], rel, found))
     order = _ORDER[_GROUPED]
-    for top, cover, paths, found in groups:
-        if top * most * 1.0 * cover < floor:
+    for top, cover, paths, found in groups:  # (no date in the query: no boost)
+        if top * most * cover < floor:
             continue
         for rel in paths:
-            score = top * recency_of(rel, today, bonus) * 1.0 * cover
+            score = top * recency_of(rel, today, bonus) * cover
             scored.append((-score, order, rel, found))
     chosen = heapq.nsmallest(cap, scored)
     files = [(rel, TIERS[order], found) for _, order, rel, found in chosen]
