@@ -88,6 +88,7 @@ def test_fifty_megabyte_note_is_appended_to_and_checked(cli: CliRunner, ws_root:
     no_traceback(cli(*_args(ws_root, "session-start")))
 
 
+@pytest.mark.slow  # a huge input
 def test_one_megabyte_single_line_in_a_warm_file(cli: CliRunner, ws_root: Path) -> None:
     warm = ws_root / WARM
     warm.write_text(warm.read_text() + "- " + "x" * (1024 * 1024) + " zebra\n")
@@ -708,10 +709,10 @@ def test_a_stuck_lock_holder_is_one_error_and_changes_nothing(
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
-        # Wait 0.2 s instead of the 60 s default before giving up.
+        # Wait 0.05 s instead of the 60 s default before giving up.
         wrapped = store.workspace_lock.__wrapped__  # type: ignore[attr-defined]
-        monkeypatch.setattr(wrapped, "__kwdefaults__", {"timeout": 0.2})
-        monkeypatch.setattr(searchlog, "LOCK_TIMEOUT_SECONDS", 0.2)
+        monkeypatch.setattr(wrapped, "__kwdefaults__", {"timeout": 0.05})
+        monkeypatch.setattr(searchlog, "LOCK_TIMEOUT_SECONDS", 0.05)
         before = snapshot(ws_root)
         for command in (("buffer", "note", "N001"), ("rotate",), ("learn", "error", "N001")):
             line = one_error(cli(*_args(ws_root, *command)), 1)

@@ -177,13 +177,26 @@ def test_a_killed_dry_run_leaves_no_copy_of_the_memory_anywhere(
     argv = [sys.executable, "-m", "memtier", "--now", NOW_TEXT, "--root", str(root),
             "import", "brain", str(source), "--dry-run"]  # fmt: skip
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    time.sleep(1.0)
+    # Half-way: the dry run is reading its source (and still running).
+    deadline = time.monotonic() + 60
+    while not _holds_open(proc.pid, source) and time.monotonic() < deadline:
+        assert proc.poll() is None, "the dry run ended before it could be stopped"
+        time.sleep(0.002)
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=60)
     assert list(scratch.iterdir()) == []
     assert snapshot(root) == before
     leftovers = [p for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("memtier-dry-run-*")]
     assert not [p for p in leftovers if secret.encode() in _all_bytes(p)]
+
+
+def _holds_open(pid: int, path: Path) -> bool:
+    """Whether process *pid* has *path* open now."""
+    fds = Path(f"/proc/{pid}/fd")
+    try:
+        return any(os.path.realpath(fd) == str(path.resolve()) for fd in fds.iterdir())
+    except OSError:  # a descriptor closed while we looked
+        return False
 
 
 def _all_bytes(folder: Path) -> bytes:

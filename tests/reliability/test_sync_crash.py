@@ -86,7 +86,7 @@ def test_kill_during_git_push_loses_nothing(tmp_path: Path) -> None:
     )
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
+        time.sleep(0.005)
     assert started.exists()
     os.killpg(proc.pid, signal.SIGKILL)  # memtier and the git push it runs
     proc.wait(timeout=30)
