@@ -438,6 +438,7 @@ def test_import_compiles_nothing() -> None:
     assert 0 < int(after_hint) < len(secrets.RULE_NAMES)
 
 
+@pytest.mark.slow  # a huge input
 def test_two_megabytes_of_prose_hold_nothing() -> None:
     # How fast this is, bench/secrets measures (no timed assertion in the suite).
     paragraph = (

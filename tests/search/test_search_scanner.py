@@ -263,35 +263,54 @@ def test_patterns_mean_the_same_in_python_and_ripgrep(tmp_path: Path) -> None:
         assert out.stdout.split() == expected
 
 
+_ACCENTED_TERMS = "snapshot Léa Zoë crème naïve Łódź čas ſun"
+_ACCENTED_WORDS = (
+    "SNAPŠHOT snąpshot Śnāpshot LEA Léa lēa ZOE zöe ŻOË creme CRÈME naive NAÏVE "
+    "lodz ŁÓDŹ łodž cas ČAS čáš sun ſun SUN snapshots snap-shot Zoëlla"
+)
+
+
+def _in_every_place(code_points: range) -> str:
+    """Each code point in each accented letter's place, a line per code point."""
+    slots = "{}napshot sn{}pshot snapsh{}t l{}a {}ea zo{} {}oe cr{}me na{}ve {}odz {}as {}un"
+    return "\n".join(slots.replace("{}", chr(c)) for c in code_points if not 0xD800 <= c < 0xE000)
+
+
+def _same_matches(plain: re.Pattern[str], other: re.Pattern[str], text: str) -> list[object]:
+    found = [(m.start(), m.group()) for m in plain.finditer(text)]
+    assert [(m.start(), m.group()) for m in other.finditer(text)] == found
+    return found
+
+
 def test_precise_pattern_matches_what_its_accent_classes_match() -> None:
     """The ranking's compiled pattern writes the accent classes its own way (cheaper to
-    compile): on every character, and on words in any case and accent, it finds what
-    the plain classes of `combined_pattern` find."""
-    terms = query_terms("snapshot Léa Zoë crème naïve Łódź čas ſun")
+    compile): on words in any case and accent, it finds what the plain classes of
+    `combined_pattern` find; on ASCII text, so does the pattern without the accented
+    letters. Every code point in every letter's place: the test below, in the slow step."""
+    terms = query_terms(_ACCENTED_TERMS)
     plain = re.compile(combined_pattern(terms), re.IGNORECASE)
     precise = precise_re(terms)
     assert precise.pattern != plain.pattern
-    # Every character of the first 12,288 code points in each accented letter's place.
-    slots = "{}napshot sn{}pshot snapsh{}t l{}a {}ea zo{} {}oe cr{}me na{}ve {}odz {}as {}un"
-    every = "\n".join(
-        slots.replace("{}", chr(c)) for c in range(0x3000) if not 0xD800 <= c < 0xE000
-    )
-    words = "SNAPŠHOT snąpshot Śnāpshot LEA Léa lēa ZOE zöe ŻOË creme CRÈME naive NAÏVE "
-    words += "lodz ŁÓDŹ łodž cas ČAS čáš sun ſun SUN snapshots snap-shot Zoëlla"
-    for text in (every, words, words.upper(), words.lower()):
-        found = [(m.start(), m.group()) for m in plain.finditer(text)]
-        assert [(m.start(), m.group()) for m in precise.finditer(text)] == found
+    words = _ACCENTED_WORDS
+    for text in (words, words.upper(), words.lower()):
+        _same_matches(plain, precise, text)
     assert len([m for m in precise.finditer(words)]) > 10
-    # On ASCII text, the pattern without the accented letters finds the same.
     ascii_only = precise_re(terms, ascii_text=True)
     assert ascii_only.pattern != precise.pattern
-    ascii_text = (
-        "".join(ch for ch in every if ch.isascii()) + " " + words.encode("ascii", "ignore").decode()
-    )
+    ascii_text = _in_every_place(range(128)) + " " + words.encode("ascii", "ignore").decode()
     for text in (ascii_text, ascii_text.upper()):
-        found = [(m.start(), m.group()) for m in plain.finditer(text)]
-        assert found
-        assert [(m.start(), m.group()) for m in ascii_only.finditer(text)] == found
+        assert _same_matches(plain, ascii_only, text)
+
+
+@pytest.mark.slow  # an exhaustive sweep: 12 places by 12,288 code points
+def test_precise_pattern_matches_its_accent_classes_on_every_character() -> None:
+    terms = query_terms(_ACCENTED_TERMS)
+    plain = re.compile(combined_pattern(terms), re.IGNORECASE)
+    every = _in_every_place(range(0x3000))  # the first 12,288 code points
+    _same_matches(plain, precise_re(terms), every)
+    ascii_text = "".join(ch for ch in every if ch.isascii())
+    for text in (ascii_text, ascii_text.upper()):
+        assert _same_matches(plain, precise_re(terms, ascii_text=True), text)
 
 
 def test_sections_split_on_blank_lines_headings_and_long_lists() -> None:

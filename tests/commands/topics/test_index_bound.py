@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from memtier.commands.topics.state import INDEX_MAX_BYTES
 from tests.conftest import CliRunner
 
@@ -34,6 +36,7 @@ def test_recall_and_rebuild_refuse_it_too(root: Path, cli: CliRunner) -> None:
         assert "larger than the" in done.stderr
 
 
+@pytest.mark.slow  # a huge input: health-check reads every other file of it too
 def test_health_fails_index_format_on_it_without_reading_it_all(root: Path, cli: CliRunner) -> None:
     size = _huge_index(root)
     done = cli("--root", str(root), "health-check", "--json")
