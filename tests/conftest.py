@@ -72,6 +72,57 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.set_threshold(20_000, 10, 10)
 
 
+# Names whose first use in a process builds something kept for the rest of it: the
+# SDK and its in-process server (~1.7 s of CPU), the package's syntax trees (~1 s),
+# the sync tests' template hosts (real `sync init` runs).
+_SHARED_COSTS = {
+    "tests.sync_support": ("hosts", "conflicting"),
+    "tests.reliability.sync_machine": ("SyncMachine",),
+    "tests.source_trees": ("nodes_of", "tree_of"),
+}
+
+
+def _shared_cost(item: pytest.Item) -> str | None:
+    """The per-process build *item* leans on, if any (see `_SHARED_COSTS`)."""
+    code = getattr(getattr(item, "obj", None), "__code__", None)
+    imported = code.co_names if code is not None else ()  # what the test imports itself
+    if (
+        "_one_server" in getattr(item, "fixturenames", ())
+        or item.path.parent.name == "mcp"
+        or any(name == "mcp" or name.startswith(("mcp.", "memtier.mcp")) for name in imported)
+    ):
+        return "sdk"
+    names = vars(getattr(item, "module", None) or object)
+    for home, homed in _SHARED_COSTS.items():
+        if any(getattr(names.get(name), "__module__", None) == home for name in homed):
+            return home
+    return None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that lean on the same per-process build run in one worker, so that it is
+    built once in a run rather than once in each worker.
+
+    pytest-xdist's `worksteal` gives the first worker the first half of the list and
+    the second the rest, and a worker that runs dry takes the far end of the other's
+    queue. So the SDK's tests and the sync tests go to the head of the list (the first
+    worker's alone) and the syntax-tree tests to the head of the second half (the
+    second worker's); every other test keeps its place in the order. Both workers
+    sort their own collection the same way, as xdist requires."""
+    worker = getattr(config, "workerinput", None)
+    if not isinstance(worker, dict) or worker.get("workercount") != 2:
+        return
+    head: list[pytest.Item] = []
+    second: list[pytest.Item] = []
+    rest: list[pytest.Item] = []
+    for item in items:
+        cost = _shared_cost(item)
+        (second if cost == "tests.source_trees" else head if cost else rest).append(item)
+    fill = max(0, len(items) // 2 - len(head))
+    items[:] = head + rest[:fill] + second + rest[fill:]
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     if is_second_worker(session.config):  # a fresh checkout's first run: see rewrite_ahead
         rewrite_from_the_end(session.config, REPO / "tests")
