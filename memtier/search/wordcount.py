@@ -17,6 +17,9 @@ _WORD_BYTES = bytes(
 )
 
 
+_ASCII = bytes(range(0x80))
+
+
 def count_words(text: str) -> int:
     """How many runs of word characters (``\\w+``) *text* holds. The regex engine steps
     through the text a character at a time; here its UTF-8 bytes are mapped to word
@@ -24,8 +27,14 @@ def count_words(text: str) -> int:
     bench's notes), unless a non-ASCII character is no word character (a dash, a
     curly quote, a combining accent): then the regex counts. ``\\w`` is exactly
     `str.isalnum` or ``_`` (checked for every code point)."""
-    if not text.isascii():
-        for ch in set(text):
-            if ch > "\x7f" and not ch.isalnum():
-                return len(WORD_RE.findall(text))
-    return len(text.encode("utf-8").translate(_WORD_BYTES).split())
+    if text.isascii():
+        return len(text.encode("ascii").translate(_WORD_BYTES).split())
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no word character
+        return len(WORD_RE.findall(text))
+    # The non-ASCII characters alone (their bytes are never ASCII ones), looked at once.
+    for ch in set(data.translate(None, _ASCII).decode("utf-8")):
+        if not ch.isalnum():
+            return len(WORD_RE.findall(text))
+    return len(data.translate(_WORD_BYTES).split())

@@ -527,6 +527,15 @@ def test_words_are_counted_as_the_word_pattern_counts_them(text: str) -> None:
     assert count_words(text) == len(re.findall(r"\w+", text))
 
 
+def test_words_around_a_lone_surrogate_are_counted_as_the_word_pattern_counts_them() -> None:
+    """A lone surrogate (text decoded leniently) is no word character and cannot be
+    encoded: the pattern counts."""
+    from memtier.search.wordcount import count_words
+
+    for text in ("a\ud800b", "é\udcff é", "\ud800"):
+        assert count_words(text) == len(re.findall(r"\w+", text))
+
+
 def _tick() -> None:
     """Past the file system clock's tick, so the next change gives new folder times."""
     import time
