@@ -527,6 +527,25 @@ def test_words_are_counted_as_the_word_pattern_counts_them(text: str) -> None:
     assert count_words(text) == len(re.findall(r"\w+", text))
 
 
+@given(
+    st.text()
+    | st.text(alphabet=st.sampled_from("a é—\u2fff\u3000\u303f\u3040\u3041再🚀\U0010ffff"))
+)
+def test_a_text_holds_cjk_when_a_character_reaches_the_first_cjk_one(text: str) -> None:
+    """`has_cjk` (read from the text's UTF-8) says what comparing every character says."""
+    from memtier.search.tokens import _FIRST_CJK, has_cjk
+
+    assert has_cjk(text) == any(ch >= _FIRST_CJK for ch in text)
+
+
+def test_every_character_reaches_the_first_cjk_one_or_not_as_its_code_point_says() -> None:
+    from memtier.search.tokens import _FIRST_CJK, has_cjk
+
+    first = ord(_FIRST_CJK)
+    for code in (*range(0, 0x110000, 7), *range(first - 0x400, first + 0x400)):
+        assert has_cjk(f"é{chr(code)}") == (code >= first), hex(code)
+
+
 def test_words_around_a_lone_surrogate_are_counted_as_the_word_pattern_counts_them() -> None:
     """A lone surrogate (text decoded leniently) is no word character and cannot be
     encoded: the pattern counts."""
