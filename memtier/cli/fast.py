@@ -194,10 +194,61 @@ def main(argv: list[str] | None = None) -> int:
 def run_fast(args: list[str], read: Argv | None) -> int | None:
     """Run *args* (read as *read*) without typer when `parse` knows its shape;
     None when typer must parse it."""
+    global _ran
     call = parse(read) if read is not None else None
     if call is None:
         return None
     from memtier.cli.invocation import guarded
 
     name, kwargs = call
+    _ran = name
     return guarded(args, lambda _read: body(name)(**kwargs), read)
+
+
+# The body the fast path ran last in this process (`script`).
+_ran: str | None = None
+# The commands after which the process ends without the interpreter's teardown (`end`):
+# a search, which writes nothing but its log line (with plain system calls) and its
+# output, and is the command an agent waits on most.
+ENDS_AT_ONCE = frozenset({"search"})
+
+
+def script() -> None:
+    """The ``memtier`` script and ``python -m memtier``: `main`, and after a command of
+    `ENDS_AT_ONCE` the process ends at once (`end`)."""
+    import sys
+
+    code = main()
+    if _ran in ENDS_AT_ONCE:
+        end(code)
+    sys.exit(code)
+
+
+def end(code: int) -> None:
+    """End the process with *code*: its output flushed and its exit handlers run, but
+    not the interpreter's teardown, which frees every module and object one by one
+    (measured after a search of 10,000 notes: 18-22 ms from the command's end to the
+    process's, 3-4 ms without it; the system frees the memory at once). Where that is
+    not safe the process exits the usual way: another thread still runs (the
+    interpreter would wait for it), or the output cannot be flushed (the interpreter
+    reports that)."""
+    import sys
+
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        sys.exit(code)
+    import atexit
+    import os
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()  # what an exit handler printed
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(code)

@@ -288,10 +288,15 @@ def _prepare(terms: tuple[Term, ...], *, regex: bool, log: bool) -> None:
     import memtier.search.metadata
     import memtier.search.pick
     import memtier.search.rank
+    from memtier.search.accents import lowered_re
     from memtier.search.tokens import precise_re
 
     if terms:
-        precise_re(terms, ascii_text=True)
+        lowered_re(precise_re(terms, ascii_text=True))
+        # The form for a line that is not ASCII (an accent, a curly quote, a dash):
+        # most notes hold one, and its accent classes take milliseconds to compile,
+        # which the ranking would otherwise spend after ripgrep has ended.
+        precise_re(terms)
     if regex:
         from memtier.search.engine import linear_engine
 

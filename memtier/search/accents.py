@@ -2,11 +2,13 @@
 (`tokens.precise_re`); the scan's pattern keeps them as they are.
 
 An accent class (``[sšś]``, `tokens._VARIANTS`) holds a plain letter and its
-accented forms: letters only, no range, no escape.
+accented forms: letters only, no range, no escape. For ASCII text, the pattern is
+also matched with case on the text lowercased (`lowered_re`).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 # An accent class holding a letter above U+00FF.
@@ -41,3 +43,19 @@ def ascii_classes(pattern: str) -> str:
 def _ascii_class(found: re.Match[str]) -> str:
     letters = "".join(ch for ch in found.group(1) if ch.isascii())
     return f"[{letters}]" if letters else "(?!)"  # (?!): nothing an ASCII text holds
+
+
+@functools.lru_cache(maxsize=64)
+def lowered_re(narrow: re.Pattern[str]) -> re.Pattern[str] | None:
+    """*narrow* (`precise_re` for ASCII text) matched with case, for ASCII text
+    lowercased first: the same spans, found about twice as fast as case-blind. An
+    ASCII letter matches case-blind exactly its two cases (the letters that fold
+    otherwise, ``ſ`` or the Kelvin sign, are not ASCII), so this holds while every
+    letter the pattern names, escapes aside, is lowercase; None when one is not."""
+    if _UPPER_LETTER_RE.search(_ESCAPED_RE.sub("", narrow.pattern)):
+        return None
+    return re.compile(narrow.pattern, narrow.flags & ~re.IGNORECASE)
+
+
+_ESCAPED_RE = re.compile(r"\\.")
+_UPPER_LETTER_RE = re.compile(r"[A-Z]")

@@ -66,10 +66,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from memtier.errors import InputError
+from memtier.search.accents import lowered_re
 from memtier.search.boilerplate import WEAK_ALONE, boilerplate, weak_terms
 from memtier.search.copies import discount_copies
 from memtier.search.dates import DateHint
-from memtier.search.forms import negated
+from memtier.search.exact import precise_matches
 from memtier.search.group import Grouped, group_file
 from memtier.search.hits import Hit, Scored, make_hit
 from memtier.search.scanner import FileHits, ScanResult
@@ -99,17 +100,12 @@ from memtier.search.tokens import (
     FRAME_WEIGHT,
     FRAME_WORDS,
     Term,
-    beside_cjk,
-    cjk_matches,
-    exactness,
-    has_cjk,
     length_in_words,
     precise_re,
-    term_of,
 )
 from memtier.workspace import TIERS
 
-_NO_HITS = FileHits()  # a file of a word query: `_precise` finds its matches itself
+_NO_HITS = FileHits()  # a file of a word query: `precise_matches` finds its matches itself
 
 
 _TIER_INDEX = {tier: i for i, tier in enumerate(TIERS)}
@@ -150,49 +146,19 @@ class _Context:
         self.max_idf = 0.0
         self.total_idf = 0.0
         self.precise: re.Pattern[str] | None = None
+        self.lowered: re.Pattern[str] | None = None
         self.dates = DateHint("")
         self.weak: frozenset[str] = frozenset()
         self.phrase_length = sum(1 for t in terms if not t.compound)
         self.cjk = any(t.cjk for t in terms)
+        # An ASCII file is matched whole (`exact`) unless a term takes a shape,
+        # whose form may span white space ("two weeks ago"), so a line break too.
+        self.whole_text = not any(t.text in SHAPES and not t.compound for t in terms)
         # Other forms of a query word (met for meet) count as that word (`tokens`).
         said = {t.text for t in terms if not t.form_of}
         self.heads = {t.text: t.form_of for t in terms if t.form_of and t.text not in said}
-
-
-def _precise(lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
-    """Matches that count: whole words (or a word plus a short ending) of the query.
-
-    The scan looks for the bare terms, which is what keeps it fast; word
-    boundaries are checked here, on the lines of the few files being ranked.
-    """
-    scored: list[Scored] = []
-    if ctx.regex or ctx.precise is None:
-        for line, column, text in hits.matches():
-            scored.append((line, column, text, text.lower(), 1.0))
-        return scored
-    narrow = ctx.precise  # for a line of ASCII text (`precise_re`)
-    for number, text in enumerate(lines, start=1):
-        if text.isascii():
-            wide = False
-            finder = narrow
-        else:
-            wide = has_cjk(text)
-            full = precise_re(ctx.terms)
-            finder = beside_cjk(full.pattern) if wide else full
-        for m in finder.finditer(text):
-            term = term_of(m.group(), ctx.terms)
-            if term is None or term.cjk:
-                continue  # a CJK term is counted below, overlaps included
-            if not term.negation and negated(text, m.end()):
-                continue  # the "won" of "won't" is no form of "win" (`tokens.negated`)
-            column = len(text[: m.start()].encode("utf-8")) + 1
-            key = ctx.heads.get(term.text, term.text)
-            scored.append((number, column, m.group(), key, exactness(m.group(), term)))
-        if wide and ctx.cjk:
-            for start, term in cjk_matches(text, ctx.terms):
-                column = len(text[:start].encode("utf-8")) + 1
-                scored.append((number, column, term.text, term.text, 1.0))
-    return scored
+        # Each matched text, read once (`exact`).
+        self.read: dict[str, tuple[Term | None, str, float]] = {}
 
 
 def rank(
@@ -221,6 +187,7 @@ def rank(
         ctx.recency_bonus = RECENT_QUERY_BONUS
     if not regex and terms:
         ctx.precise = precise_re(terms, ascii_text=True)
+        ctx.lowered = lowered_re(ctx.precise)
     counts = scanned.counted
     raw = pick.RawCounts({}, {}, {}, {})
     if counts is not None:
@@ -250,7 +217,7 @@ def rank(
         # A frame word or a common plain word beside a rarer one (`boilerplate`).
         ctx.weak = weak_terms(terms, df, n)
     # A word and its other forms are one term: their matches count together as the
-    # word's (`_precise`), with the word's idf (its largest where it is found nowhere).
+    # word's (`exact.precise_matches`), with the word's idf (its largest where it is found nowhere).
     for head in set(ctx.heads.values()):
         ctx.idf.setdefault(head, ctx.max_idf * frame.get(head, 1.0))
     ctx.total_idf = _idf_mass(ctx, frame)
@@ -399,9 +366,10 @@ def _line_weight(line_no: int, lines: list[str]) -> float:
 
 
 def _counted_matches(rel: str, lines: list[str], hits: FileHits, ctx: _Context) -> list[Scored]:
-    """The file's matches that count (`_precise`), init's description lines left out."""
+    """The file's matches that count (`exact.precise_matches`), init's description
+    lines left out."""
     unranked = boilerplate(rel, lines)  # PROTOCOL §9 v3
-    return [m for m in _precise(lines, hits, ctx) if m[0] not in unranked]
+    return [m for m in precise_matches(lines, hits, ctx) if m[0] not in unranked]
 
 
 # A file's counted matches: all of them, by line, and by the index of the section
@@ -528,7 +496,7 @@ def _phrase(matches: list[Scored], ctx: _Context) -> float:
     if ctx.regex or len(ctx.terms) < 2:
         return 1.0
     # A word's place among the query's words: its other forms take it (their matches
-    # carry the word's key, `_precise`), a compound has none (it sits between words).
+    # carry the word's key, `exact.precise_matches`), a compound has none (it sits between words).
     words = [t.text for t in ctx.terms if not t.compound]
     order = {text: i for i, text in enumerate(words)}
     by_line: dict[int, list[tuple[int, int, int, str]]] = {}

@@ -45,7 +45,7 @@ from typing import AnyStr, NamedTuple
 from memtier.search.accents import ascii_classes, cheap_classes
 from memtier.search.forms import doubled_l_forms, negated, silent_e_forms
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
-from memtier.search.wordcount import WORD_RE, count_words
+from memtier.search.wordcount import WORD_RE, count_words, reaches
 
 # Han, Hiragana, Katakana, Hangul: scripts written without spaces.
 _CJK_RANGES: tuple[tuple[int, int], ...] = (
@@ -56,6 +56,8 @@ _CJK_RANGES: tuple[tuple[int, int], ...] = (
     (0xF900, 0xFAFF),
 )
 _FIRST_CJK = chr(min(low for low, _ in _CJK_RANGES))
+_FIRST_CJK_UTF8 = _FIRST_CJK.encode("utf-8")  # three bytes (`wordcount.reaches`)
+_BELOW_CJK_LEAD = bytes(range(_FIRST_CJK_UTF8[0]))
 # Plain classes only: a character-class regex over the CJK ranges costs milliseconds
 # to compile, paid on every start, so CJK is told apart with `is_cjk` instead.
 _WORD_RE = re.compile(r"\w+(?:[-.]\w+)*")
@@ -473,7 +475,7 @@ def cjk_matches(text: str, terms: tuple[Term, ...]) -> list[tuple[int, Term]]:
 
 
 def has_cjk(text: str) -> bool:
-    return not text.isascii() and max(text) >= _FIRST_CJK
+    return reaches(text, _FIRST_CJK_UTF8, _BELOW_CJK_LEAD)  # max(text) >= _FIRST_CJK
 
 
 # ASCII word boundaries in ripgrep's syntax (`scanner` writes them in Python's for `re`).
@@ -577,7 +579,7 @@ def exactness(matched: str, term: Term) -> float:
 def length_in_words(text: str) -> int:
     """The length of a piece of text for BM25: words, with each CJK character one word."""
     words = count_words(text)
-    if text.isascii() or max(text) < _FIRST_CJK:
+    if not has_cjk(text):
         return words  # no CJK character (the common case, also for accented text)
     return words + len(_cjk_re().findall(text))
 

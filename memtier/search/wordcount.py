@@ -17,6 +17,9 @@ _WORD_BYTES = bytes(
 )
 
 
+_ASCII = bytes(range(0x80))
+
+
 def count_words(text: str) -> int:
     """How many runs of word characters (``\\w+``) *text* holds. The regex engine steps
     through the text a character at a time; here its UTF-8 bytes are mapped to word
@@ -24,8 +27,36 @@ def count_words(text: str) -> int:
     bench's notes), unless a non-ASCII character is no word character (a dash, a
     curly quote, a combining accent): then the regex counts. ``\\w`` is exactly
     `str.isalnum` or ``_`` (checked for every code point)."""
-    if not text.isascii():
-        for ch in set(text):
-            if ch > "\x7f" and not ch.isalnum():
-                return len(WORD_RE.findall(text))
-    return len(text.encode("utf-8").translate(_WORD_BYTES).split())
+    if text.isascii():
+        return len(text.encode("ascii").translate(_WORD_BYTES).split())
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no word character
+        return len(WORD_RE.findall(text))
+    # The non-ASCII characters alone (their bytes are never ASCII ones), looked at once.
+    for ch in set(data.translate(None, _ASCII).decode("utf-8")):
+        if not ch.isalnum():
+            return len(WORD_RE.findall(text))
+    return len(data.translate(_WORD_BYTES).split())
+
+
+def reaches(text: str, first: bytes, below: bytes) -> bool:
+    """Whether *text* holds a character at or above the one whose UTF-8 is *first*
+    (three bytes; *below*: every byte value under its first): ``max(text) >=
+    first.decode()``, told from the text's UTF-8 in C-level passes, where `max`
+    compares every character as an object (a regex class up to U+10FFFF instead
+    takes ~8 ms to compile). UTF-8 keeps the order of code points: such a character
+    has a lead byte above *first*'s, or *first*'s lead byte and then no lower bytes."""
+    if text.isascii():
+        return False
+    data = text.encode("utf-8", "surrogatepass")
+    lead = first[:1]
+    leads = data.translate(None, below)  # lead bytes from *first*'s on (no others)
+    if leads.strip(lead):
+        return True
+    at = data.find(lead) if leads else -1
+    while at >= 0:
+        if data[at : at + 3] >= first:
+            return True
+        at = data.find(lead, at + 3)
+    return False

@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memtier.search import SearchRequest, pick, search
+from memtier.search.accents import lowered_re
 from memtier.search.scanner import find_rg, scan
 from memtier.search.sections import inline_tags, split_sections, tag_line_tags
 from memtier.search.tokens import (
@@ -313,6 +314,91 @@ def test_precise_pattern_matches_its_accent_classes_on_every_character() -> None
         assert _same_matches(plain, precise_re(terms, ascii_text=True), text)
 
 
+# ASCII words and pieces that sit at the edges of the ranking's word pattern: parts
+# of compounds, endings, negations, hyphens, apostrophes, numbers, shapes.
+_EDGE_PIECES = (
+    "snapshot", "SNAPSHOTS", "snap-shot", "Snap shot", "qdrant-snapshot", "timeout", "timeouted",
+    "don't", "DON'T", "won't", "won", "win", "n't", "'t", "didn", "didn't", "restart", "re-start",
+    "go", "goes", "going", "good", "art", "arts", "artist", "10", "10th", "10.0.0.5", "10:30",
+    "yesterday", "two", "weeks", "ago", "last", "friday", "proxy", "update", "proxyupdate",
+    "-", "'", ",", ".", ":", "#", "  ", "\t", "ip", "time", "priya", "Priya's", "container",
+)  # fmt: skip
+
+
+def _edge_text(rng: random.Random) -> str:
+    lines = []
+    for _ in range(rng.randint(1, 12)):
+        words = rng.choices(_EDGE_PIECES, k=rng.randint(0, 9))
+        lines.append("".join(w + rng.choice(("", " ", " ", "-", "'")) for w in words))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["qdrant snapshot timeout", "won't win", "didn't restart", "go art 10", "what time yesterday",
+     "ip of 10.0.0.5", "proxy update", "priya's container"],
+)  # fmt: skip
+def test_lowered_pattern_finds_what_the_case_blind_one_finds(query: str) -> None:
+    """The ranking matches an ASCII line lowercased, with case (`lowered_re`): the same
+    spans as the case-blind pattern on the line as written."""
+    narrow = precise_re(query_terms(query), ascii_text=True)
+    lowered = lowered_re(narrow)
+    assert lowered is not None
+    assert not lowered.flags & re.IGNORECASE
+    rng = random.Random(query)
+    for _ in range(300):
+        text = _edge_text(rng)
+        for written in (text, text.upper(), text.title()):
+            expected = [m.span() for m in narrow.finditer(written)]
+            assert [m.span() for m in lowered.finditer(written.lower())] == expected
+
+
+def test_a_pattern_naming_a_capital_letter_is_not_lowered() -> None:
+    assert lowered_re(re.compile(r"\bsnap\w{0,4}\b", re.IGNORECASE)) is not None
+    assert lowered_re(re.compile(r"\bSnap\b", re.IGNORECASE)) is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["qdrant snapshot timeout", "won't win", "didn't restart", "go art 10", "proxy update",
+     "priya's container", "snap"],
+)  # fmt: skip
+def test_an_ascii_file_matched_whole_gives_the_matches_of_its_lines(query: str) -> None:
+    """`exact.precise_matches` runs the pattern once over an ASCII file: the same matches, lines
+    and columns as line by line (a negation, a hyphen or a word at a line's edge)."""
+    from datetime import date
+
+    from memtier.search import rank
+    from memtier.search.exact import precise_matches
+    from memtier.search.found import FileHits
+
+    terms = query_terms(query)
+    ctx = rank._Context(terms, False, date(2026, 11, 30), frozenset(), 1)
+    ctx.precise = precise_re(terms, ascii_text=True)
+    ctx.lowered = lowered_re(ctx.precise)
+    assert ctx.whole_text
+    rng = random.Random(query)
+    found_any = False
+    for _ in range(300):
+        lines = _edge_text(rng).split("\n")
+        ctx.whole_text = False
+        by_line = precise_matches(lines, FileHits(), ctx)
+        ctx.whole_text = True
+        assert precise_matches(lines, FileHits(), ctx) == by_line
+        found_any = found_any or bool(by_line)
+    assert found_any
+
+
+def test_a_shape_word_keeps_the_file_matched_line_by_line() -> None:
+    """A shape's form may span white space ("two weeks ago"): never across a line."""
+    from datetime import date
+
+    from memtier.search import rank
+
+    terms = query_terms("what happened yesterday")
+    assert not rank._Context(terms, False, date(2026, 11, 30), frozenset(), 1).whole_text
+
+
 def test_sections_split_on_blank_lines_headings_and_long_lists() -> None:
     lines = [
         "# Title",  # 1
@@ -458,6 +544,34 @@ def test_words_are_counted_as_the_word_pattern_counts_them(text: str) -> None:
     from memtier.search.wordcount import count_words
 
     assert count_words(text) == len(re.findall(r"\w+", text))
+
+
+@given(
+    st.text()
+    | st.text(alphabet=st.sampled_from("a é—\u2fff\u3000\u303f\u3040\u3041再🚀\U0010ffff"))
+)
+def test_a_text_holds_cjk_when_a_character_reaches_the_first_cjk_one(text: str) -> None:
+    """`has_cjk` (read from the text's UTF-8) says what comparing every character says."""
+    from memtier.search.tokens import _FIRST_CJK, has_cjk
+
+    assert has_cjk(text) == any(ch >= _FIRST_CJK for ch in text)
+
+
+def test_every_character_reaches_the_first_cjk_one_or_not_as_its_code_point_says() -> None:
+    from memtier.search.tokens import _FIRST_CJK, has_cjk
+
+    first = ord(_FIRST_CJK)
+    for code in (*range(0, 0x110000, 7), *range(first - 0x400, first + 0x400)):
+        assert has_cjk(f"é{chr(code)}") == (code >= first), hex(code)
+
+
+def test_words_around_a_lone_surrogate_are_counted_as_the_word_pattern_counts_them() -> None:
+    """A lone surrogate (text decoded leniently) is no word character and cannot be
+    encoded: the pattern counts."""
+    from memtier.search.wordcount import count_words
+
+    for text in ("a\ud800b", "é\udcff é", "\ud800"):
+        assert count_words(text) == len(re.findall(r"\w+", text))
 
 
 def _tick() -> None:
