@@ -56,7 +56,6 @@ def precise_matches(lines: list[str], hits: FileHits, ctx: _Context) -> list[Sco
         return scored
     narrow = ctx.precise  # for a line of ASCII text (`precise_re`)
     lowered = ctx.lowered  # the same, with case, for the line lowercased (`lowered_re`)
-    read = ctx.read
     if lowered is not None and ctx.whole_text:
         whole = "\n".join(lines)
         if whole.isascii():
@@ -75,16 +74,10 @@ def precise_matches(lines: list[str], hits: FileHits, ctx: _Context) -> list[Sco
             full = precise_re(ctx.terms)
             finder = beside_cjk(full.pattern) if wide else full
         for m in finder.finditer(seen):
-            start, end = m.span()
-            found = text[start:end]
-            known = read.get(found)
-            if known is None:
-                known = read[found] = _read_match(found, ctx)
-            term, key, exact = known
-            if term is None:
-                continue  # no term's, or a CJK term's: counted below, overlaps included
-            if not term.negation and negated(text, end):
-                continue  # the "won" of "won't" is no form of "win" (`tokens.negated`)
+            counted = _counted(m, text, ctx)
+            if counted is None:
+                continue
+            start, found, key, exact = counted
             column = start + 1 if plain else len(text[:start].encode("utf-8")) + 1
             scored.append((number, column, found, key, exact))
         if wide and ctx.cjk:
@@ -102,21 +95,14 @@ def _ascii_file(whole: str, lowered: re.Pattern[str], ctx: _Context) -> list[Sco
     leaves out the shapes, whose forms span white space); the negation test reads the
     line break after a match as the end of its line. A byte column is a character's."""
     scored: list[Scored] = []
-    read = ctx.read
     number = 1
     line_start = 0
     passed = 0  # where the line count stands
     for m in lowered.finditer(whole.lower()):
-        start, end = m.span()
-        found = whole[start:end]
-        known = read.get(found)
-        if known is None:
-            known = read[found] = _read_match(found, ctx)
-        term, key, exact = known
-        if term is None:
+        counted = _counted(m, whole, ctx)
+        if counted is None:
             continue
-        if not term.negation and negated(whole, end):
-            continue
+        start, found, key, exact = counted
         breaks = whole.count("\n", passed, start)
         if breaks:
             number += breaks
@@ -124,6 +110,23 @@ def _ascii_file(whole: str, lowered: re.Pattern[str], ctx: _Context) -> list[Sco
         passed = start
         scored.append((number, start - line_start + 1, found, key, exact))
     return scored
+
+
+def _counted(m: re.Match[str], text: str, ctx: _Context) -> tuple[int, str, str, float] | None:
+    """The match *m* in *text* (or in *text* lowercased): where it starts, the text it
+    found, the key it counts under and its exactness (`_read_match`). None when it
+    counts for nothing here: no term's, or a CJK term's (those are counted apart,
+    overlaps included), or the head of a negated auxiliary, the "won" of "won't", which
+    is no form of "win" (`tokens.negated`)."""
+    start, end = m.span()
+    found = text[start:end]
+    known = ctx.read.get(found)
+    if known is None:
+        known = ctx.read[found] = _read_match(found, ctx)
+    term, key, exact = known
+    if term is None or (not term.negation and negated(text, end)):
+        return None
+    return start, found, key, exact
 
 
 def _read_match(found: str, ctx: _Context) -> tuple[Term | None, str, float]:
