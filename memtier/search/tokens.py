@@ -81,6 +81,9 @@ STOPWORDS = frozenset(
         "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what",
         "when", "where", "which", "while", "who", "whom", "whose", "why", "will", "with", "would",
         "you", "your", "yours", "yourself", "yourselves",
+        # A modal or a hedge says how sure the asker is, never what about: "what might
+        # John's status be", "would Caroline likely have" ("likely" is no form of "like").
+        "might", "must", "likely", "probably", "possibly", "potentially", "perhaps",
     )
 )  # fmt: skip
 
@@ -231,7 +234,8 @@ FRAME_WORDS = frozenset(
     (
         "kind", "sort", "type", "mention", "say", "said", "says", "tell", "told", "happen",
         "talk", "talked", "done", "thing", "things", "stuff", "remember", "know", "think",
-        "ask", "asked", "note", "noted", "write", "wrote", "chat",
+        "ask", "asked", "note", "noted", "write", "wrote", "chat", "describe", "describ",
+        "accord", "regard",
     )
 )  # fmt: skip
 FRAME_WEIGHT = 0.25
