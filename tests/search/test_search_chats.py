@@ -266,3 +266,15 @@ def test_a_modal_or_a_hedge_is_no_search_word(cli: CliRunner, root: Path, scanne
     texts = {t.text for t in query_terms("Would Jon likely or probably enjoy hiking?")}
     assert texts.isdisjoint({"like", "likely", "probab", "probably"})
     assert "like" in {t.text for t in query_terms("What do Jon's kids like?")}
+
+
+def test_a_name_has_no_ing_form(cli: CliRunner, root: Path, scanner: str) -> None:
+    # "Nate" gave the form "nating" and "Caroline" "carolining", looked for in every scan.
+    texts = {t.text for t in query_terms("When did Nate and Caroline dance?")}
+    assert {"nate", "caroline", "dance", "dancing"} <= texts
+    assert texts.isdisjoint({"nating", "carolining"})
+    # A capital at the start of a sentence says nothing: "Hike" is still a verb.
+    assert "hiking" in {t.text for t in query_terms("Hike with Nate? Hike where?")}
+    _chat(root, "2026-10-02.md", ["- Nate: I love dancing at the club."])
+    (first, *_) = results(search(cli, root, "Dance with Nate"))
+    assert first["path"] == "memory/episodic/2026-10-02.md"
