@@ -1,8 +1,8 @@
 """Other forms of a query word that English spelling hides from a term's open ending
 (`tokens.query_terms`, PROTOCOL §9 `search`): a silent final e and a doubled l. Each is
 looked for beside the word and counts as it (`tokens.Term.form_of`); the caller leaves
-stopwords out. Also the head of a negated auxiliary (`negated`), which an
-apostrophe cuts off and which is no word of its own."""
+stopwords and names (`named`) without a silent e's form. Also the head of a negated
+auxiliary (`negated`), which an apostrophe cuts off and which is no word of its own."""
 
 from __future__ import annotations
 
@@ -32,6 +32,17 @@ def doubled_l_forms(word: str) -> tuple[str, ...]:
     if word.isalpha() and len(word) >= 6 and word.endswith("ll") and word[-3] in "aeiou":
         return (word[:-1],)
     return ()
+
+
+# What may end a sentence before a word: a capital after it is no name (`named`).
+_SENTENCE_END_RE = re.compile(r"(?:^|[.!?:]\s*|[\"“„(]\s*)$")
+
+
+def named(written: str, start: int) -> bool:
+    """Whether the word at *start* of a query as written is a name: capitalised where no
+    sentence starts ("What did Nate win?"). A name has no -ing form to look for
+    (`silent_e_forms`: "Nate" gave "nating", "Caroline" "carolining")."""
+    return written[start : start + 1].isupper() and not _SENTENCE_END_RE.search(written[:start])
 
 
 def negated(text: str, end: int) -> bool:

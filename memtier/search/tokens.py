@@ -43,7 +43,7 @@ from itertools import pairwise
 from typing import AnyStr, NamedTuple
 
 from memtier.search.accents import ascii_classes, cheap_classes
-from memtier.search.forms import doubled_l_forms, negated, silent_e_forms
+from memtier.search.forms import doubled_l_forms, named, negated, silent_e_forms
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
 from memtier.search.wordcount import WORD_RE, count_words, reaches
 
@@ -83,6 +83,9 @@ STOPWORDS = frozenset(
         "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what",
         "when", "where", "which", "while", "who", "whom", "whose", "why", "will", "with", "would",
         "you", "your", "yours", "yourself", "yourselves",
+        # A modal or a hedge says how sure the asker is, never what about: "what might
+        # John's status be", "would Caroline likely have" ("likely" is no form of "like").
+        "might", "must", "likely", "probably", "possibly", "potentially", "perhaps",
     )
 )  # fmt: skip
 
@@ -233,7 +236,8 @@ FRAME_WORDS = frozenset(
     (
         "kind", "sort", "type", "mention", "say", "said", "says", "tell", "told", "happen",
         "talk", "talked", "done", "thing", "things", "stuff", "remember", "know", "think",
-        "ask", "asked", "note", "noted", "write", "wrote", "chat",
+        "ask", "asked", "note", "noted", "write", "wrote", "chat", "describe", "describ",
+        "accord", "regard",
     )
 )  # fmt: skip
 FRAME_WEIGHT = 0.25
@@ -316,7 +320,7 @@ def _parts(term: Term) -> list[str]:
 # "How many" asks for a count, which the text gives as a number ("twice", "three
 # dogs"), never as "many" (v4): the word is dropped. "How long", "how old" and "how
 # often" keep theirs, which answers say ("a long time", "years old", "often").
-_HOW_MANY_RE = re.compile(r"\b(how)\s+many\b")
+_HOW_MANY_RE = re.compile(r"\b(how)\s+many\b", re.IGNORECASE)
 _MEASURE_RE = re.compile(r"(\d{2,}(?:\.\d+)?)[a-z]{1,3}")
 
 
@@ -328,7 +332,10 @@ def query_terms(query: str) -> tuple[Term, ...]:
     found: list[Term] = []
     previous: Term | None = None
     previous_word = ""
-    lowered = _HOW_MANY_RE.sub(r"\1", query.lower())
+    written = _HOW_MANY_RE.sub(r"\1", query)
+    lowered = written.lower()
+    if len(lowered) != len(written):
+        written = lowered  # a letter whose lowercase is longer: no names told apart
     for match in _WORD_RE.finditer(lowered):
         if negated(lowered, match.end()):
             found.append(Term(fold(match.group()), negation=True))
@@ -356,7 +363,8 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     # Other forms are looked for, never required (as a compound is).
                     forms = _IRREGULAR.get(fold(text), ())
                     if not term.joints:  # a hyphened name ("docker-compose") is no verb
-                        meant = term.text not in STOPWORDS
+                        name = named(written, match.start())
+                        meant = term.text not in STOPWORDS and not name
                         forms += silent_e_forms(term.text) if meant else ()
                         forms += doubled_l_forms(term.text)
                         surface = fold(text).strip("-.")

@@ -248,3 +248,33 @@ def test_how_many_asks_for_a_number_not_the_word(cli: CliRunner, root: Path, sca
     (first, *_) = results(search(cli, root, "How many times has Jolene been to France?"))
     assert first["path"] == "memory/episodic/2026-09-01.md"
     assert "long" in {t.text for t in query_terms("How long has Nate had his turtles?")}
+
+
+def test_a_modal_or_a_hedge_is_no_search_word(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The finding: "What might John's financial status be?" ranked first a turn saying
+    # "might", and "likely" was searched as "like", a word of its own.
+    _chat(root, "2026-10-02.md", ["- Jon: I might go out tonight.", "- Gina: Fun."])
+    _chat(root, "2026-10-09.md", ["- Jon: My job at the bank is fine.", "- Gina: Good."])
+    for day in ("2026-09-01", "2026-09-02", "2026-09-03"):
+        _chat(root, f"{day}.md", ["- Gina: I quit my job today.", "- Jon: Oh."])
+    (first, *_) = results(search(cli, root, "What might Jon's job be?"))
+    assert first["path"] == "memory/episodic/2026-10-09.md"
+    # "Describe" frames the question as "kind" does: the answer never says it.
+    _chat(root, "2026-10-05.md", ["- Jon: Let me describe it to you.", "- Gina: Sure."])
+    (first, *_) = results(search(cli, root, "How does Jon describe his job?"))
+    assert first["path"] == "memory/episodic/2026-10-09.md"
+    texts = {t.text for t in query_terms("Would Jon likely or probably enjoy hiking?")}
+    assert texts.isdisjoint({"like", "likely", "probab", "probably"})
+    assert "like" in {t.text for t in query_terms("What do Jon's kids like?")}
+
+
+def test_a_name_has_no_ing_form(cli: CliRunner, root: Path, scanner: str) -> None:
+    # "Nate" gave the form "nating" and "Caroline" "carolining", looked for in every scan.
+    texts = {t.text for t in query_terms("When did Nate and Caroline dance?")}
+    assert {"nate", "caroline", "dance", "dancing"} <= texts
+    assert texts.isdisjoint({"nating", "carolining"})
+    # A capital at the start of a sentence says nothing: "Hike" is still a verb.
+    assert "hiking" in {t.text for t in query_terms("Hike with Nate? Hike where?")}
+    _chat(root, "2026-10-02.md", ["- Nate: I love dancing at the club."])
+    (first, *_) = results(search(cli, root, "Dance with Nate"))
+    assert first["path"] == "memory/episodic/2026-10-02.md"
