@@ -13,7 +13,9 @@ from __future__ import annotations
 import io
 import os
 import re
+import subprocess
 import sys
+import time
 from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
 from datetime import timedelta
@@ -240,3 +242,21 @@ def recover_and_check(folder: Path, *, separate: bool = False) -> list[str]:
     if left:
         problems.append(f"residue left: {left}")
     return problems
+
+
+def wait_until_open(proc: subprocess.Popen[bytes], path: Path, *, limit: float = 30) -> None:
+    """Return once *proc* has *path* open (polled in /proc every 2 ms): it is at work
+    on it now (waiting for a lock file, reading a source). Fails if *proc* ends first,
+    or has not opened it within *limit* seconds."""
+    target = os.path.realpath(path)
+    fds = Path(f"/proc/{proc.pid}/fd")
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, (f"ended before it opened {path}", proc.communicate())
+        try:
+            if any(os.path.realpath(fd) == target for fd in fds.iterdir()):
+                return
+        except OSError:
+            pass  # a descriptor closed while we looked
+        time.sleep(0.002)
+    raise AssertionError(f"the process never opened {path}")

@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import pytest
 
 from memtier.formats.envelope import ExportedFile, build_envelope, dump_envelope
 from tests.conftest import NOW_TEXT, memtier_in_process
+from tests.reliability.reliability_support import wait_until_open
 
 Snapshot = Callable[[Path], dict[str, bytes]]
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -177,26 +177,13 @@ def test_a_killed_dry_run_leaves_no_copy_of_the_memory_anywhere(
     argv = [sys.executable, "-m", "memtier", "--now", NOW_TEXT, "--root", str(root),
             "import", "brain", str(source), "--dry-run"]  # fmt: skip
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    # Half-way: the dry run is reading its source (and still running).
-    deadline = time.monotonic() + 60
-    while not _holds_open(proc.pid, source) and time.monotonic() < deadline:
-        assert proc.poll() is None, "the dry run ended before it could be stopped"
-        time.sleep(0.002)
+    wait_until_open(proc, source, limit=60)  # half-way: reading its source, still running
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=60)
     assert list(scratch.iterdir()) == []
     assert snapshot(root) == before
     leftovers = [p for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("memtier-dry-run-*")]
     assert not [p for p in leftovers if secret.encode() in _all_bytes(p)]
-
-
-def _holds_open(pid: int, path: Path) -> bool:
-    """Whether process *pid* has *path* open now."""
-    fds = Path(f"/proc/{pid}/fd")
-    try:
-        return any(os.path.realpath(fd) == str(path.resolve()) for fd in fds.iterdir())
-    except OSError:  # a descriptor closed while we looked
-        return False
 
 
 def _all_bytes(folder: Path) -> bytes:

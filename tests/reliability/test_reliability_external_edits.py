@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from tests.reliability.reliability_support import (
     closure,
     content_lines,
     populate,
+    wait_until_open,
 )
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
@@ -210,22 +210,6 @@ EDITS = (
 )
 
 
-def _wait_until_waiting_for_lock(proc: subprocess.Popen[bytes], lock: Path) -> None:
-    """Return once *proc* has the lock file open: it is polling for the lock now."""
-    target = os.path.realpath(lock)
-    fds = Path(f"/proc/{proc.pid}/fd")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()
-        try:
-            if any(os.path.realpath(fd) == target for fd in fds.iterdir()):
-                return
-        except OSError:
-            pass  # a descriptor closed while we looked
-        time.sleep(0.002)
-    raise AssertionError("the process never tried to take the workspace lock")
-
-
 @pytest.mark.parametrize("edit", EDITS, ids=lambda e: e.name)
 def test_an_edit_made_while_memtier_waits_for_its_lock_is_kept(tmp_path: Path, edit: Edit) -> None:
     root = populate(
@@ -240,7 +224,7 @@ def test_an_edit_made_while_memtier_waits_for_its_lock_is_kept(tmp_path: Path, e
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        _wait_until_waiting_for_lock(proc, root / "memory/.memtier.lock")
+        wait_until_open(proc, root / "memory/.memtier.lock")
         editor_write(path, edit.change(path.read_text(), line))
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err.decode()
@@ -263,7 +247,7 @@ def test_archive_moves_the_edited_note(tmp_path: Path) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        _wait_until_waiting_for_lock(proc, root / "memory/.memtier.lock")
+        wait_until_open(proc, root / "memory/.memtier.lock")
         editor_write(old, old.read_text() + "- P001 by hand\n")
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err.decode()
