@@ -8,9 +8,12 @@ hit's line (`group`), and the label itself is never the line's evidence. A
 turn's neighbours lend it their words when it is scored (`beside`, `rank`): a
 reply answers what the turn before it asked.
 
-A label is a list marker, then one to three words each capitalised (a first name,
-"Dr. Smith", "Anna-Lena") and a colon. Closure-block labels (``Decisions:``…)
-have no list marker and are `metadata`'s.
+A label is a list marker, then one to three words each a name and a colon (an
+ASCII one with a space after it, or the full-width ``：`` of CJK text). A name is
+capitalised ("Dr. Smith", "Anna-Lena") or, in a script without case (Chinese,
+Japanese, Korean), at most `CASELESS_NAME` letters long ("张伟"): a longer run is
+a sentence before a colon. Closure-block labels (``Decisions:``…) have no list
+marker and are `metadata`'s.
 """
 
 from __future__ import annotations
@@ -23,8 +26,11 @@ if TYPE_CHECKING:
     from memtier.search.sections import Section
 
 _SPEAKER_RE = re.compile(
-    r"^\s*[-*+]\s+(?:\*\*)?([^\W\d_][\w.'’-]*(?: [^\W\d_][\w.'’-]*){0,2})(?:\*\*)?:\s"
+    r"^\s*[-*+]\s+(?:\*\*)?([^\W\d_][\w.'’-]*(?: [^\W\d_][\w.'’-]*){0,2})(?:\*\*)?(?::\s|：)"
 )
+# The longest name of a script without case: a Chinese name is two to four
+# characters, a Japanese or Korean one rarely longer.
+CASELESS_NAME = 4
 
 
 def speaker(text: str) -> tuple[str, int] | None:
@@ -33,9 +39,17 @@ def speaker(text: str) -> tuple[str, int] | None:
     if not text or text.lstrip()[:1] not in ("-", "*", "+"):
         return None  # the common case, decided on the first character
     found = _SPEAKER_RE.match(text)
-    if found is None or not all(word[0].isupper() for word in found.group(1).split()):
+    if found is None or not all(_name(word) for word in found.group(1).split()):
         return None
     return found.group(1).lower(), len(text[: found.end(1)].encode("utf-8")) + 1
+
+
+def _name(word: str) -> bool:
+    """Whether *word* of a label can be a name: capitalised, or a short word of a
+    script without case."""
+    if word[0].isupper():
+        return True
+    return len(word) <= CASELESS_NAME and not any(c.islower() or c.isupper() for c in word)
 
 
 def turn_evidence(found: list[Scored], lines: list[str]) -> dict[int, list[tuple[str, float]]]:

@@ -30,6 +30,19 @@ def test_a_speaker_label_is_told_apart() -> None:
     assert speaker("- 2026-11-02: pruned images") is None
 
 
+def test_a_label_in_a_script_without_case_is_a_speaker() -> None:
+    # A Chinese, Japanese or Korean name has no capital letter, and its colon is
+    # often the full-width one: "- 张伟：…" was never read as a turn.
+    assert speaker("- 张伟：今天去河边散步了。") == ("张伟", 9)
+    assert speaker("- 李小明: 好的") == ("李小明", 12)
+    assert speaker("- 김민수: 안녕") == ("김민수", 12)
+    assert speaker("- Anna：hi") == ("anna", 7)
+    # A sentence before a colon is not a name, nor is a lowercase word.
+    assert speaker("- 会议的时间是三点：地点在三楼。") is None
+    assert speaker("- note: a lowercase word is no name") is None
+    assert speaker("- 张伟:今天") is None  # an ASCII colon still needs its space
+
+
 def test_the_named_speakers_reply_is_the_line_shown(
     cli: CliRunner, root: Path, scanner: str
 ) -> None:
@@ -67,6 +80,23 @@ def test_a_turn_of_the_named_speaker_is_preferred(cli: CliRunner, root: Path, sc
     assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 7)
     (first, *_) = results(search(cli, root, "When did Jon walk by the river?"))
     assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 5)
+
+
+def test_a_chinese_speakers_turn_is_preferred(cli: CliRunner, root: Path, scanner: str) -> None:
+    # The other speaker's question names Li Na and says the same words; the
+    # turn shown is Li Na's own answer, as for a capitalised English label.
+    _chat(
+        root,
+        "2026-10-02.md",
+        [
+            "- 张伟：李娜，你昨天去河边散步了吗？",
+            "- 李娜：去了，我们沿着河边散步了两个小时。",
+            "- 张伟：真好。",
+        ],
+    )
+    _chat(root, "2026-09-01.md", ["- 张伟：你好！", "- 李娜：你好。"])
+    (first, *_) = results(search(cli, root, "李娜在河边散步"))
+    assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 6)
 
 
 def test_a_line_is_shown_by_one_hit_only(cli: CliRunner, root: Path, scanner: str) -> None:
