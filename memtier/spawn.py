@@ -15,8 +15,9 @@ errors going to files it gives (anonymous files: a broad query prints megabytes,
 which a pipe would hold back while Python is busy elsewhere) and in a process
 group of its own, so that a program that hangs is killed with whatever it started.
 ``posix_spawn`` cannot change the working folder (Python 3.11): a caller that
-needs one gives *cwd*, and the shell changes to it before it becomes the program
-(`in_folder`).
+needs one gives *cwd*; a process running one thread enters the folder itself for
+the start and comes back at once (`_entered`), else the shell changes to it before
+it becomes the program (`in_folder`).
 """
 
 from __future__ import annotations
@@ -177,12 +178,9 @@ def start(
     open file *output* (a file descriptor) when given; its errors to the null
     device, or to *errors*. With *group*, it leads a process group of its own
     (POSIX_SPAWN_SETPGROUP: standard, where setsid is not); with *cwd*, it runs in
-    that folder (see `in_folder`). OSError when it cannot run (with *cwd*: when the
-    shell cannot, see there)."""
+    that folder (see `_entered` and `in_folder`). OSError when it cannot run (when
+    the shell enters *cwd*: when the shell cannot, see there)."""
     import signal
-
-    if cwd is not None:
-        argv = in_folder(cwd, argv)
 
     spawn = getattr(os, "posix_spawnp", None)
     if spawn is None:
@@ -195,6 +193,9 @@ def start(
         if errors is None
         else (os.POSIX_SPAWN_DUP2, errors, 2)
     )
+    here = None if cwd is None else _entered(cwd)
+    if cwd is not None and here is None:
+        argv = in_folder(cwd, argv)
     try:
         pid = spawn(
             argv[0],
@@ -215,7 +216,36 @@ def start(
     finally:
         if read_end is not None:
             os.close(into)
+        if here is not None:
+            os.fchdir(here)  # this process's own folder again
+            os.close(here)
     return Started(pid, read_end)
+
+
+def _entered(folder: str) -> int | None:
+    """Change this process's folder to *folder* for the program to start in it (it
+    inherits the folder at the start), returning a descriptor of the folder to come
+    back to; None, with nothing changed, when the shell must change it instead
+    (`in_folder`): another thread runs (it would see the folder change under it),
+    or a folder cannot be opened or entered (the shell then fails as the program).
+
+    Measured (10,000 notes): the shell's start is a process image of its own before
+    ripgrep's, about 1 ms of CPU and 2-5 ms of wall time on two busy cores."""
+    import sys
+
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return None
+    try:
+        here = os.open(".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    try:
+        os.chdir(folder)
+    except OSError:
+        os.close(here)
+        return None
+    return here
 
 
 def in_folder(folder: str, argv: list[str]) -> list[str]:

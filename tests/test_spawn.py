@@ -133,6 +133,57 @@ def test_a_program_runs_in_the_folder_given(tmp_path: Path) -> None:
     assert started.returncode == 0
 
 
+def _programs_started(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The first word of every command `spawn.start` hands to ``posix_spawnp``."""
+    started: list[str] = []
+    real = os.posix_spawnp
+
+    def recording(path: str, argv: list[str], *args: object, **kwargs: object) -> int:
+        started.append(argv[0])
+        return real(path, argv, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "posix_spawnp", recording)
+    return started
+
+
+def test_one_thread_starts_the_program_in_the_folder_without_a_shell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = _programs_started(monkeypatch)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    program = spawn.start(
+        [sys.executable, "-c", "import os; print(os.getcwd())"], cwd=str(tmp_path / "notes")
+    )
+    assert program.communicate(30.0) == f"{tmp_path / 'notes'}\n".encode()
+    assert started == [sys.executable]  # no /bin/sh before it
+    assert os.getcwd() == str(tmp_path / "here")  # this process is back where it was
+
+
+def test_with_another_thread_running_the_shell_enters_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    started = _programs_started(monkeypatch)
+    (tmp_path / "notes").mkdir()
+    monkeypatch.chdir(tmp_path)
+    done = threading.Event()
+    other = threading.Thread(target=done.wait)
+    other.start()
+    try:
+        program = spawn.start(
+            [sys.executable, "-c", "import os; print(os.getcwd())"], cwd=str(tmp_path / "notes")
+        )
+        assert program.communicate(30.0) == f"{tmp_path / 'notes'}\n".encode()
+    finally:
+        done.set()
+        other.join()
+    assert started == ["/bin/sh"]  # this process's folder never changed under the thread
+    assert os.getcwd() == str(tmp_path)
+
+
 def test_a_relative_folder_is_entered_as_it_is_from_here_whatever_cdpath_says(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

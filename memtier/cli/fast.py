@@ -215,12 +215,22 @@ ENDS_AT_ONCE = frozenset({"search"})
 
 def script() -> None:
     """The ``memtier`` script and ``python -m memtier``: `main`, and after a command of
-    `ENDS_AT_ONCE` the process ends at once (`end`)."""
+    `ENDS_AT_ONCE` the process ends at once (`end`), its collector still paused.
+
+    `main` gives the collector back when the command is done, and its first pass
+    then goes over every object the command's imports and work made (measured after
+    a search of 10,000 notes: 3 ms of CPU); a process about to end has no use for
+    it, so the collector is paused here too, around `main` (`Uncollected` leaves it
+    off for an inner block), and only the other commands get it back before their
+    exit."""
     import sys
 
-    code = main()
-    if _ran in ENDS_AT_ONCE:
-        end(code)
+    from memtier.cli.collector import Uncollected
+
+    with Uncollected():
+        code = main()
+        if _ran in ENDS_AT_ONCE:
+            end(code)
     sys.exit(code)
 
 

@@ -55,3 +55,38 @@ def test_typers_path_runs_with_the_collector_on(root: Path) -> None:
     seen = _probe(["--root", str(root), "stats"])
     assert seen["typer_collecting"] is True
     assert seen["after"] is True
+
+
+# `script`, the installed command: the collections that start until the process ends
+# (told by an exit handler: a search ends without the interpreter's teardown).
+_SCRIPT_PROBE = """
+import atexit, gc, json, sys
+from memtier.cli.fast import script
+
+seen = {"collections": 0}
+def count(phase, info):
+    if phase == "start":
+        seen["collections"] += 1
+def report():
+    seen["collecting"] = gc.isenabled()
+    sys.stderr.write(json.dumps(seen))
+atexit.register(report)
+gc.collect()
+gc.set_threshold(100)  # collections every 100 allocations, were the collector on
+gc.callbacks.append(count)
+sys.argv = ["memtier", *sys.argv[1:]]
+script()
+"""
+
+
+def test_a_search_ends_its_process_without_a_collection(root: Path) -> None:
+    import json
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _SCRIPT_PROBE, "--root", str(root), "search", "backup", "--json"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    seen = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["query"] == "backup"
+    assert seen == {"collections": 0, "collecting": False}
