@@ -43,7 +43,13 @@ from itertools import pairwise
 from typing import AnyStr, NamedTuple
 
 from memtier.search.accents import ascii_classes, cheap_classes
-from memtier.search.forms import doubled_l_forms, named, negated, silent_e_forms
+from memtier.search.forms import (
+    doubled_l_forms,
+    irregular_forms,
+    named,
+    negated,
+    silent_e_forms,
+)
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
 from memtier.search.wordcount import WORD_RE, count_words, reaches
 
@@ -242,28 +248,6 @@ FRAME_WORDS = frozenset(
 )  # fmt: skip
 FRAME_WEIGHT = 0.25
 
-# Irregular forms the suffix rule cannot reach (met/meet, children/child): a query
-# word in one of these groups also looks for the others. Forms that are common
-# words of their own are left out ("left", "saw", "found", "felt", "rose", "fell").
-# The Snowball stemmer and the simplemma lemmatiser were measured against this on
-# the recall bench: neither reaches a past form from a base form, so neither helped.
-_IRREGULAR_GROUPS = (
-    "meet met", "lose lost", "win won", "grow grew grown", "child children", "buy bought",
-    "sell sold", "write wrote written", "run ran", "break broke broken",
-    "forget forgot forgotten", "teach taught", "bring brought", "catch caught",
-    "give gave given", "go went gone", "take took taken", "speak spoke spoken",
-    "keep kept", "send sent", "spend spent", "build built", "begin began begun",
-    "choose chose chosen", "drive drove driven", "eat ate eaten", "fly flew flown",
-    "ride rode ridden", "sing sang sung", "swim swam swum", "throw threw thrown",
-    "wear wore worn", "pay paid", "hold held", "stand stood", "understand understood",
-    "man men", "woman women", "mouse mice", "foot feet", "tooth teeth", "person people",
-)  # fmt: skip
-_IRREGULAR: dict[str, tuple[str, ...]] = {
-    form: tuple(other for other in group.split() if other != form)
-    for group in _IRREGULAR_GROUPS
-    for form in group.split()
-}
-
 # Words that ask for the newest occurrence ("when did we last renew the cert"): they
 # say which note is wanted rather than what it contains, so they raise the recency
 # boost (`rank.RECENT_QUERY_BONUS`) instead of being searched for.
@@ -361,7 +345,7 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     candidates += [Term(part, compound=True) for part in _parts(term)]
                 if term and term.text not in FRAME_WORDS:
                     # Other forms are looked for, never required (as a compound is).
-                    forms = _IRREGULAR.get(fold(text), ())
+                    forms = irregular_forms(fold(text))
                     if not term.joints:  # a hyphened name ("docker-compose") is no verb
                         name = named(written, match.start())
                         meant = term.text not in STOPWORDS and not name
