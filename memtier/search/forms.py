@@ -18,12 +18,23 @@ _IRREGULAR_GROUPS = (
     "meet met", "lose lost", "win won", "grow grew grown", "child children", "buy bought",
     "sell sold", "write wrote written", "run ran", "break broke broken",
     "forget forgot forgotten", "teach taught", "bring brought", "catch caught",
-    "give gave given", "go went gone", "take took taken", "speak spoke spoken",
+    "give gave given", "take took taken", "speak spoke spoken",
     "keep kept", "send sent", "spend spent", "build built", "begin began begun",
     "choose chose chosen", "drive drove driven", "eat ate eaten", "fly flew flown",
     "ride rode ridden", "sing sang sung", "swim swam swum", "throw threw thrown",
     "wear wore worn", "pay paid", "hold held", "stand stood", "understand understood",
     "man men", "woman women", "mouse mice", "foot feet", "tooth teeth", "person people",
+    # (v4) More verbs' past forms, and a few plurals in -ves.
+    "make made", "get got gotten", "come came", "think thought", "hear heard",
+    "sleep slept", "feed fed", "become became", "draw drew drawn", "hang hung",
+    "lend lent", "lead led", "mean meant", "steal stole stolen", "freeze froze frozen",
+    "hide hid hidden", "wake woke woken", "shake shook shaken", "dig dug", "stick stuck",
+    "swing swung", "seek sought", "fight fought", "flee fled", "forgive forgave forgiven",
+    "sit sat", "see seen", "fall fallen", "rise risen", "lay laid", "tear tore torn",
+    "blow blew blown", "drink drank drunk", "deal dealt", "learn learnt", "dream dreamt",
+    "burn burnt", "spell spelt", "smell smelt", "sweep swept", "weep wept", "leap leapt",
+    "go goes went gone", "wife wives", "knife knives", "shelf shelves", "half halves",
+    "wolf wolves", "thief thieves", "scarf scarves",
 )  # fmt: skip
 _IRREGULAR: dict[str, tuple[str, ...]] = {
     form: tuple(other for other in group.split() if other != form)
@@ -32,9 +43,13 @@ _IRREGULAR: dict[str, tuple[str, ...]] = {
 }
 
 
-def irregular_forms(word: str) -> tuple[str, ...]:
-    """The irregular forms of a query word as written (folded)."""
-    return _IRREGULAR.get(word, ())
+def irregular_forms(word: str, stem: str) -> tuple[str, ...]:
+    """The irregular forms of a query word as written (folded), else of its stem or of
+    the word its silent e hides (v4): "winning" finds "won", "making" "made"."""
+    for base in (word, stem, *silent_e_forms(stem)):
+        if base in _IRREGULAR:
+            return _IRREGULAR[base]
+    return ()
 
 
 # English drops a word's silent final e before -ing and -ed: a term of the word finds

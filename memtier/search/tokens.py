@@ -345,7 +345,7 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     candidates += [Term(part, compound=True) for part in _parts(term)]
                 if term and term.text not in FRAME_WORDS:
                     # Other forms are looked for, never required (as a compound is).
-                    forms = irregular_forms(fold(text))
+                    forms = irregular_forms(fold(text), term.text)
                     if not term.joints:  # a hyphened name ("docker-compose") is no verb
                         name = named(written, match.start())
                         meant = term.text not in STOPWORDS and not name
