@@ -52,6 +52,30 @@ def irregular_forms(word: str, stem: str) -> tuple[str, ...]:
     return ()
 
 
+# A number is written as a word or in digits, "three dogs" or "3 dogs" (v4): each also
+# looks for the other, as another form of the query's word; "two" and "three" also
+# "twice" and "thrice" (a thing done two times), and those the numbers.
+_NUMBERS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+    "eighteen", "nineteen", "twenty",
+)  # fmt: skip
+_TIMES = {"two": "twice", "three": "thrice"}
+_NUMBER_GROUPS = [
+    (word, str(n), *filter(None, [_TIMES.get(word)])) for n, word in enumerate(_NUMBERS)
+]
+_NUMBER_FORMS = {
+    form: tuple(other for other in group if other != form)
+    for group in _NUMBER_GROUPS
+    for form in group
+}
+
+
+def number_forms(word: str) -> tuple[str, ...]:
+    """The other forms of a number up to twenty: its digits, its word, "twice"."""
+    return _NUMBER_FORMS.get(word, ())
+
+
 # English drops a word's silent final e before -ing and -ed: a term of the word finds
 # "dances" and "danced" by its open ending, never "dancing"; a term of "hiking" or
 # "baked", kept whole since its stem is too short to stand (`stem`), never "hike".

@@ -48,6 +48,7 @@ from memtier.search.forms import (
     irregular_forms,
     named,
     negated,
+    number_forms,
     silent_e_forms,
 )
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
@@ -345,7 +346,7 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     candidates += [Term(part, compound=True) for part in _parts(term)]
                 if term and term.text not in FRAME_WORDS:
                     # Other forms are looked for, never required (as a compound is).
-                    forms = irregular_forms(fold(text), term.text)
+                    forms = irregular_forms(fold(text), term.text) + number_forms(term.text)
                     if not term.joints:  # a hyphened name ("docker-compose") is no verb
                         name = named(written, match.start())
                         meant = term.text not in STOPWORDS and not name
@@ -374,7 +375,9 @@ def query_terms(query: str) -> tuple[Term, ...]:
     meaningful = [
         t
         for t in found
-        if t.text not in STOPWORDS and t.text not in RECENT_WORDS and (t.cjk or len(t.text) > 1)
+        if t.text not in STOPWORDS
+        and t.text not in RECENT_WORDS
+        and (t.cjk or len(t.text) > 1 or number_forms(t.text))
     ]
     if meaningful and asks_for_a_time(query) and Term("time") not in meaningful:
         meaningful.append(Term("time"))

@@ -354,3 +354,22 @@ def test_a_past_form_is_reached_from_any_form_of_its_verb(
     hit = results(search(cli, root, query))[0]
     assert hit["path"] == "memory/episodic/2026-10-01.md"
     assert word in hit["matched_terms"]  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("Audrey and her three dogs", "- Audrey: my 3 dogs"),
+        ("4 cats", "- four cats, one dog"),
+        ("why two dns servers", "- dns servers: pihole runs twice"),
+    ],
+)
+def test_a_number_meets_it_in_words_or_digits(
+    cli: CliRunner, root: Path, scanner: str, query: str, text: str
+) -> None:
+    # The finding: "three dogs" never found "3 dogs", nor "two" "twice"; a lone digit
+    # was no term at all.
+    write(root, "memory/episodic/2026-10-01.md", f"# 2026-10-01\n\n{text}\n")
+    write(root, "memory/episodic/2026-10-02.md", "# 2026-10-02\n\n- Audrey: dogs, cats\n")
+    write(root, "memory/episodic/2026-10-03.md", "# 2026-10-03\n\n- Audrey: dns servers\n")
+    assert paths(search(cli, root, query))[0] == "memory/episodic/2026-10-01.md"
