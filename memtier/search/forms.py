@@ -93,6 +93,21 @@ def silent_e_forms(word: str) -> tuple[str, ...]:
     return (short.group(1) + "e",) if short else ()
 
 
+# A compound ending in a short particle is also written apart or hyphened ("checkup",
+# "check-up", "check up"; "workout", "layoff"): the split a long word gets between parts
+# of four letters (`tokens.Term.body`) never reaches a particle of two or three (v4).
+_PARTICLES = ("up", "out", "off")
+
+
+def particle_joint(word: str) -> int:
+    """Where a particle ending *word* begins, after a head of three letters or more; 0
+    when it has none."""
+    for particle in _PARTICLES:
+        if word.endswith(particle) and len(word) - len(particle) >= 3:
+            return len(word) - len(particle)
+    return 0
+
+
 def doubled_l_forms(word: str) -> tuple[str, ...]:
     """British spelling doubles a final l after one vowel before -ing and -ed (travelling,
     modelled), American does not: a stem that kept the doubled l (`stem` never undoubles

@@ -49,6 +49,7 @@ from memtier.search.forms import (
     named,
     negated,
     number_forms,
+    particle_joint,
     silent_e_forms,
 )
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
@@ -136,6 +137,8 @@ class Term(NamedTuple):
         joint = "-?" if self.compound else "[- ]?"
         if text.isalpha() and len(text) >= 2 * _MIN_PART and not self.compound:
             joints.update(range(_MIN_PART, len(text) - _MIN_PART + 1))
+        if text.isalpha() and not self.compound and particle_joint(text):
+            joints.add(particle_joint(text))
         out: list[str] = []
         for i, ch in enumerate(text):
             if i in joints:
