@@ -1,12 +1,80 @@
 """Other forms of a query word that English spelling hides from a term's open ending
 (`tokens.query_terms`, PROTOCOL §9 `search`): a silent final e and a doubled l. Each is
 looked for beside the word and counts as it (`tokens.Term.form_of`); the caller leaves
-stopwords and names (`named`) without a silent e's form. Also the head of a negated
+stopwords and names (`named`) without a silent e's form. Irregular forms (met for meet,
+children for child) come from a small table (`irregular_forms`). Also the head of a negated
 auxiliary (`negated`), which an apostrophe cuts off and which is no word of its own."""
 
 from __future__ import annotations
 
 import re
+
+# Irregular forms the suffix rule cannot reach (met/meet, children/child): a query
+# word in one of these groups also looks for the others. Forms that are common
+# words of their own are left out ("left", "saw", "found", "felt", "rose", "fell").
+# The Snowball stemmer and the simplemma lemmatiser were measured against this on
+# the recall bench: neither reaches a past form from a base form, so neither helped.
+_IRREGULAR_GROUPS = (
+    "meet met", "lose lost", "win won", "grow grew grown", "child children", "buy bought",
+    "sell sold", "write wrote written", "run ran", "break broke broken",
+    "forget forgot forgotten", "teach taught", "bring brought", "catch caught",
+    "give gave given", "take took taken", "speak spoke spoken",
+    "keep kept", "send sent", "spend spent", "build built", "begin began begun",
+    "choose chose chosen", "drive drove driven", "eat ate eaten", "fly flew flown",
+    "ride rode ridden", "sing sang sung", "swim swam swum", "throw threw thrown",
+    "wear wore worn", "pay paid", "hold held", "stand stood", "understand understood",
+    "man men", "woman women", "mouse mice", "foot feet", "tooth teeth", "person people",
+    # (v4) More verbs' past forms, and a few plurals in -ves.
+    "make made", "get got gotten", "come came", "think thought", "hear heard",
+    "sleep slept", "feed fed", "become became", "draw drew drawn", "hang hung",
+    "lend lent", "lead led", "mean meant", "steal stole stolen", "freeze froze frozen",
+    "hide hid hidden", "wake woke woken", "shake shook shaken", "dig dug", "stick stuck",
+    "swing swung", "seek sought", "fight fought", "flee fled", "forgive forgave forgiven",
+    "sit sat", "see seen", "fall fallen", "rise risen", "lay laid", "tear tore torn",
+    "blow blew blown", "drink drank drunk", "deal dealt", "learn learnt", "dream dreamt",
+    "burn burnt", "spell spelt", "smell smelt", "sweep swept", "weep wept", "leap leapt",
+    "go goes went gone", "wife wives", "knife knives", "shelf shelves", "half halves",
+    "wolf wolves", "thief thieves", "scarf scarves",
+)  # fmt: skip
+_IRREGULAR: dict[str, tuple[str, ...]] = {
+    form: tuple(other for other in group.split() if other != form)
+    for group in _IRREGULAR_GROUPS
+    for form in group.split()
+}
+
+
+def irregular_forms(word: str, stem: str) -> tuple[str, ...]:
+    """The irregular forms of a query word as written (folded), else of its stem or of
+    the word its silent e hides (v4): "winning" finds "won", "making" "made"."""
+    for base in (word, stem, *silent_e_forms(stem)):
+        if base in _IRREGULAR:
+            return _IRREGULAR[base]
+    return ()
+
+
+# A number is written as a word or in digits, "three dogs" or "3 dogs" (v4): each also
+# looks for the other, as another form of the query's word; "two" and "three" also
+# "twice" and "thrice" (a thing done two times), and those the numbers.
+_NUMBERS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+    "eighteen", "nineteen", "twenty",
+)  # fmt: skip
+_TIMES = {"two": "twice", "three": "thrice"}
+_NUMBER_GROUPS = [
+    (word, str(n), *filter(None, [_TIMES.get(word)])) for n, word in enumerate(_NUMBERS)
+]
+_NUMBER_FORMS = {
+    form: tuple(other for other in group if other != form)
+    for group in _NUMBER_GROUPS
+    for form in group
+}
+
+
+def number_forms(word: str) -> tuple[str, ...]:
+    """The other forms of a number up to twenty: its digits, its word, "twice"."""
+    return _NUMBER_FORMS.get(word, ())
+
 
 # English drops a word's silent final e before -ing and -ed: a term of the word finds
 # "dances" and "danced" by its open ending, never "dancing"; a term of "hiking" or
@@ -23,6 +91,21 @@ def silent_e_forms(word: str) -> tuple[str, ...]:
         return (word[:-1] + "ing",)
     short = _SHORT_CVC_RE.fullmatch(word)
     return (short.group(1) + "e",) if short else ()
+
+
+# A compound ending in a short particle is also written apart or hyphened ("checkup",
+# "check-up", "check up"; "workout", "layoff"): the split a long word gets between parts
+# of four letters (`tokens.Term.body`) never reaches a particle of two or three (v4).
+_PARTICLES = ("up", "out", "off")
+
+
+def particle_joint(word: str) -> int:
+    """Where a particle ending *word* begins, after a head of three letters or more; 0
+    when it has none."""
+    for particle in _PARTICLES:
+        if word.endswith(particle) and len(word) - len(particle) >= 3:
+            return len(word) - len(particle)
+    return 0
 
 
 def doubled_l_forms(word: str) -> tuple[str, ...]:

@@ -43,7 +43,15 @@ from itertools import pairwise
 from typing import AnyStr, NamedTuple
 
 from memtier.search.accents import ascii_classes, cheap_classes
-from memtier.search.forms import doubled_l_forms, named, negated, silent_e_forms
+from memtier.search.forms import (
+    doubled_l_forms,
+    irregular_forms,
+    named,
+    negated,
+    number_forms,
+    particle_joint,
+    silent_e_forms,
+)
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
 from memtier.search.wordcount import WORD_RE, count_words, reaches
 
@@ -129,6 +137,8 @@ class Term(NamedTuple):
         joint = "-?" if self.compound else "[- ]?"
         if text.isalpha() and len(text) >= 2 * _MIN_PART and not self.compound:
             joints.update(range(_MIN_PART, len(text) - _MIN_PART + 1))
+        if text.isalpha() and not self.compound and particle_joint(text):
+            joints.add(particle_joint(text))
         out: list[str] = []
         for i, ch in enumerate(text):
             if i in joints:
@@ -242,28 +252,6 @@ FRAME_WORDS = frozenset(
 )  # fmt: skip
 FRAME_WEIGHT = 0.25
 
-# Irregular forms the suffix rule cannot reach (met/meet, children/child): a query
-# word in one of these groups also looks for the others. Forms that are common
-# words of their own are left out ("left", "saw", "found", "felt", "rose", "fell").
-# The Snowball stemmer and the simplemma lemmatiser were measured against this on
-# the recall bench: neither reaches a past form from a base form, so neither helped.
-_IRREGULAR_GROUPS = (
-    "meet met", "lose lost", "win won", "grow grew grown", "child children", "buy bought",
-    "sell sold", "write wrote written", "run ran", "break broke broken",
-    "forget forgot forgotten", "teach taught", "bring brought", "catch caught",
-    "give gave given", "go went gone", "take took taken", "speak spoke spoken",
-    "keep kept", "send sent", "spend spent", "build built", "begin began begun",
-    "choose chose chosen", "drive drove driven", "eat ate eaten", "fly flew flown",
-    "ride rode ridden", "sing sang sung", "swim swam swum", "throw threw thrown",
-    "wear wore worn", "pay paid", "hold held", "stand stood", "understand understood",
-    "man men", "woman women", "mouse mice", "foot feet", "tooth teeth", "person people",
-)  # fmt: skip
-_IRREGULAR: dict[str, tuple[str, ...]] = {
-    form: tuple(other for other in group.split() if other != form)
-    for group in _IRREGULAR_GROUPS
-    for form in group.split()
-}
-
 # Words that ask for the newest occurrence ("when did we last renew the cert"): they
 # say which note is wanted rather than what it contains, so they raise the recency
 # boost (`rank.RECENT_QUERY_BONUS`) instead of being searched for.
@@ -361,7 +349,7 @@ def query_terms(query: str) -> tuple[Term, ...]:
                     candidates += [Term(part, compound=True) for part in _parts(term)]
                 if term and term.text not in FRAME_WORDS:
                     # Other forms are looked for, never required (as a compound is).
-                    forms = _IRREGULAR.get(fold(text), ())
+                    forms = irregular_forms(fold(text), term.text) + number_forms(term.text)
                     if not term.joints:  # a hyphened name ("docker-compose") is no verb
                         name = named(written, match.start())
                         meant = term.text not in STOPWORDS and not name
@@ -390,7 +378,9 @@ def query_terms(query: str) -> tuple[Term, ...]:
     meaningful = [
         t
         for t in found
-        if t.text not in STOPWORDS and t.text not in RECENT_WORDS and (t.cjk or len(t.text) > 1)
+        if t.text not in STOPWORDS
+        and t.text not in RECENT_WORDS
+        and (t.cjk or len(t.text) > 1 or number_forms(t.text))
     ]
     if meaningful and asks_for_a_time(query) and Term("time") not in meaningful:
         meaningful.append(Term("time"))

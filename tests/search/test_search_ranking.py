@@ -332,3 +332,60 @@ def test_a_hyphened_word_also_finds_its_parts(cli: CliRunner, root: Path, scanne
     assert paths(search(cli, root, "Dave card-playing night friends"))[0] == (
         "memory/episodic/2026-10-05.md"
     )
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "word"),
+    [
+        ("what has Nate made", "- Nate: I make ice cream", "made"),
+        ("when did Evan get back", "- Evan: got back from Canada", "get"),
+        ("is Nate winning", "- Nate: won the tourney", "win"),
+        ("who is taking the dog", "- Ana: took the dog out", "taking"),
+        ("where do the knives go", "- Ana: the knife drawer", "kniv"),
+    ],
+)
+def test_a_past_form_is_reached_from_any_form_of_its_verb(
+    cli: CliRunner, root: Path, scanner: str, query: str, text: str, word: str
+) -> None:
+    # The finding: "made" never found "make", nor "get" "got"; and the table was read
+    # for the word as written only, so "winning" never found "won", "taking" "took".
+    write(root, "memory/episodic/2026-10-01.md", f"# 2026-10-01\n\n{text}\n")
+    write(root, "memory/episodic/2026-10-02.md", "# 2026-10-02\n\n- Nate: Evan, Ana: rain\n")
+    hit = results(search(cli, root, query))[0]
+    assert hit["path"] == "memory/episodic/2026-10-01.md"
+    assert word in hit["matched_terms"]  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("Audrey and her three dogs", "- Audrey: my 3 dogs"),
+        ("4 cats", "- four cats, one dog"),
+        ("why two dns servers", "- dns servers: pihole runs twice"),
+    ],
+)
+def test_a_number_meets_it_in_words_or_digits(
+    cli: CliRunner, root: Path, scanner: str, query: str, text: str
+) -> None:
+    # The finding: "three dogs" never found "3 dogs", nor "two" "twice"; a lone digit
+    # was no term at all.
+    write(root, "memory/episodic/2026-10-01.md", f"# 2026-10-01\n\n{text}\n")
+    write(root, "memory/episodic/2026-10-02.md", "# 2026-10-02\n\n- Audrey: dogs, cats\n")
+    write(root, "memory/episodic/2026-10-03.md", "# 2026-10-03\n\n- Audrey: dns servers\n")
+    assert paths(search(cli, root, query))[0] == "memory/episodic/2026-10-01.md"
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [("Sam checkups", "- Sam: a check-up with the doctor"), ("Ana workout", "- Ana: a work out")],
+)
+def test_a_compound_ending_in_a_particle_is_found_apart(
+    cli: CliRunner, root: Path, scanner: str, query: str, text: str
+) -> None:
+    # The finding: "checkups" never found "check-up": a long word is split only between
+    # parts of four letters, and "up" has two.
+    write(root, "memory/episodic/2026-10-01.md", f"# 2026-10-01\n\n{text}\n")
+    write(root, "memory/episodic/2026-10-02.md", "# 2026-10-02\n\n- Sam, Ana: rain\n")
+    hit = results(search(cli, root, query))[0]
+    assert hit["path"] == "memory/episodic/2026-10-01.md"
+    assert len(hit["matched_terms"]) == 2  # type: ignore[arg-type]
