@@ -20,7 +20,6 @@ nothing: the query is read as without them.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from memtier.search.tokens import (
     Term,
@@ -30,6 +29,7 @@ from memtier.search.tokens import (
     python_pattern,
     query_terms,
 )
+from memtier.values import NamedTuple
 
 __all__ = ["Quoted", "phrase_pattern", "phrase_re", "phrase_terms", "phrase_words", "quoted"]
 
