@@ -28,10 +28,12 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
 
+# Not typing's: importing it costs a search 3-4 ms. Type checkers read this as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
+    from typing import Any, TextIO
 
     from memtier.render import Report
     from memtier.surface import Surface

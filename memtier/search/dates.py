@@ -31,7 +31,8 @@ import os
 import re
 from collections.abc import Callable, Collection
 from datetime import date, timedelta
-from typing import NamedTuple
+
+from memtier.values import NamedTuple
 
 # The (year, month) of every dated note the workspace holds, asked for only when a
 # query names a month or a day without its year (`parse_dates`).

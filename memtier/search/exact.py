@@ -8,7 +8,6 @@ file of ASCII text, which gives the same matches (`_ascii_file`).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from memtier.search.forms import negated
 from memtier.search.found import FileHits
@@ -22,6 +21,8 @@ from memtier.search.tokens import (
     term_of,
 )
 
+# Not typing's: importing it costs a search 3-4 ms. Type checkers read this as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 

@@ -118,14 +118,15 @@ def doubled_l_forms(word: str) -> tuple[str, ...]:
 
 
 # What may end a sentence before a word: a capital after it is no name (`named`).
-_SENTENCE_END_RE = re.compile(r"(?:^|[.!?:]\s*|[\"“„(]\s*)$")
+# Compiled on first use, by re's own cache: only a query with a capital needs it.
+_SENTENCE_END = r"(?:^|[.!?:]\s*|[\"“„(]\s*)$"
 
 
 def named(written: str, start: int) -> bool:
     """Whether the word at *start* of a query as written is a name: capitalised where no
     sentence starts ("What did Nate win?"). A name has no -ing form to look for
     (`silent_e_forms`: "Nate" gave "nating", "Caroline" "carolining")."""
-    return written[start : start + 1].isupper() and not _SENTENCE_END_RE.search(written[:start])
+    return written[start : start + 1].isupper() and not re.search(_SENTENCE_END, written[:start])
 
 
 def negated(text: str, end: int) -> bool:

@@ -18,7 +18,8 @@ from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 
 from memtier.search.phrases import phrase_words
-from memtier.search.tokens import has_cjk, normalise_bytes, overlapping
+from memtier.search.tokens import has_cjk, normalise_bytes
+from memtier.search.wordcount import overlapping
 from memtier.workspace import EPISODIC_PREFIX, tier_of
 
 __all__ = [

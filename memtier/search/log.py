@@ -20,13 +20,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
 
 from memtier.clock import format_timestamp
 from memtier.errors import MemtierError
 from memtier.results import Record, Result
 from memtier.store import checkpoint
-from memtier.values import Fields
+from memtier.values import Fields, NamedTuple
 from memtier.workspace import Workspace
 
 LOG_NAME = ".searches.jsonl"

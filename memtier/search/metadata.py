@@ -25,10 +25,10 @@ it ends: a match starting before that column is on the label.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from memtier.formats.tags import is_tag_line
 from memtier.search.sections import is_heading
+from memtier.values import NamedTuple
 from memtier.workspace import INDEX_FILE, MEMORY_DIR
 
 TITLE = "title"

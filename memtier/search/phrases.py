@@ -20,7 +20,6 @@ nothing: the query is read as without them.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from memtier.search.tokens import (
     Term,
@@ -30,11 +29,14 @@ from memtier.search.tokens import (
     python_pattern,
     query_terms,
 )
+from memtier.values import NamedTuple
 
 __all__ = ["Quoted", "phrase_pattern", "phrase_re", "phrase_terms", "phrase_words", "quoted"]
 
 # An opening quote and the closing quotes it takes: straight, English, German.
-_QUOTED_RE = re.compile(r'"([^"\n]*)"|“([^”“\n]*)”|„([^“”\n]*)[“”]')
+# Compiled on first use, by re's own cache: only a query with a quote needs it.
+_QUOTED = r'"([^"\n]*)"|“([^”“\n]*)”|„([^“”\n]*)[“”]'
+_OPENING = ('"', "“", "„")
 # What stands between two words of a phrase in the text: spaces or tabs, never a
 # line break (ripgrep runs with --multiline; a match must stay on one line).
 SEPARATOR = r"[ \t]+"
@@ -56,7 +58,9 @@ def quoted(query: str) -> Quoted:
     phrases: list[tuple[str, ...]] = []
     kept: list[str] = []
     start = 0
-    for match in _QUOTED_RE.finditer(query):
+    if not any(mark in query for mark in _OPENING):
+        return Quoted(query)
+    for match in re.finditer(_QUOTED, query):
         inside = next(group for group in match.groups() if group is not None)
         words = tuple(fold(word) for word in inside.split())
         if len(words) < 2:

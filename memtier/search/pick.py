@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import heapq
 from datetime import date
-from typing import NamedTuple
 
 from memtier.search.dates import DateHint
 from memtier.search.found import FileHits, TermCounts, texts_of
 from memtier.search.scoring import COVER_BONUS, K1, TIER_WEIGHTS, recency_of
-from memtier.search.tokens import Term, has_cjk, overlapping, term_of
+from memtier.search.tokens import Term, has_cjk, term_of
+from memtier.search.wordcount import overlapping
+from memtier.values import NamedTuple
 from memtier.workspace import TIERS
 
 _ORDER = {tier: i for i, tier in enumerate(TIERS)}

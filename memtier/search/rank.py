@@ -63,7 +63,6 @@ from collections.abc import Iterable
 from datetime import date
 from itertools import pairwise
 from pathlib import Path
-from typing import NamedTuple
 
 from memtier.errors import InputError
 from memtier.search.accents import lowered_re
@@ -103,6 +102,7 @@ from memtier.search.tokens import (
     length_in_words,
     precise_re,
 )
+from memtier.values import NamedTuple
 from memtier.workspace import TIERS
 
 _NO_HITS = FileHits()  # a file of a word query: `precise_matches` finds its matches itself

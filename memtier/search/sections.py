@@ -13,9 +13,9 @@ Also here: the ``#tags:`` line (PROTOCOL §2) and inline ``#tag`` words, which
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from memtier.formats.tags import is_tag_line, parse_tag_line
+from memtier.values import NamedTuple
 
 HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 _ITEM_RE = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s")

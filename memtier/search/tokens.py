@@ -40,7 +40,6 @@ from __future__ import annotations
 import functools
 import re
 from itertools import pairwise
-from typing import AnyStr, NamedTuple
 
 from memtier.search.accents import ascii_classes, cheap_classes
 from memtier.search.forms import (
@@ -54,6 +53,7 @@ from memtier.search.forms import (
 )
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
 from memtier.search.wordcount import WORD_RE, count_words, reaches
+from memtier.values import NamedTuple
 
 # Han, Hiragana, Katakana, Hangul: scripts written without spaces.
 _CJK_RANGES: tuple[tuple[int, int], ...] = (
@@ -516,17 +516,6 @@ def cjk_runs(terms: tuple[Term, ...]) -> list[str]:
     chars = "".join(sorted(set("".join(cjk))))
     least = "+" if min(map(len, cjk)) < 2 else "{2,}"
     return [f"[{chars}]{least}" if len(chars) > 1 else f"{chars}{least}"]
-
-
-def overlapping(text: AnyStr, word: AnyStr) -> int:
-    """How often *word* occurs in *text* (characters or bytes), overlapping
-    occurrences included (``哈哈`` is twice in ``哈哈哈``)."""
-    count = 0
-    start = text.find(word)
-    while start >= 0:
-        count += 1
-        start = text.find(word, start + 1)
-    return count
 
 
 def at_word_starts(plain: list[str], other: list[str], rest: str = "") -> list[str]:
