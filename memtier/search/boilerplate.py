@@ -12,14 +12,19 @@
   or a plain word common in this workspace (in at least `COMMON_SHARE` of the
   files searched: "runs", "does" in a lived-in workspace; never a word with a
   digit, such as a host name) is weak when the query has
-  a rarer term that is neither. A section whose terms are all weak scores
+  a rarer term that is neither. A section that holds one weak word alone scores
   `WEAK_ALONE` of its score (so it adds little to its file's evidence either),
-  and a hit whose terms are all weak ranks below every hit holding a rarer
-  term: it cannot by itself outrank the line that holds one.
+  and a hit holding one weak word alone ranks below every hit holding a rarer
+  term: it cannot by itself outrank the line that holds one (`held_alone`).
+  (v4) Two or more of the query's words together, weak ones too, are not one
+  word alone: in a chat kept as a few long notes most words of a question are
+  in a fifth of the notes ("dog", "park"), and a turn holding several of them
+  lost to any turn holding one rarer word ("activity").
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 
 from memtier.search.tokens import FRAME_WORDS, Term
@@ -77,3 +82,11 @@ def weak_terms(terms: tuple[Term, ...], df: dict[str, int], files: int) -> froze
 
 def _compound(text: str, terms: tuple[Term, ...]) -> bool:
     return any(t.text == text and t.compound for t in terms)
+
+
+def held_alone(found: Iterable[str], weak: frozenset[str], compounds: frozenset[str]) -> bool:
+    """Whether the terms *found* in a section or hit are one weak word alone: all weak,
+    and at most one of them a query word (a compound of the query's words, or a part
+    of a hyphened one, is no word of its own: `home-assistant` and `home` are one)."""
+    terms = set(found)
+    return bool(weak) and terms <= weak and len(terms - compounds) < 2

@@ -66,7 +66,7 @@ from pathlib import Path
 
 from memtier.errors import InputError
 from memtier.search.accents import lowered_re
-from memtier.search.boilerplate import WEAK_ALONE, boilerplate, weak_terms
+from memtier.search.boilerplate import WEAK_ALONE, boilerplate, held_alone, weak_terms
 from memtier.search.copies import discount_copies
 from memtier.search.dates import DateHint
 from memtier.search.exact import precise_matches
@@ -149,6 +149,7 @@ class _Context:
         self.lowered: re.Pattern[str] | None = None
         self.dates = DateHint("")
         self.weak: frozenset[str] = frozenset()
+        self.compounds = frozenset(t.text for t in terms if t.compound)
         self.phrase_length = sum(1 for t in terms if not t.compound)
         self.cjk = any(t.cjk for t in terms)
         # An ASCII file is matched whole (`exact`) unless a term takes a shape,
@@ -266,7 +267,7 @@ def rank(
                 labelled.add(len(scored))
             scored.append(hit)
     discount_copies(scored)
-    _weak_below_strong(scored, ctx.weak)
+    _weak_below_strong(scored, ctx.weak, ctx.compounds)
     # PROTOCOL §9 v4: a hit found by labels alone ranks below every content match.
     _scale_below(scored, labelled)
     total = len(scored)
@@ -283,12 +284,15 @@ def rank(
     return Ranked(hits, total, tuple(warnings))
 
 
-def _weak_below_strong(scored: list[_Hit], weak: frozenset[str]) -> None:
-    """A hit whose terms are all weak (`boilerplate.weak_terms`) ranks below every hit
-    that holds a rarer term: their scores are scaled under the lowest of those, in order."""
+def _weak_below_strong(scored: list[_Hit], weak: frozenset[str], compounds: frozenset[str]) -> None:
+    """A hit holding one weak word alone (`boilerplate.held_alone`) ranks below every
+    other hit: their scores are scaled under the lowest of those, in order."""
     if not weak:
         return
-    _scale_below(scored, {i for i, hit in enumerate(scored) if {m[3] for m in hit[4]} <= weak})
+    alone = {
+        i for i, hit in enumerate(scored) if held_alone((m[3] for m in hit[4]), weak, compounds)
+    }
+    _scale_below(scored, alone)
 
 
 def _scale_below(scored: list[_Hit], alone: set[int]) -> None:
@@ -472,7 +476,7 @@ def _score_file(
         norm = 1.0 - B + B * dl / avgdl
         base = sum(ctx.idf.get(t, 0.0) * _saturate(w, norm) for t, w in counts.items())
         score = base * weight * _cover(direct, ctx) * _phrase(matches, ctx)
-        if ctx.weak and direct <= ctx.weak:
+        if held_alone(direct, ctx.weak, ctx.compounds):
             score *= WEAK_ALONE
         hits.append((score, tier, rel, section, matches, lines))
     whole = frozenset(n for n, label in meta.items() if label.end == WHOLE_LINE)

@@ -308,3 +308,30 @@ def test_a_name_has_no_ing_form(cli: CliRunner, root: Path, scanner: str) -> Non
     _chat(root, "2026-10-02.md", ["- Nate: I love dancing at the club."])
     (first, *_) = results(search(cli, root, "Dance with Nate"))
     assert first["path"] == "memory/episodic/2026-10-02.md"
+
+
+def test_common_words_together_are_not_a_weak_word_alone(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # A chat kept as a few long notes: "dog", "play" and "park" are each in a fifth of
+    # the notes or more (weak beside a rarer word), and the turn holding all three was
+    # ranked below every turn holding only the question's rarer word "activity".
+    for day in range(1, 21):
+        turns = ["- Ann: Long day at work.", "- Ben: Same here, lots of meetings."]
+        if day % 2:
+            turns += ["- Ann: The dog slept all afternoon.", "- Ben: Mine too."]
+        if day % 3 == 0:
+            turns += ["- Ben: Rain again.", "- Ann: I walked past the park today."]
+        if day % 2 == 0:
+            turns += ["- Ben: The kids play cards.", "- Ann: Fun."]
+        _chat(root, f"2026-10-{day:02d}.md", turns)
+    _chat(
+        root,
+        "2026-10-21.md",
+        ["- Ben: How was the weekend?", "- Ann: The dogs play in the park all Sunday."],
+    )
+    for day in (22, 23):
+        _chat(root, f"2026-10-{day:02d}.md", ["- Ben: Any new activity for you?", "- Ann: No."])
+    found = results(search(cli, root, "What activity do the dogs play at the park?"))
+    (first, *_) = found
+    assert (first["path"], first["line"]) == ("memory/episodic/2026-10-21.md", 6)
