@@ -8,6 +8,7 @@ auxiliary (`negated`), which an apostrophe cuts off and which is no word of its 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # Irregular forms the suffix rule cannot reach (met/meet, children/child): a query
 # word in one of these groups also looks for the others. Forms that are common
@@ -36,11 +37,16 @@ _IRREGULAR_GROUPS = (
     "go goes went gone", "wife wives", "knife knives", "shelf shelves", "half halves",
     "wolf wolves", "thief thieves", "scarf scarves",
 )  # fmt: skip
-_IRREGULAR: dict[str, tuple[str, ...]] = {
-    form: tuple(other for other in group.split() if other != form)
-    for group in _IRREGULAR_GROUPS
-    for form in group.split()
-}
+
+
+def _others(groups: Iterable[tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """Each form of each group, to the other forms of its group."""
+    return {
+        form: tuple(other for other in group if other != form) for group in groups for form in group
+    }
+
+
+_IRREGULAR = _others(tuple(group.split()) for group in _IRREGULAR_GROUPS)
 
 
 def irregular_forms(word: str, stem: str) -> tuple[str, ...]:
@@ -64,11 +70,7 @@ _TIMES = {"two": "twice", "three": "thrice"}
 _NUMBER_GROUPS = [
     (word, str(n), *filter(None, [_TIMES.get(word)])) for n, word in enumerate(_NUMBERS)
 ]
-_NUMBER_FORMS = {
-    form: tuple(other for other in group if other != form)
-    for group in _NUMBER_GROUPS
-    for form in group
-}
+_NUMBER_FORMS = _others(_NUMBER_GROUPS)
 
 
 def number_forms(word: str) -> tuple[str, ...]:

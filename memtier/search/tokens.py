@@ -137,8 +137,9 @@ class Term(NamedTuple):
         joint = "-?" if self.compound else "[- ]?"
         if text.isalpha() and len(text) >= 2 * _MIN_PART and not self.compound:
             joints.update(range(_MIN_PART, len(text) - _MIN_PART + 1))
-        if text.isalpha() and not self.compound and particle_joint(text):
-            joints.add(particle_joint(text))
+        particle = particle_joint(text) if text.isalpha() and not self.compound else 0
+        if particle:
+            joints.add(particle)
         out: list[str] = []
         for i, ch in enumerate(text):
             if i in joints:
