@@ -208,7 +208,9 @@ def rank(
     frame = {
         t.text: FRAME_WEIGHT if t.text in FRAME_WORDS or t.text in light else 1.0 for t in terms
     }
-    ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
+    # One idf per distinct count: a broad --regex has thousands of texts, most in one file.
+    by_count = {count: idf(count, n) for count in set(df.values())}
+    ctx.idf = {t: by_count[count] * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
     for term in terms:
         if term.text in SHAPES and term.text not in ctx.idf:

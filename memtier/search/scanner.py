@@ -32,6 +32,7 @@ from pathlib import Path
 from memtier.errors import InputError
 from memtier.search.engine import (
     ascii_lower,
+    byte_matches,
     compile_pattern,
     matches_in,
     refuse_unsupported,
@@ -254,10 +255,19 @@ def _located_in(lines: list[str], hits: FileHits | None, regex: LinePattern) -> 
     texts = hits.raw_texts() if hits is not None else None
     if texts is None:
         return None
-    found = [(ln, col, ascii_lower(t)) for ln, col, t in matches_in("\n".join(lines), regex)]
-    if [t.encode("utf-8") for _, _, t in found] != [t for t in texts if t]:
+    printed = [t for t in texts if t]
+    if isinstance(regex, re.Pattern):  # no RE2: Python's engine reads the text
+        found = [(ln, col, ascii_lower(t)) for ln, col, t in matches_in("\n".join(lines), regex)]
+        if [t.encode("utf-8") for _, _, t in found] != printed:
+            return None
+        return found
+    spans = byte_matches("\n".join(lines).encode("utf-8"), regex)
+    if [t.lower() for _, _, t in spans] != printed:
         return None
-    return found
+    try:
+        return [(ln, col, t.lower().decode("utf-8")) for ln, col, t in spans]
+    except UnicodeDecodeError:  # a match inside a character (`byte_matches`)
+        return None
 
 
 def _locate_again(
@@ -513,12 +523,7 @@ def tagged_files(
 
 def keep_tagged(result: ScanResult, tagged: set[str]) -> None:
     """Drop the matches of files outside *tagged*."""
-    grouped = {}
-    for texts, paths in result.by_texts.items():
-        if kept := [rel for rel in paths if rel in tagged]:
-            grouped[texts] = kept
-    result.matches = {rel: hits for rel, hits in result.kept().items() if rel in tagged}
-    result.by_texts = grouped
+    result.keep_only(tagged)
     counted = result.counted
     if counted is not None:
         groups = {}

@@ -760,3 +760,47 @@ def test_statistics_are_ripgreps_only_where_it_prints_them(root: Path, tmp_path:
     result = scan(root, ("cold",), "backup", ignore_case=True, rg=str(fake), literals=[])
     assert result.scanner == "python"
     assert any("no search statistics" in w and "built-in scanner" in w for w in result.warnings)
+
+
+# --regex patterns that match empty texts, accented letters, word characters, a CR.
+_RE2_PATTERNS = [
+    "x*",
+    "é?",
+    r"\w+",
+    r"[^a\n]",
+    r"1\d?",
+    "a|é",
+    ".",
+    "^",
+    r"\b",
+    r"日\w*",
+    r"\S+\r?",
+]
+
+
+@given(
+    lines=st.lists(st.text(alphabet="aé1 \r日xßŁ", max_size=12), min_size=1, max_size=4),
+    pattern=st.sampled_from(_RE2_PATTERNS),
+)
+def test_re2_finds_in_bytes_what_it_finds_in_the_text(lines: list[str], pattern: str) -> None:
+    """`engine.byte_matches` (RE2 over the lines' UTF-8 bytes, as `scanner.locate`
+    reads them) gives each match's line, byte column and text as RE2 over the text
+    does (`engine.matches_in`), wherever its texts decode (else the file is located
+    by ripgrep); and `scanner._located_in` agrees with the text's matches."""
+    pytest.importorskip("re2")
+    from memtier.search.engine import ascii_lower, byte_matches, compile_pattern, matches_in
+    from memtier.search.found import FileHits
+    from memtier.search.scanner import _located_in
+
+    regex = compile_pattern(pattern, ignore_case=False)
+    text = "\n".join(lines)
+    expected = matches_in(text, regex)
+    found = byte_matches(text.encode("utf-8"), regex)
+    assert [(ln, col, t.decode("utf-8")) for ln, col, t in found] == expected
+    # What ripgrep printed for the file (never an empty text), and what the lines'
+    # matches give when read as text: they, or None where their texts differ.
+    texts = [t.encode("utf-8").lower() for _, _, t in expected if t]
+    as_text = [(ln, col, ascii_lower(t)) for ln, col, t in expected]
+    same = [t.encode("utf-8") for _, _, t in as_text] == texts
+    located = _located_in(lines, FileHits(b"\n".join(texts), plain=True), regex)
+    assert located == (as_text if same else None)
