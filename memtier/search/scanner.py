@@ -94,10 +94,10 @@ def _wait_bounded(process: Started, output: Followed) -> int:
     """ripgrep's exit status, its output read as it comes (`processes.Followed`), or
     `_RipgrepUnusable` once it has run past the limit (it and anything it started
     are killed: it leads a process group of its own)."""
-    import signal
-    from contextlib import suppress
-
     if not output.wait(process, RG_TIME_LIMIT_SECONDS):
+        import signal  # here only: its enums cost a search ~0.7 ms at import
+        from contextlib import suppress
+
         with suppress(OSError):  # (`close` kills the program itself in any case)
             os.killpg(process.pid, signal.SIGKILL)
         process.close()

@@ -649,17 +649,21 @@ def test_raw_matches_count_as_their_parsed_list_does() -> None:
 def test_a_search_starts_without_what_it_does_not_use(root: Path) -> None:
     """A search's start-up is most of a small search (STYLE: start-up is part of the
     product): no typer, no command module, and with an in-memory file for ripgrep's
-    output no `tempfile` either (with its `shutil`, `random` and compression modules)."""
+    output no `tempfile` either (with its `shutil`, `random` and compression modules).
+    Neither `signal` (its enums: ripgrep's signal defaults are numbers of `_signal`)
+    nor `threading` (the search log's lock keeps its per-thread state in `_thread`'s
+    class), for a word query or a --regex, each writing the search log."""
     code = (
         "import sys; from memtier.__main__ import main; "
         f"main(['--root', {str(root)!r}, 'search', 'backup', '--json']); "
+        f"main(['--root', {str(root)!r}, 'search', '--regex', 'back.p', '--json']); "
         "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('typer', 'click', 'rich', 'tempfile', 'memtier') and (m.startswith('memtier.commands') "
-        "or not m.startswith('memtier')))))"
+        "('typer', 'click', 'rich', 'tempfile', 'signal', 'threading', 'memtier') and "
+        "(m.startswith('memtier.commands') or not m.startswith('memtier')))))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     loaded = set(proc.stderr.split())
-    assert loaded & {"typer", "click", "rich"} == set()
+    assert loaded & {"typer", "click", "rich", "signal", "threading"} == set()
     assert {m for m in loaded if m.startswith("memtier.commands")} == set()
     if hasattr(os, "memfd_create"):
         assert "tempfile" not in loaded
