@@ -99,6 +99,7 @@ from memtier.search.tokens import (
     FRAME_WEIGHT,
     FRAME_WORDS,
     Term,
+    folds_to_ascii,
     length_in_words,
     precise_re,
 )
@@ -146,6 +147,8 @@ class _Context:
         self.max_idf = 0.0
         self.total_idf = 0.0
         self.precise: re.Pattern[str] | None = None
+        # A line with accents is matched folded, with `precise` (`tokens.folds_to_ascii`).
+        self.folds = False
         self.lowered: re.Pattern[str] | None = None
         self.dates = DateHint("")
         self.weak: frozenset[str] = frozenset()
@@ -188,6 +191,7 @@ def rank(
         ctx.recency_bonus = RECENT_QUERY_BONUS
     if not regex and terms:
         ctx.precise = precise_re(terms, ascii_text=True)
+        ctx.folds = folds_to_ascii(terms)
         ctx.lowered = lowered_re(ctx.precise)
     counts = scanned.counted
     raw = pick.RawCounts({}, {}, {}, {})
