@@ -536,3 +536,29 @@ def test_a_regex_located_without_ripgrep_shows_the_same_lines(
     assert failed and sorted(failed[0]) == sorted(_HOST_NOTES)
     assert fallen_back == located
     assert [hit["line"] for hit in located["results"]]  # type: ignore[index]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.tuples(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.25, 3.0]), st.integers(1, 4)),
+        max_size=40,
+    ),
+    cap=st.integers(1, 30),
+)
+def test_the_cap_th_score_is_read_from_the_largest_values_alone(
+    values: list[tuple[float, int]], cap: int
+) -> None:
+    """`pick._cap_th` sorts only the *cap* largest values (each counts at least once):
+    the value at which the counts of all of them, largest first, reach *cap* (ties
+    in either order), or -1 when they never do."""
+    from memtier.search.pick import _cap_th
+
+    seen = 0
+    expected = -1.0
+    for value, times in sorted(values, key=lambda v: -v[0]):
+        seen += times
+        if seen >= cap:
+            expected = value
+            break
+    assert _cap_th(values, cap) == expected
