@@ -213,8 +213,6 @@ class ScanResult:
         # Raw matches of notes of the episodic folder, files with the same printed
         # texts together: texts -> paths (`keep_raw`). `matches` holds them too.
         self.by_texts: dict[bytes, list[str]] = {}
-        # The same notes, each with its printed texts (`printed` finds a few at once).
-        self.text_of: dict[str, bytes] = {}
         # Whether the printed texts come without positions (a ``--regex``'s scan: then
         # `locate` finds the positions in the files the ranking reads).
         self.plain = False
@@ -228,49 +226,36 @@ class ScanResult:
         """Every file's raw matches; the files kept together by their texts
         (`by_texts`) get their own entry once someone asks for this."""
         if self.by_texts:
-            entries: dict[str, FileHits] = {}
-            for body, paths in self.by_texts.items():
-                lowered = body.lower()
-                for rel in paths:
-                    entries[rel] = self._grouped_entry(lowered)
-            self._matches.update(entries)
+            self._matches.update(self._grouped_entries(None))
             self.by_texts = {}
-            self.text_of = {}
         return self._matches
 
     @matches.setter
     def matches(self, matches: dict[str, FileHits]) -> None:
         self.by_texts = {}
-        self.text_of = {}
         self._matches = matches
 
     def printed(self, rels: Collection[str]) -> dict[str, FileHits]:
         """The raw matches of the files *rels* alone: `matches` without an entry made
         for every file kept together by its texts (a broad --regex has thousands)."""
-        found: dict[str, FileHits] = {}
-        for rel in rels:
-            hits = self._matches.get(rel)
-            if hits is not None:
-                found[rel] = hits
-            elif (body := self.text_of.get(rel)) is not None:
-                found[rel] = self._grouped_entry(body.lower())
+        wanted = set(rels)
+        found = {rel: hits for rel in wanted if (hits := self._matches.get(rel)) is not None}
+        if len(found) < len(wanted):
+            found.update(self._grouped_entries(wanted))
         return found
 
-    def _grouped_entry(self, lowered: bytes) -> FileHits:
-        """The entry of a note of `by_texts`: the texts printed for it, lowercased,
-        in the episodic tier."""
-        return FileHits(lowered, None, None, "cold", self.plain)
-
-    def keep_only(self, kept: set[str]) -> None:
-        """Drop every file outside *kept* (`scanner.keep_tagged`)."""
-        grouped = {}
-        for texts, paths in self.by_texts.items():
-            if in_kept := [rel for rel in paths if rel in kept]:
-                grouped[texts] = in_kept
-        text_of = {rel: body for rel, body in self.text_of.items() if rel in kept}
-        self._matches = {rel: hits for rel, hits in self._matches.items() if rel in kept}
-        self.by_texts = grouped
-        self.text_of = text_of
+    def _grouped_entries(self, wanted: set[str] | None) -> dict[str, FileHits]:
+        """An entry of its own for each note of `by_texts` (of *wanted* alone, when
+        given): the texts printed for it, lowercased, in the episodic tier."""
+        entries: dict[str, FileHits] = {}
+        for body, paths in self.by_texts.items():
+            if wanted is not None and wanted.isdisjoint(paths):
+                continue
+            lowered = body.lower()
+            for rel in paths:
+                if wanted is None or rel in wanted:
+                    entries[rel] = FileHits(lowered, None, None, "cold", self.plain)
+        return entries
 
     def kept(self) -> dict[str, FileHits]:
         """The files with their own entry in `matches`, those of `by_texts` left out."""
@@ -444,7 +429,6 @@ def keep_raw(
                 same[body] = [rel]
             else:
                 paths.append(rel)
-        result.text_of.update(zip(names, bodies, strict=True))
         return
     matches = result.matches
     plain = result.plain

@@ -523,7 +523,12 @@ def tagged_files(
 
 def keep_tagged(result: ScanResult, tagged: set[str]) -> None:
     """Drop the matches of files outside *tagged*."""
-    result.keep_only(tagged)
+    grouped = {}
+    for texts, paths in result.by_texts.items():
+        if kept := [rel for rel in paths if rel in tagged]:
+            grouped[texts] = kept
+    result.matches = {rel: hits for rel, hits in result.kept().items() if rel in tagged}
+    result.by_texts = grouped
     counted = result.counted
     if counted is not None:
         groups = {}
