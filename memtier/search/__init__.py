@@ -290,14 +290,16 @@ def _prepare(terms: tuple[Term, ...], *, regex: bool, log: bool) -> None:
     import memtier.search.pick
     import memtier.search.rank
     from memtier.search.accents import lowered_re
-    from memtier.search.tokens import precise_re
+    from memtier.search.tokens import folds_to_ascii, precise_re
 
     if terms:
         lowered_re(precise_re(terms, ascii_text=True))
-        # The form for a line that is not ASCII (an accent, a curly quote, a dash):
-        # most notes hold one, and its accent classes take milliseconds to compile,
-        # which the ranking would otherwise spend after ripgrep has ended.
-        precise_re(terms)
+        # The form for a line that is not ASCII (an accent, a curly quote, a dash),
+        # unless that line is matched folded (`tokens.folds_to_ascii`): most notes
+        # hold one, and its accent classes take milliseconds to compile, which the
+        # ranking would otherwise spend after ripgrep has ended.
+        if not folds_to_ascii(terms):
+            precise_re(terms)
     if regex:
         from memtier.search.engine import linear_engine
 

@@ -45,6 +45,54 @@ def _ascii_class(found: re.Match[str]) -> str:
     return f"[{letters}]" if letters else "(?!)"  # (?!): nothing an ASCII text holds
 
 
+# Each letter an accent class (`tokens._VARIANTS`) takes case-blind beyond what its
+# plain letter takes case-blind, by that plain letter: the accented forms in both
+# cases, and the Angstrom sign, which Python's ``re`` folds to "å". A test derives
+# this table from ``re`` itself over every code point.
+_FOLDED = {
+    "a": "ÀÁÂÃÄÅàáâãäåĀā\u212b", "c": "ÇçĆćČč", "e": "ÈÉÊËèéêëĒēĚě", "i": "ÌÍÎÏìíîïĪī",
+    "n": "ÑñŃń", "o": "ÒÓÔÕÖØòóôõöøŌō", "u": "ÙÚÛÜùúûüŪū", "y": "ÝýÿŸ", "s": "ŚśŠš",
+    "z": "ŹźŻżŽž", "l": "Łł", "r": "Řř",
+}  # fmt: skip
+# A line's accented letters, each replaced by its plain letter: one character for
+# one, so every match keeps its place (`folds_exactly`).
+FOLD_LINE = str.maketrans({ch: plain for plain, chars in _FOLDED.items() for ch in chars})
+_PLAIN_LETTERS = frozenset(_FOLDED) | frozenset(plain.upper() for plain in _FOLDED)
+
+
+def folds_exactly(pattern: str, classes: frozenset[str]) -> bool:
+    """Whether *pattern* (case-blind, its accent classes as ``[eèé…]``) finds in a
+    line what `ascii_classes` of it finds in the line translated with `FOLD_LINE`,
+    at the same places: then that cheap form serves every line without CJK, and the
+    wide one (`cheap_classes`: 1-7 ms to compile) is never needed. *classes*: the
+    pattern's classes that take a folded letter exactly when they take the letter
+    itself (its accent classes, and any of no letter at all).
+
+    It does where, outside *classes* and plain escapes (`_TYPE_ESCAPE_RE`), the
+    pattern names no other class, no plain letter of an accent class (so no flag
+    either: ``(?a:…)``, ``(?-i:…)``) and no letter outside ASCII:
+    each class then takes a folded letter exactly when it took the letter itself;
+    every other part takes neither an accented letter nor its plain letter (ASCII
+    letters do not fold to each other, and an accented letter is no ASCII letter
+    case-blind); and a folded letter is a word character like the letter it stands
+    for, so ``\\b`` and ``\\w`` are where they were. A short word's endings
+    (``e?s|ed|ing|[a-z]…``), a day's ordinal (``st|nd|rd|th``) and a shape's
+    pattern name such letters: those patterns keep the wide form."""
+    rest = pattern
+    for accent_class in classes:
+        rest = rest.replace(accent_class, "")
+    rest = _TYPE_ESCAPE_RE.sub("", rest)
+    return (
+        not any(ch in rest for ch in "[\\") and rest.isascii() and _PLAIN_LETTERS.isdisjoint(rest)
+    )
+
+
+# The escapes `folds_exactly` lets through: a word boundary, a class that takes a
+# letter exactly when it takes its folded letter (word, digit, space, and their
+# negations), ASCII punctuation. Any other escape (``\\x65`` is "e") keeps the wide form.
+_TYPE_ESCAPE_RE = re.compile(r"\\[bBwWdDsS]|\\[^\w\s]")
+
+
 @functools.lru_cache(maxsize=64)
 def lowered_re(narrow: re.Pattern[str]) -> re.Pattern[str] | None:
     """*narrow* (`precise_re` for ASCII text) matched with case, for ASCII text

@@ -11,14 +11,21 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import ModuleType
 
 from memtier.errors import InputError
 from memtier.search.found import Match
 from memtier.search.tokens import python_pattern, re2_pattern
 
-__all__ = ["LinePattern", "ascii_lower", "compile_pattern", "linear_engine", "matches_in"]
+__all__ = [
+    "LinePattern",
+    "ascii_lower",
+    "byte_matches",
+    "compile_pattern",
+    "linear_engine",
+    "matches_in",
+]
 
 
 # Features ripgrep's default engine refuses; the built-in scanner refuses them the
@@ -55,6 +62,11 @@ if TYPE_CHECKING:
         """A compiled ``--regex``: ``re``'s or RE2's, which both find every match in a text."""
 
         def finditer(self, text: str) -> Iterator[FoundSpan]: ...
+
+    class ByteSpan(Protocol):
+        """A match RE2 found in bytes: its byte offsets."""
+
+        def span(self) -> tuple[int, int]: ...
 
 
 @functools.cache
@@ -118,4 +130,27 @@ def matches_in(text: str, regex: LinePattern) -> list[Match]:
         line_start = text.rfind("\n", 0, m.start()) + 1
         column = len(text[line_start : m.start()].encode("utf-8")) + 1
         found.append((line_no, column, m.group().rstrip("\r")))
+    return found
+
+
+def byte_matches(data: bytes, regex: LinePattern) -> list[tuple[int, int, bytes]]:
+    """`matches_in` for RE2's *regex* over UTF-8 *data*: each match's line, byte column and
+    bytes. RE2 reads bytes as they are, where text costs its wrapper a conversion
+    of every offset to characters and back (measured on the 50 files a broad
+    --regex's ranking reads: about half the time). After an empty match RE2 moves
+    on by a byte, not a character: a match that starts or ends inside a character
+    can then be found, which the caller tells by its bytes not decoding."""
+    # RE2's finditer reads bytes as well as text (``re``'s reads what it was compiled for).
+    finditer: Callable[[bytes], Iterator[ByteSpan]] = regex.finditer  # type: ignore[assignment]
+    found: list[tuple[int, int, bytes]] = []
+    line_no = 1
+    scanned = 0
+    for m in finditer(data):
+        start, end = m.span()
+        text = data[start:end]
+        if start == end or b"\n" in text:
+            continue  # ripgrep never matches across lines and prints no empty match
+        line_no += data.count(b"\n", scanned, start)
+        scanned = start
+        found.append((line_no, start - data.rfind(b"\n", 0, start), text.rstrip(b"\r")))
     return found

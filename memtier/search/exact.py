@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from memtier.search.accents import FOLD_LINE
 from memtier.search.forms import negated
 from memtier.search.found import FileHits
 from memtier.search.tokens import (
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
         precise: re.Pattern[str] | None
         lowered: re.Pattern[str] | None
         whole_text: bool
+        folds: bool
         read: dict[str, tuple[Term | None, str, float]]
 
 
@@ -64,16 +66,22 @@ def precise_matches(lines: list[str], hits: FileHits, ctx: _Context) -> list[Sco
     for number, text in enumerate(lines, start=1):
         plain = text.isascii()  # then a byte column is a character column
         seen = text
+        finder = narrow
         if plain:
             wide = False
-            finder = narrow
             if lowered is not None:
                 finder = lowered
                 seen = text.lower()
         else:
             wide = has_cjk(text)
-            full = precise_re(ctx.terms)
-            finder = beside_cjk(full.pattern) if wide else full
+            if wide:
+                finder = beside_cjk(precise_re(ctx.terms).pattern)
+            elif ctx.folds:
+                # Its accented letters folded, one character for one: the ASCII form
+                # finds the same texts at the same places (`tokens.folds_to_ascii`).
+                seen = text.translate(FOLD_LINE)
+            else:
+                finder = precise_re(ctx.terms)
         for m in finder.finditer(seen):
             counted = _counted(m, text, ctx)
             if counted is None:

@@ -99,6 +99,7 @@ from memtier.search.tokens import (
     FRAME_WEIGHT,
     FRAME_WORDS,
     Term,
+    folds_to_ascii,
     length_in_words,
     precise_re,
 )
@@ -146,6 +147,8 @@ class _Context:
         self.max_idf = 0.0
         self.total_idf = 0.0
         self.precise: re.Pattern[str] | None = None
+        # A line with accents is matched folded, with `precise` (`tokens.folds_to_ascii`).
+        self.folds = False
         self.lowered: re.Pattern[str] | None = None
         self.dates = DateHint("")
         self.weak: frozenset[str] = frozenset()
@@ -188,6 +191,7 @@ def rank(
         ctx.recency_bonus = RECENT_QUERY_BONUS
     if not regex and terms:
         ctx.precise = precise_re(terms, ascii_text=True)
+        ctx.folds = folds_to_ascii(terms)
         ctx.lowered = lowered_re(ctx.precise)
     counts = scanned.counted
     raw = pick.RawCounts({}, {}, {}, {})
@@ -208,7 +212,9 @@ def rank(
     frame = {
         t.text: FRAME_WEIGHT if t.text in FRAME_WORDS or t.text in light else 1.0 for t in terms
     }
-    ctx.idf = {t: idf(count, n) * frame.get(t, 1.0) for t, count in df.items()}
+    # One idf per distinct count: a broad --regex has thousands of texts, most in one file.
+    by_count = {count: idf(count, n) for count in set(df.values())}
+    ctx.idf = {t: by_count[count] * frame.get(t, 1.0) for t, count in df.items()}
     ctx.max_idf = idf(0, n)  # a query term found nowhere weighs as a term found once
     for term in terms:
         if term.text in SHAPES and term.text not in ctx.idf:

@@ -32,6 +32,7 @@ from pathlib import Path
 from memtier.errors import InputError
 from memtier.search.engine import (
     ascii_lower,
+    byte_matches,
     compile_pattern,
     matches_in,
     refuse_unsupported,
@@ -93,10 +94,10 @@ def _wait_bounded(process: Started, output: Followed) -> int:
     """ripgrep's exit status, its output read as it comes (`processes.Followed`), or
     `_RipgrepUnusable` once it has run past the limit (it and anything it started
     are killed: it leads a process group of its own)."""
-    import signal
-    from contextlib import suppress
-
     if not output.wait(process, RG_TIME_LIMIT_SECONDS):
+        import signal  # here only: its enums cost a search ~0.7 ms at import
+        from contextlib import suppress
+
         with suppress(OSError):  # (`close` kills the program itself in any case)
             os.killpg(process.pid, signal.SIGKILL)
         process.close()
@@ -254,10 +255,19 @@ def _located_in(lines: list[str], hits: FileHits | None, regex: LinePattern) -> 
     texts = hits.raw_texts() if hits is not None else None
     if texts is None:
         return None
-    found = [(ln, col, ascii_lower(t)) for ln, col, t in matches_in("\n".join(lines), regex)]
-    if [t.encode("utf-8") for _, _, t in found] != [t for t in texts if t]:
+    printed = [t for t in texts if t]
+    if isinstance(regex, re.Pattern):  # no RE2: Python's engine reads the text
+        found = [(ln, col, ascii_lower(t)) for ln, col, t in matches_in("\n".join(lines), regex)]
+        if [t.encode("utf-8") for _, _, t in found] != printed:
+            return None
+        return found
+    spans = byte_matches("\n".join(lines).encode("utf-8"), regex)
+    if [t.lower() for _, _, t in spans] != printed:
         return None
-    return found
+    try:
+        return [(ln, col, t.lower().decode("utf-8")) for ln, col, t in spans]
+    except UnicodeDecodeError:  # a match inside a character (`byte_matches`)
+        return None
 
 
 def _locate_again(

@@ -41,7 +41,7 @@ import functools
 import re
 from itertools import pairwise
 
-from memtier.search.accents import ascii_classes, cheap_classes
+from memtier.search.accents import ascii_classes, cheap_classes, folds_exactly
 from memtier.search.forms import (
     doubled_l_forms,
     irregular_forms,
@@ -134,7 +134,7 @@ class Term(NamedTuple):
         text = self.text
         joints = set(self.joints)
         # Two query words joined are found apart anyway: here only as one word or hyphened.
-        joint = "-?" if self.compound else "[- ]?"
+        joint = "-?" if self.compound else f"{_JOINT_CLASS}?"
         if text.isalpha() and len(text) >= 2 * _MIN_PART and not self.compound:
             joints.update(range(_MIN_PART, len(text) - _MIN_PART + 1))
         particle = particle_joint(text) if text.isalpha() and not self.compound else 0
@@ -183,6 +183,11 @@ _ACCENTED = {
     "u": "ùúûüū", "y": "ýÿ", "s": "šś", "z": "žźż", "l": "ł", "r": "ř",
 }  # fmt: skip
 _VARIANTS = {plain: f"[{plain}{forms}]" for plain, forms in _ACCENTED.items()}
+# What a word's joint may hold: a hyphen or a space (`Term.body`).
+_JOINT_CLASS = "[- ]"
+# The classes of the ranking's pattern that take an accented letter exactly when they
+# take its plain letter: the accent classes, and the joint's, which takes neither.
+_FOLDING_CLASSES = frozenset((*_VARIANTS.values(), _JOINT_CLASS))
 _FOLD = str.maketrans({ch: plain for plain, forms in _ACCENTED.items() for ch in forms})
 _MIN_PART = 4  # the shortest part of a compound split at an optional hyphen or space
 _MIN_HYPHEN_PART = 3  # the shortest part of a query's hyphened word found apart too
@@ -435,6 +440,15 @@ def precise_re(terms: tuple[Term, ...], ascii_text: bool = False) -> re.Pattern[
     quickest to compile and to match."""
     rewrite = ascii_classes if ascii_text else cheap_classes
     return re.compile(rewrite(combined_pattern(terms)), re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=64)
+def folds_to_ascii(terms: tuple[Term, ...]) -> bool:
+    """Whether a line without CJK text is matched exactly by `precise_re` for ASCII
+    text once its accented letters are folded (`accents.FOLD_LINE`): true unless a
+    term's pattern names a plain letter outside its accent class (a short word's
+    endings, a day's ordinal, a shape) or a letter outside ASCII (`accents.folds_exactly`)."""
+    return folds_exactly(combined_pattern(terms), _FOLDING_CLASSES)
 
 
 def _cjk_class() -> str:

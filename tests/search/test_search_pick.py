@@ -371,6 +371,44 @@ def test_notes_kept_together_by_their_texts_pick_as_each_file_would(
     assert pick_raw(together, scoring, cap) == pick_raw(alone, scoring, cap)
 
 
+# Pieces of a --regex's printed texts: cases, accents, a sigma (lowercased by its
+# neighbours), CJK, and bytes that are no UTF-8 (a cut sequence, a stray byte).
+_PRINTED = st.sampled_from(
+    [b"host10", b"HOST10", b"Zo\xc3\xab", b"ZO\xc3\x8b", b"\xce\xa3", b"A\xce\xa3", b"\xce\xa3a",
+     b"\xe6\x97\xa5", b"\xe2\x82", b"\xff", b"\xc3", b"10.0.12.5", b"\r", b""]
+)  # fmt: skip
+_PRINTED_BODY = st.lists(
+    st.lists(_PRINTED, min_size=1, max_size=3).map(b"".join), min_size=1, max_size=4
+).map(b"\n".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(bodies=st.lists(_PRINTED_BODY, min_size=1, max_size=12))
+def test_a_regex_s_notes_kept_together_count_their_texts_as_each_file_would(
+    bodies: list[bytes],
+) -> None:
+    """A --regex's notes kept together by their printed texts (texts alone, one a
+    line) are counted body by body, the whole body decoded and lowercased at once:
+    each note's counts by text (in the same order), its number of matches and each
+    text's document frequency are those of reading the note's texts one by one."""
+    each: dict[str, FileHits] = {}
+    by_texts: dict[bytes, list[str]] = {}
+    for number, body in enumerate(bodies):
+        rel = f"memory/episodic/2026-10-{number + 1:02d}.md"
+        each[rel] = FileHits(body.lower(), tier="cold", plain=True)
+        by_texts.setdefault(body, []).append(rel)
+    alone = raw_counts(each, (), True)
+    together = raw_counts({}, (), True, by_texts, True)
+    assert list(together.df.items()) == list(alone.df.items())
+    seen = 0
+    for texts, total, paths in together.groups:
+        for rel in paths:
+            assert list(texts.items()) == list(alone.counted[rel].items())
+            assert total == alone.matches[rel]
+            seen += 1
+    assert seen == len(each)
+
+
 @needs_rg
 def test_a_regex_whose_texts_read_like_positions_counts_them_as_texts(root: Path) -> None:
     """A --regex's scan prints the matched texts alone (its positions come later, for
@@ -498,3 +536,29 @@ def test_a_regex_located_without_ripgrep_shows_the_same_lines(
     assert failed and sorted(failed[0]) == sorted(_HOST_NOTES)
     assert fallen_back == located
     assert [hit["line"] for hit in located["results"]]  # type: ignore[index]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.tuples(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.25, 3.0]), st.integers(1, 4)),
+        max_size=40,
+    ),
+    cap=st.integers(1, 30),
+)
+def test_the_cap_th_score_is_read_from_the_largest_values_alone(
+    values: list[tuple[float, int]], cap: int
+) -> None:
+    """`pick._cap_th` sorts only the *cap* largest values (each counts at least once):
+    the value at which the counts of all of them, largest first, reach *cap* (ties
+    in either order), or -1 when they never do."""
+    from memtier.search.pick import _cap_th
+
+    seen = 0
+    expected = -1.0
+    for value, times in sorted(values, key=lambda v: -v[0]):
+        seen += times
+        if seen >= cap:
+            expected = value
+            break
+    assert _cap_th(values, cap) == expected

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import re
@@ -649,17 +650,21 @@ def test_raw_matches_count_as_their_parsed_list_does() -> None:
 def test_a_search_starts_without_what_it_does_not_use(root: Path) -> None:
     """A search's start-up is most of a small search (STYLE: start-up is part of the
     product): no typer, no command module, and with an in-memory file for ripgrep's
-    output no `tempfile` either (with its `shutil`, `random` and compression modules)."""
+    output no `tempfile` either (with its `shutil`, `random` and compression modules).
+    Neither `signal` (its enums: ripgrep's signal defaults are numbers of `_signal`)
+    nor `threading` (the search log's lock keeps its per-thread state in `_thread`'s
+    class), for a word query or a --regex, each writing the search log."""
     code = (
         "import sys; from memtier.__main__ import main; "
         f"main(['--root', {str(root)!r}, 'search', 'backup', '--json']); "
+        f"main(['--root', {str(root)!r}, 'search', '--regex', 'back.p', '--json']); "
         "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('typer', 'click', 'rich', 'tempfile', 'memtier') and (m.startswith('memtier.commands') "
-        "or not m.startswith('memtier')))))"
+        "('typer', 'click', 'rich', 'tempfile', 'signal', 'threading', 'memtier') and "
+        "(m.startswith('memtier.commands') or not m.startswith('memtier')))))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     loaded = set(proc.stderr.split())
-    assert loaded & {"typer", "click", "rich"} == set()
+    assert loaded & {"typer", "click", "rich", "signal", "threading"} == set()
     assert {m for m in loaded if m.startswith("memtier.commands")} == set()
     if hasattr(os, "memfd_create"):
         assert "tempfile" not in loaded
@@ -760,3 +765,166 @@ def test_statistics_are_ripgreps_only_where_it_prints_them(root: Path, tmp_path:
     result = scan(root, ("cold",), "backup", ignore_case=True, rg=str(fake), literals=[])
     assert result.scanner == "python"
     assert any("no search statistics" in w and "built-in scanner" in w for w in result.warnings)
+
+
+# --regex patterns that match empty texts, accented letters, word characters, a CR.
+_RE2_PATTERNS = [
+    "x*",
+    "é?",
+    r"\w+",
+    r"[^a\n]",
+    r"1\d?",
+    "a|é",
+    ".",
+    "^",
+    r"\b",
+    r"日\w*",
+    r"\S+\r?",
+]
+
+
+@given(
+    lines=st.lists(st.text(alphabet="aé1 \r日xßŁ", max_size=12), min_size=1, max_size=4),
+    pattern=st.sampled_from(_RE2_PATTERNS),
+)
+def test_re2_finds_in_bytes_what_it_finds_in_the_text(lines: list[str], pattern: str) -> None:
+    """`engine.byte_matches` (RE2 over the lines' UTF-8 bytes, as `scanner.locate`
+    reads them) gives each match's line, byte column and text as RE2 over the text
+    does (`engine.matches_in`), wherever its texts decode (else the file is located
+    by ripgrep); and `scanner._located_in` agrees with the text's matches."""
+    pytest.importorskip("re2")
+    from memtier.search.engine import ascii_lower, byte_matches, compile_pattern, matches_in
+    from memtier.search.found import FileHits
+    from memtier.search.scanner import _located_in
+
+    regex = compile_pattern(pattern, ignore_case=False)
+    text = "\n".join(lines)
+    expected = matches_in(text, regex)
+    found = byte_matches(text.encode("utf-8"), regex)
+    assert [(ln, col, t.decode("utf-8")) for ln, col, t in found] == expected
+    # What ripgrep printed for the file (never an empty text), and what the lines'
+    # matches give when read as text: they, or None where their texts differ.
+    texts = [t.encode("utf-8").lower() for _, _, t in expected if t]
+    as_text = [(ln, col, ascii_lower(t)) for ln, col, t in expected]
+    same = [t.encode("utf-8") for _, _, t in as_text] == texts
+    located = _located_in(lines, FileHits(b"\n".join(texts), plain=True), regex)
+    assert located == (as_text if same else None)
+
+
+@functools.cache
+def _every_character() -> str:
+    return "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+
+
+def test_the_fold_table_is_what_re_takes_case_blind_beyond_each_plain_letter() -> None:
+    """`accents.FOLD_LINE` maps exactly the characters an accent class takes
+    case-blind (Python's ``re`` over every code point) that its plain letter alone
+    does not, each to that letter; each is a word character and no ASCII letter
+    takes it case-blind, so only its own class tells it from other letters."""
+    from memtier.search.accents import FOLD_LINE
+    from memtier.search.tokens import _VARIANTS
+
+    every = _every_character()
+    folded: dict[int, str] = {}
+    for plain, accent_class in _VARIANTS.items():
+        wide = {m.group() for m in re.finditer(accent_class, every, re.IGNORECASE)}
+        narrow = {m.group() for m in re.finditer(f"[{plain}]", every, re.IGNORECASE)}
+        assert narrow < wide
+        for ch in wide - narrow:
+            assert ord(ch) not in folded  # no character in two classes
+            folded[ord(ch)] = plain
+    assert folded == FOLD_LINE
+    letters = "".join(map(chr, folded))
+    assert re.fullmatch(r"\w+", letters)
+    assert re.search("[a-z]", letters, re.IGNORECASE) is None
+
+
+# Queries whose ranking pattern is matched folded on lines with accents.
+_FOLDED_QUERIES = [
+    "qdrant snapshot timeout", "proxy update", "restarted", "backup", "Marek upgrade",
+    "10.0.12.5 kernel", "Zoëlla crèmes", "rate-limit smartwatch", "docker containers",
+]  # fmt: skip
+
+
+def _in_word_places(words: list[str], characters: str) -> list[str]:
+    """Each character in each place of each word (instead of a letter, between two,
+    before, after, after a hyphen), a line per character and word."""
+    lines = []
+    for ch in characters:
+        for word in words:
+            cuts = range(len(word) + 1)
+            instead = [word[:i] + ch + word[i + 1 :] for i in cuts]
+            between = [word[:i] + ch + word[i:] for i in cuts]
+            around = [f"{word}-{ch}", f"{ch}{word}s", f"{word}{ch}{word}"]
+            lines.append(" ".join(instead + between + around))
+    return lines
+
+
+@pytest.mark.parametrize("query", _FOLDED_QUERIES)
+def test_a_line_matched_folded_finds_what_the_accent_classes_find(query: str) -> None:
+    """A line with accents is matched with the ASCII form of the pattern once its
+    accented letters are folded (`tokens.folds_to_ascii`): the same texts at the same
+    places as the wide pattern on the line as written (``re`` itself is the judge),
+    for every character an accent class takes case-blind, ASCII letters, letters
+    that fold oddly (ſ, the Kelvin and Angstrom signs, dotless and dotted i, ß, ŉ)
+    and a sample of the rest, in every place of the query's words; and
+    `exact.precise_matches` gives the same matches either way."""
+    from datetime import date
+
+    from memtier.search import rank
+    from memtier.search.accents import FOLD_LINE
+    from memtier.search.exact import precise_matches
+    from memtier.search.found import FileHits
+    from memtier.search.tokens import _VARIANTS, folds_to_ascii
+
+    terms = query_terms(query)
+    assert folds_to_ascii(terms)
+    wide = precise_re(terms)
+    narrow = precise_re(terms, ascii_text=True)
+    every = _every_character()
+    taken = "".join(
+        sorted(
+            {m.group() for c in _VARIANTS.values() for m in re.finditer(c, every, re.IGNORECASE)}
+        )
+    )
+    rng = random.Random(query)
+    others = "".join(rng.choices(every, k=400)) + "ſ\u212a\u212bıİßŉǅ’–é"
+    words = [w for w in re.findall(r"[^\W\d_]+", query.lower()) if len(w) > 1] or ["kernel"]
+    lines = _in_word_places(words, taken + others)
+    text = "\n".join(lines)
+    expected = [(m.start(), m.group()) for m in wide.finditer(text)]
+    folded = text.translate(FOLD_LINE)
+    assert len(folded) == len(text)
+    assert [(m.start(), text[m.start() : m.end()]) for m in narrow.finditer(folded)] == expected
+    assert len(expected) > 100
+    ctx = rank._Context(terms, False, date(2026, 11, 30), frozenset(), 1)
+    ctx.precise = narrow
+    ctx.lowered = lowered_re(narrow)
+    ctx.folds = True
+    found = precise_matches(lines, FileHits(), ctx)
+    ctx.folds = False
+    assert precise_matches(lines, FileHits(), ctx) == found
+
+
+@pytest.mark.parametrize(
+    ("query", "line"),
+    [("go home", "home goéd"), ("lea", "Leaés"), ("10 backup", "backup 10śt 10th"),
+     ("yesterday backup", "backup two wéeks ago"), ("ſun", "šun")],
+)  # fmt: skip
+def test_a_pattern_naming_a_plain_letter_outside_its_class_is_not_folded(
+    query: str, line: str
+) -> None:
+    """A short word's endings, a day's ordinal, a shape and a letter outside ASCII name
+    plain letters outside their accent classes: folded, a line would match there
+    where the wide pattern does not (an ending "és" read as "es"), so those patterns
+    keep the wide form."""
+    from memtier.search.accents import FOLD_LINE
+    from memtier.search.tokens import folds_to_ascii
+
+    terms = query_terms(query)
+    assert not folds_to_ascii(terms)
+    wide = [m.span() for m in precise_re(terms).finditer(line)]
+    folded = [
+        m.span() for m in precise_re(terms, ascii_text=True).finditer(line.translate(FOLD_LINE))
+    ]
+    assert folded != wide
