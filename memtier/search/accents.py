@@ -45,19 +45,23 @@ def _ascii_class(found: re.Match[str]) -> str:
     return f"[{letters}]" if letters else "(?!)"  # (?!): nothing an ASCII text holds
 
 
-# Each letter an accent class (`tokens._VARIANTS`) takes case-blind beyond what its
-# plain letter takes case-blind, by that plain letter: the accented forms in both
-# cases, and the Angstrom sign, which Python's ``re`` folds to "å". A test derives
-# this table from ``re`` itself over every code point.
-_FOLDED = {
-    "a": "ÀÁÂÃÄÅàáâãäåĀā\u212b", "c": "ÇçĆćČč", "e": "ÈÉÊËèéêëĒēĚě", "i": "ÌÍÎÏìíîïĪī",
-    "n": "ÑñŃń", "o": "ÒÓÔÕÖØòóôõöøŌō", "u": "ÙÚÛÜùúûüŪū", "y": "ÝýÿŸ", "s": "ŚśŠš",
-    "z": "ŹźŻżŽž", "l": "Łł", "r": "Řř",
+# Accents: a query word matches its accented and unaccented forms alike (``cafe``
+# finds ``Café``, ``zoë`` finds ``Zoe``): each plain letter with its accented forms,
+# lowercase (both scanners ignore case). `tokens` builds the accent classes from it.
+ACCENTED = {
+    "a": "àáâãäåā", "c": "çćč", "e": "èéêëēě", "i": "ìíîïī", "n": "ñń", "o": "òóôõöøō",
+    "u": "ùúûüū", "y": "ýÿ", "s": "šś", "z": "žźż", "l": "ł", "r": "ř",
 }  # fmt: skip
 # A line's accented letters, each replaced by its plain letter: one character for
-# one, so every match keeps its place (`folds_exactly`).
-FOLD_LINE = str.maketrans({ch: plain for plain, chars in _FOLDED.items() for ch in chars})
-_PLAIN_LETTERS = frozenset(_FOLDED) | frozenset(plain.upper() for plain in _FOLDED)
+# one, so every match keeps its place (`folds_exactly`). These are the letters an
+# accent class takes case-blind beyond what its plain letter takes: the accented
+# forms in both cases, and the Angstrom sign, which Python's ``re`` folds to "å". A
+# test derives this table from ``re`` itself over every code point.
+FOLD_LINE = str.maketrans(
+    {ch: plain for plain, forms in ACCENTED.items() for ch in forms + forms.upper()}
+    | {"\u212b": "a"}
+)
+_PLAIN_LETTERS = frozenset(ACCENTED) | frozenset(plain.upper() for plain in ACCENTED)
 
 
 def folds_exactly(pattern: str, classes: frozenset[str]) -> bool:

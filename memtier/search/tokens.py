@@ -41,7 +41,7 @@ import functools
 import re
 from itertools import pairwise
 
-from memtier.search.accents import ascii_classes, cheap_classes, folds_exactly
+from memtier.search.accents import ACCENTED, ascii_classes, cheap_classes, folds_exactly
 from memtier.search.forms import (
     doubled_l_forms,
     irregular_forms,
@@ -129,7 +129,7 @@ class Term(NamedTuple):
         head = self.text[0]
         if first == "ascii" and not head.isascii():
             return ""
-        if first == "other" and head.isascii() and head not in _ACCENTED:
+        if first == "other" and head.isascii() and head not in ACCENTED:
             return ""
         text = self.text
         joints = set(self.joints)
@@ -146,8 +146,8 @@ class Term(NamedTuple):
                 out.append(joint)
             if i == 0 and first == "ascii":
                 out.append(escape(ch))
-            elif i == 0 and first == "other" and ch in _ACCENTED:
-                out.append(f"[{_ACCENTED[ch]}]")
+            elif i == 0 and first == "other" and ch in ACCENTED:
+                out.append(f"[{ACCENTED[ch]}]")
             else:
                 out.append(_VARIANTS.get(ch) or escape(ch))
         return "".join(out)
@@ -176,19 +176,14 @@ class Term(NamedTuple):
 _SHORT_ENDINGS = "(?:e?s|ed|ing|[a-z](?:ed|ing))?"
 
 
-# Accents: a query word matches its accented and unaccented forms alike (``cafe``
-# finds ``Café``, ``zoë`` finds ``Zoe``). Lowercase only: both scanners ignore case.
-_ACCENTED = {
-    "a": "àáâãäåā", "c": "çćč", "e": "èéêëēě", "i": "ìíîïī", "n": "ñń", "o": "òóôõöøō",
-    "u": "ùúûüū", "y": "ýÿ", "s": "šś", "z": "žźż", "l": "ł", "r": "ř",
-}  # fmt: skip
-_VARIANTS = {plain: f"[{plain}{forms}]" for plain, forms in _ACCENTED.items()}
+# Accents (`accents.ACCENTED`): each plain letter's class takes its accented forms.
+_VARIANTS = {plain: f"[{plain}{forms}]" for plain, forms in ACCENTED.items()}
 # What a word's joint may hold: a hyphen or a space (`Term.body`).
 _JOINT_CLASS = "[- ]"
 # The classes of the ranking's pattern that take an accented letter exactly when they
 # take its plain letter: the accent classes, and the joint's, which takes neither.
 _FOLDING_CLASSES = frozenset((*_VARIANTS.values(), _JOINT_CLASS))
-_FOLD = str.maketrans({ch: plain for plain, forms in _ACCENTED.items() for ch in forms})
+_FOLD = str.maketrans({ch: plain for plain, forms in ACCENTED.items() for ch in forms})
 _MIN_PART = 4  # the shortest part of a compound split at an optional hyphen or space
 _MIN_HYPHEN_PART = 3  # the shortest part of a query's hyphened word found apart too
 _JOINED_RE = re.compile(r"(?<=[^\W\d_])[- ](?=[^\W\d_])")
