@@ -16,7 +16,7 @@ from collections.abc import Iterable
 # The Snowball stemmer and the simplemma lemmatiser were measured against this on
 # the recall bench: neither reaches a past form from a base form, so neither helped.
 _IRREGULAR_GROUPS = (
-    "meet met", "lose lost", "win won", "grow grew grown", "child children", "buy bought",
+    "meet met", "lose lost", "win won", "grow grew grown", "child children kid", "buy bought",
     "sell sold", "write wrote written", "run ran", "break broke broken",
     "forget forgot forgotten", "teach taught", "bring brought", "catch caught",
     "give gave given", "take took taken", "speak spoke spoken",
@@ -46,7 +46,22 @@ def _others(groups: Iterable[tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
     }
 
 
-_IRREGULAR = _others(tuple(group.split()) for group in _IRREGULAR_GROUPS)
+# (v4) One word written short, informally or in the other English spelling: a chat
+# says "gf" and "tourney", a question "girlfriend" and "tournament". Each is another
+# form of the others, as an irregular form is. Clippings with a second common meaning
+# are left out ("vet": veteran, "doc": document, "app": an application).
+_SAME_WORD_GROUPS = (
+    "girlfriend gf", "boyfriend bf", "mom mum mommy mother", "dad daddy father",
+    "grandma granny grandmother", "grandpa grandfather", "husband hubby",
+    "movie film", "photo pic", "tournament tourney", "festival fest", "birthday bday",
+    "conversation convo", "congratulations congrats", "information info",
+    "refrigerator fridge", "math maths mathematics", "university uni", "bicycle bike",
+    "television tv", "telephone phone", "airplane aeroplane plane", "examination exam",
+    "laboratory lab", "favorite favourite fave fav", "color colour", "center centre",
+    "theater theatre", "gray grey", "neighbor neighbour", "humor humour",
+    "organize organise", "realize realise", "apologize apologise", "puppy pup",
+)  # fmt: skip
+_IRREGULAR = _others(tuple(group.split()) for group in (*_IRREGULAR_GROUPS, *_SAME_WORD_GROUPS))
 
 
 def irregular_forms(word: str, stem: str) -> tuple[str, ...]:

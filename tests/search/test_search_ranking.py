@@ -357,6 +357,32 @@ def test_a_past_form_is_reached_from_any_form_of_its_verb(
 
 
 @pytest.mark.parametrize(
+    ("query", "text", "word"),
+    [
+        ("Andrew and his girlfriend", "- Andrew: my gf and I went hiking", "girlfriend"),
+        ("when did Nate win the tournament", "- Nate: I won the tourney!", "tournament"),
+        ("Gina's favorite style", "- Gina: my fave style is jazz", "favorite"),
+        ("a film with Ana", "- Ana: the movie was long", "film"),
+        ("Sam's colour scheme", "- Sam: a color scheme for the hall", "colour"),
+    ],
+)
+def test_a_word_written_short_or_the_other_way_is_that_word(
+    cli: CliRunner, root: Path, scanner: str, query: str, text: str, word: str
+) -> None:
+    # The finding: a chat says "gf", "tourney" and "fave" where the question says
+    # "girlfriend", "tournament" and "favorite", and no line held the question's word.
+    write(root, "memory/episodic/2026-10-01.md", f"# 2026-10-01\n\n{text}\n")
+    write(
+        root,
+        "memory/episodic/2026-10-02.md",
+        "# 2026-10-02\n\n- Andrew, Nate, Gina, Ana, Sam: hiking, style, hall, long\n",
+    )
+    hit = results(search(cli, root, query))[0]
+    assert hit["path"] == "memory/episodic/2026-10-01.md"
+    assert word in hit["matched_terms"]  # the query's word, met in its other form
+
+
+@pytest.mark.parametrize(
     ("query", "text"),
     [
         ("Audrey and her three dogs", "- Audrey: my 3 dogs"),
