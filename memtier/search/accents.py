@@ -80,7 +80,7 @@ def folds_exactly(pattern: str, classes: frozenset[str]) -> bool:
     letters do not fold to each other, and an accented letter is no ASCII letter
     case-blind); and a folded letter is a word character like the letter it stands
     for, so ``\\b`` and ``\\w`` are where they were. A short word's endings
-    (``e?s|ed|ing|[a-z]…``), a day's ordinal (``st|nd|rd|th``) and a shape's
+    (``e?s|ed|ing|n(?:ed|ing)``), a day's ordinal (``st|nd|rd|th``) and a shape's
     pattern name such letters: those patterns keep the wide form."""
     rest = pattern
     for accent_class in classes:

@@ -167,13 +167,18 @@ class Term(NamedTuple):
         if len(self.text) < _MIN_STEM:
             # A short word takes an inflection only (v4): "go" finds "goes" and "going",
             # never "good" or "got"; "art" finds "arts", not "artist".
-            return rf"\b{body}{_SHORT_ENDINGS}\b"
+            return rf"\b{body}{short_endings(self.text)}\b"
         return rf"\b{body}\w{{0,{EXTENSION}}}\b"
 
 
-# The endings a word shorter than `_MIN_STEM` may carry in the text: -s, -es, -ed, -ing,
-# the last two also after a doubled consonant (running, planned).
-_SHORT_ENDINGS = "(?:e?s|ed|ing|[a-z](?:ed|ing))?"
+def short_endings(word: str) -> str:
+    """The endings a word shorter than `_MIN_STEM` may carry in the text: -s, -es, -ed,
+    -ing, the last two also after its last letter doubled when that is a consonant
+    (run: running; plan: planned). Only that letter: "pic" never finds "picked", nor
+    "uni" "united"."""
+    last = word[-1]
+    doubled = f"|{last}(?:ed|ing)" if last.isalpha() and last not in "aeiouwxy" else ""
+    return f"(?:e?s|ed|ing{doubled})?"
 
 
 # Accents (`accents.ACCENTED`): each plain letter's class takes its accented forms.

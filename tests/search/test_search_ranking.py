@@ -263,6 +263,15 @@ def test_a_short_word_finds_its_inflections_not_longer_words(
     hit = results(search(cli, root, "art"))[0]
     assert hit["path"] == "memory/episodic/2026-10-03.md"
     assert hit["matched_terms"] == ["art"]
+    # A doubled last letter before -ed and -ing is that letter only: "run" finds
+    # "running", "bar" "barred"; "bar" never found "barked" and "pic" (a form of
+    # "photo") never "picked", nor "uni" (of "university") "united".
+    write(root, "memory/episodic/2026-10-04.md", "# 2026-10-04\n\n- running, barred\n")
+    write(root, "memory/episodic/2026-10-05.md", "# 2026-10-05\n\n- barked, picked, united\n")
+    for query in ("run", "bar"):
+        assert paths(search(cli, root, query)) == ["memory/episodic/2026-10-04.md"]
+    for query in ("photo", "university"):
+        assert "memory/episodic/2026-10-05.md" not in paths(search(cli, root, query))
 
 
 def test_a_word_in_few_turns_weighs_more_than_one_in_every_turn(
