@@ -61,15 +61,27 @@ _SAME_WORD_GROUPS = (
     "theater theatre", "gray grey", "neighbor neighbour", "humor humour",
     "organize organise", "realize realise", "apologize apologise", "puppy pup",
 )  # fmt: skip
-_IRREGULAR = _others(tuple(group.split()) for group in (*_IRREGULAR_GROUPS, *_SAME_WORD_GROUPS))
+_IRREGULAR = _others(tuple(group.split()) for group in _IRREGULAR_GROUPS)
+_SAME_WORD = _others(tuple(group.split()) for group in _SAME_WORD_GROUPS)
 
 
 def irregular_forms(word: str, stem: str) -> tuple[str, ...]:
     """The irregular forms of a query word as written (folded), else of its stem or of
     the word its silent e hides (v4): "winning" finds "won", "making" "made"."""
+    return _looked_up(_IRREGULAR, word, stem)
+
+
+def same_word_forms(word: str, stem: str) -> tuple[str, ...]:
+    """The other ways of writing a query word (`_SAME_WORD_GROUPS`), looked up as
+    `irregular_forms` are. Each is found with its inflections only (`tokens.Term.whole`):
+    "exam" for "examination" never finds "example", nor "plane" "planet"."""
+    return _looked_up(_SAME_WORD, word, stem)
+
+
+def _looked_up(table: dict[str, tuple[str, ...]], word: str, stem: str) -> tuple[str, ...]:
     for base in (word, stem, *silent_e_forms(stem)):
-        if base in _IRREGULAR:
-            return _IRREGULAR[base]
+        if base in table:
+            return table[base]
     return ()
 
 

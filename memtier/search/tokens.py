@@ -49,6 +49,7 @@ from memtier.search.forms import (
     negated,
     number_forms,
     particle_joint,
+    same_word_forms,
     silent_e_forms,
 )
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
@@ -108,6 +109,7 @@ class Term(NamedTuple):
     joints: tuple[int, ...] = ()
     compound: bool = False  # two query words joined: looked for, never required
     form_of: str = ""  # another form of this query term (met for meet): counts as it
+    whole: bool = False  # found with its inflections only, as a short word is (v4)
     negation: bool = False  # the head of a negated auxiliary ("won" of "won't", v4)
 
     def shown(self) -> str:
@@ -164,9 +166,10 @@ class Term(NamedTuple):
             return rf"\b{body}(?:st|nd|rd|th)?\b"  # a day's number: 10 finds 10th (v4)
         if not self.text[-1].isalpha() or any(ch.isdigit() for ch in self.text):
             return rf"\b{body}\b"  # a version or an address is exact: 10.0.0.5 ≠ 10.0.0.50
-        if len(self.text) < _MIN_STEM:
+        if len(self.text) < _MIN_STEM or self.whole:
             # A short word takes an inflection only (v4): "go" finds "goes" and "going",
-            # never "good" or "got"; "art" finds "arts", not "artist".
+            # never "good" or "got"; "art" finds "arts", not "artist". So does a word
+            # written another way (`forms.same_word_forms`): "exam" never "example".
             return rf"\b{body}{short_endings(self.text)}\b"
         return rf"\b{body}\w{{0,{EXTENSION}}}\b"
 
@@ -365,6 +368,10 @@ def query_terms(query: str) -> tuple[Term, ...]:
                         if surface != term.text and surface.isalpha():
                             forms += (surface,)  # the query's own word counts whole
                     candidates += [Term(form, compound=True, form_of=term.text) for form in forms]
+                    candidates += [
+                        Term(form, compound=True, form_of=term.text, whole=True)
+                        for form in same_word_forms(fold(text), term.text)
+                    ]
                 if term and previous and _joinable(previous, term):
                     head = fold(previous_word).strip("-.")
                     candidates.append(Term(head + term.text, joints=(len(head),), compound=True))
