@@ -105,6 +105,16 @@ def number_forms(word: str) -> tuple[str, ...]:
     return _NUMBER_FORMS.get(word, ())
 
 
+def short_endings(word: str) -> str:
+    """The endings a word shorter than four letters (`tokens._MIN_STEM`) may carry in
+    the text: -s, -es, -ed, -ing, the last two also after its last letter doubled when
+    that is a consonant (run: running; plan: planned). Only that letter: "pic" never
+    finds "picked", nor "uni" "united"."""
+    last = word[-1]
+    doubled = f"|{last}(?:ed|ing)" if last.isalpha() and last not in "aeiouwxy" else ""
+    return f"(?:e?s|ed|ing{doubled})?"
+
+
 # English drops a word's silent final e before -ing and -ed: a term of the word finds
 # "dances" and "danced" by its open ending, never "dancing"; a term of "hiking" or
 # "baked", kept whole since its stem is too short to stand (`stem`), never "hike".

@@ -50,6 +50,7 @@ from memtier.search.forms import (
     number_forms,
     particle_joint,
     same_word_forms,
+    short_endings,
     silent_e_forms,
 )
 from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
@@ -172,16 +173,6 @@ class Term(NamedTuple):
             # written another way (`forms.same_word_forms`): "exam" never "example".
             return rf"\b{body}{short_endings(self.text)}\b"
         return rf"\b{body}\w{{0,{EXTENSION}}}\b"
-
-
-def short_endings(word: str) -> str:
-    """The endings a word shorter than `_MIN_STEM` may carry in the text: -s, -es, -ed,
-    -ing, the last two also after its last letter doubled when that is a consonant
-    (run: running; plan: planned). Only that letter: "pic" never finds "picked", nor
-    "uni" "united"."""
-    last = word[-1]
-    doubled = f"|{last}(?:ed|ing)" if last.isalpha() and last not in "aeiouwxy" else ""
-    return f"(?:e?s|ed|ing{doubled})?"
 
 
 # Accents (`accents.ACCENTED`): each plain letter's class takes its accented forms.
