@@ -16,7 +16,7 @@ from collections.abc import Iterable
 # The Snowball stemmer and the simplemma lemmatiser were measured against this on
 # the recall bench: neither reaches a past form from a base form, so neither helped.
 _IRREGULAR_GROUPS = (
-    "meet met", "lose lost", "win won", "grow grew grown", "child children kid", "buy bought",
+    "meet met", "lose lost", "win won", "grow grew grown", "child children", "buy bought",
     "sell sold", "write wrote written", "run ran", "break broke broken",
     "forget forgot forgotten", "teach taught", "bring brought", "catch caught",
     "give gave given", "take took taken", "speak spoke spoken",
@@ -51,8 +51,8 @@ def _others(groups: Iterable[tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
 # form of the others, as an irregular form is. Clippings with a second common meaning
 # are left out ("vet": veteran, "doc": document, "app": an application).
 _SAME_WORD_GROUPS = (
-    "girlfriend gf", "boyfriend bf", "mom mum mommy mother", "dad daddy father",
-    "grandma granny grandmother", "grandpa grandfather", "husband hubby",
+    "girlfriend gf", "boyfriend bf", "kid child children", "mom mum mommy mother",
+    "dad daddy father", "grandma granny grandmother", "grandpa grandfather", "husband hubby",
     "movie film", "photo pic", "tournament tourney", "festival fest", "birthday bday",
     "conversation convo", "congratulations congrats", "information info",
     "refrigerator fridge", "math maths mathematics", "university uni", "bicycle bike",
@@ -105,11 +105,15 @@ def number_forms(word: str) -> tuple[str, ...]:
     return _NUMBER_FORMS.get(word, ())
 
 
-def short_endings(word: str) -> str:
+def short_endings(word: str, whole: bool = False) -> str:
     """The endings a word shorter than four letters (`tokens._MIN_STEM`) may carry in
     the text: -s, -es, -ed, -ing, the last two also after its last letter doubled when
     that is a consonant (run: running; plan: planned). Only that letter: "pic" never
-    finds "picked", nor "uni" "united"."""
+    finds "picked", nor "uni" "united". A word written another way (*whole*,
+    `same_word_forms`) takes -s, -es, -d, -ed and -ing, nothing doubled: "kid" (of
+    "child") never finds "kidding"."""
+    if whole:
+        return "(?:e?s|e?d|ing)?"
     last = word[-1]
     doubled = f"|{last}(?:ed|ing)" if last.isalpha() and last not in "aeiouwxy" else ""
     return f"(?:e?s|ed|ing{doubled})?"

@@ -171,7 +171,7 @@ class Term(NamedTuple):
             # A short word takes an inflection only (v4): "go" finds "goes" and "going",
             # never "good" or "got"; "art" finds "arts", not "artist". So does a word
             # written another way (`forms.same_word_forms`): "exam" never "example".
-            return rf"\b{body}{short_endings(self.text)}\b"
+            return rf"\b{body}{short_endings(self.text, self.whole)}\b"
         return rf"\b{body}\w{{0,{EXTENSION}}}\b"
 
 

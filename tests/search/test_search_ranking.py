@@ -266,14 +266,15 @@ def test_a_short_word_finds_its_inflections_not_longer_words(
     # A doubled last letter before -ed and -ing is that letter only: "run" finds
     # "running", "bar" "barred"; "bar" never found "barked" and "pic" (a form of
     # "photo") never "picked", nor "uni" (of "university") "united". A word written
-    # another way takes inflections only too: "exam" (of "examination") and "plane" (of
-    # "airplane") found "example" and "planet".
+    # another way takes inflections only too, none doubled: "exam" (of "examination"),
+    # "plane" (of "airplane") and "kid" (of "children") found "example", "planet" and
+    # "kidding".
     write(root, "memory/episodic/2026-10-04.md", "# 2026-10-04\n\n- running, barred\n")
-    other = "# 2026-10-05\n\n- barked, picked, united, an example, a planet\n"
+    other = "# 2026-10-05\n\n- barked, picked, united, an example, a planet, kidding\n"
     write(root, "memory/episodic/2026-10-05.md", other)
     for query in ("run", "bar"):
         assert paths(search(cli, root, query)) == ["memory/episodic/2026-10-04.md"]
-    for query in ("photo", "university", "examination", "airplane"):
+    for query in ("photo", "university", "examination", "airplane", "children"):
         assert "memory/episodic/2026-10-05.md" not in paths(search(cli, root, query))
     write(root, "memory/episodic/2026-10-06.md", "# 2026-10-06\n\n- two exams, planes\n")
     for query in ("examination", "airplane"):
