@@ -41,7 +41,13 @@ import functools
 import re
 from itertools import pairwise
 
-from memtier.search.accents import ACCENTED, ascii_classes, cheap_classes, folds_exactly
+from memtier.search.accents import (
+    ACCENTED,
+    FOLD_LINE,
+    ascii_classes,
+    cheap_classes,
+    folds_exactly,
+)
 from memtier.search.forms import (
     doubled_l_forms,
     irregular_forms,
@@ -182,7 +188,6 @@ _JOINT_CLASS = "[- ]"
 # The classes of the ranking's pattern that take an accented letter exactly when they
 # take its plain letter: the accent classes, and the joint's, which takes neither.
 _FOLDING_CLASSES = frozenset((*_VARIANTS.values(), _JOINT_CLASS))
-_FOLD = str.maketrans({ch: plain for plain, forms in ACCENTED.items() for ch in forms})
 _MIN_PART = 4  # the shortest part of a compound split at an optional hyphen or space
 _MIN_HYPHEN_PART = 3  # the shortest part of a query's hyphened word found apart too
 _JOINED_RE = re.compile(r"(?<=[^\W\d_])[- ](?=[^\W\d_])")
@@ -190,8 +195,9 @@ _JOINED_BYTES_RE = re.compile(rb"(?<=[a-z])[- ](?=[a-z])")
 
 
 def fold(text: str) -> str:
-    """Lowercase with accents folded: the form terms are compared in."""
-    return text.lower().translate(_FOLD)
+    """Lowercase with accents folded: the form terms are compared in (the line fold,
+    `accents.FOLD_LINE`, whose capitals the lowercasing has already taken)."""
+    return text.lower().translate(FOLD_LINE)
 
 
 def normalise(matched: str) -> str:
