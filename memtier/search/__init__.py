@@ -24,6 +24,8 @@ from memtier.workspace import TIERS, Workspace
 # Not typing's: importing it costs a search 3-4 ms. Type checkers read this as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from datetime import date
+
     from memtier.search.dates import DateHint, NotedMonths
     from memtier.search.rank import Ranked
     from memtier.search.tokens import Term
@@ -145,6 +147,12 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         dates = parse_dates(asked.rest, ws.today, _noted(ws))
         words = query_terms(dates.rest)
         extra = tuple(Term(iso) for iso in dates.terms(not words) if Term(iso) not in words)
+        # A day said with no note of its own is told in the next day's note (v4).
+        extra += tuple(
+            Term(after, compound=True, form_of=day)
+            for after, day in dates.told_days(lambda day: _has_note(ws, day))
+            if Term(after) not in extra
+        )
         if words:
             # A week said is one term, found in the title of each of its days' notes (v4).
             extra += tuple(
@@ -199,6 +207,14 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         colour=colour,
         notices=notices,
     )
+
+
+def _has_note(ws: Workspace, day: date) -> bool:
+    """Whether *day* has a daily note, live or archived (PROTOCOL §1)."""
+    name = f"{day.isoformat()}.md"
+    return (ws.episodic_dir / name).exists() or (
+        ws.archive_dir / f"{day.year:04d}" / f"{day.month:02d}" / name
+    ).exists()
 
 
 def _noted(ws: Workspace) -> NotedMonths:

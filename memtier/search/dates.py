@@ -204,6 +204,16 @@ class DateHint(NamedTuple):
             for i in range(7)
         ]
 
+    def told_days(self, has_note: Callable[[date], bool]) -> list[tuple[str, str]]:
+        """Each day said that has no note of its own (*has_note*), ISO, after the ISO
+        date of the day after it: that day's note tells what happened "yesterday", so
+        its title is a form of the day's term (v4), not only boosted (`NEXT_DAY_BOOST`)."""
+        return [
+            ((day + timedelta(days=1)).isoformat(), day.isoformat())
+            for day in sorted(self.days)
+            if not has_note(day)
+        ]
+
     def terms(self, alone: bool = False) -> list[str]:
         """The ISO forms to search for: each day, and each month said without a day;
         with *alone* (the query has no other word) also each day of a week said."""

@@ -241,6 +241,39 @@ def test_when_before_a_present_verb_meets_a_time_of_day(
     assert "time" in first["matched_terms"]  # type: ignore[operator]
 
 
+def test_a_day_without_a_note_is_told_in_the_next_days_note(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "Which city was Calvin at on October 3, 2023?" had no note of 3
+    # October; the note of the 4th told it ("Yesterday I met ... in Boston") and held
+    # only "Calvin" of the question, so its ×2 left it below every note saying "city".
+    told = "# 2023-10-04\n\n- Calvin: Yesterday I met some artists in Boston.\n"
+    write(root, "memory/episodic/2023-10-04.md", told)
+    for day in ("2023-04-20", "2023-05-16", "2023-07-07"):
+        city = f"# {day}\n\n- Calvin: The city lights, the city at night: what a city!\n"
+        write(root, f"memory/episodic/{day}.md", city)
+    query = "Which city was Calvin at on October 3, 2023?"
+    assert paths(search(cli, root, query))[0] == "memory/episodic/2023-10-04.md"
+    # The next day stands in for a day only while that day has no note, live or archived.
+    own = "# 2023-10-03\n\n- Calvin: Touring today.\n"
+    write(root, "memory/archive/2023/10/2023-10-03.md", own)
+    live = paths(search(cli, root, query))
+    assert live[0] != "memory/episodic/2023-10-04.md"
+    write(root, "memory/episodic/2023-10-03.md", own)
+    assert paths(search(cli, root, query))[0] == "memory/episodic/2023-10-03.md"
+
+
+def test_told_days_are_the_days_said_without_a_note() -> None:
+    from datetime import date
+
+    from memtier.search.dates import parse_dates
+
+    hint = parse_dates("on 3 October 2023 and on 9 October 2023", date(2026, 11, 30))
+    held = {date(2023, 10, 9)}
+    assert hint.told_days(lambda day: day in held) == [("2023-10-04", "2023-10-03")]
+    assert hint.told_days(lambda day: True) == []
+
+
 @pytest.mark.parametrize(
     ("query", "asks"),
     [("when does the backup run", True), ("When is the window?", True),
