@@ -53,13 +53,18 @@ def _others(groups: Iterable[tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
 _SAME_WORD_GROUPS = (
     "girlfriend gf", "boyfriend bf", "kid child children", "mom mum mommy mother",
     "dad daddy father", "grandma granny grandmother", "grandpa grandfather", "husband hubby",
-    "movie film", "photo pic", "tournament tourney", "festival fest", "birthday bday",
+    "movie film", "photo pic photograph", "tournament tourney", "festival fest", "birthday bday",
     "conversation convo", "congratulations congrats", "information info",
     "refrigerator fridge", "math maths mathematics", "university uni", "bicycle bike",
     "television tv", "telephone phone", "airplane aeroplane plane", "examination exam",
     "laboratory lab", "favorite favourite fave fav", "color colour", "center centre",
     "theater theatre", "gray grey", "neighbor neighbour", "humor humour",
     "organize organise", "realize realise", "apologize apologise", "puppy pup",
+    "vacation vacay", "business biz", "brother bro", "sister sis", "gymnasium gym",
+    "vegetable vegetables veggie veggies", "demonstration demo", "rehabilitation rehab",
+    "teenager teen", "microphone mic", "professor prof", "pajamas pyjamas",
+    "jewelry jewellery", "mustache moustache", "cozy cosy", "program programme",
+    "traveler traveller",
 )  # fmt: skip
 _IRREGULAR = _others(tuple(group.split()) for group in _IRREGULAR_GROUPS)
 _SAME_WORD = _others(tuple(group.split()) for group in _SAME_WORD_GROUPS)

@@ -363,6 +363,11 @@ def test_a_hyphened_word_also_finds_its_parts(cli: CliRunner, root: Path, scanne
         ("Gina's favorite style", "- Gina: my fave style is jazz", "favorite"),
         ("a film with Ana", "- Ana: the movie was long", "film"),
         ("Sam's colour scheme", "- Sam: a color scheme for the hall", "colour"),
+        ("Evan's vacation", "- Evan: just back from a rad vacay", "vacation"),
+        ("Jon's business plan", "- Jon: the biz plan is done", "business"),
+        ("a photograph of Ana", "- Ana: a photo of the lake", "photograph"),
+        ("Sam eats vegetables", "- Sam: more veggies now", "vegetabl"),
+        ("a traveller's tips", "- Ana: tips for the traveler", "traveller"),
     ],
 )
 def test_another_form_of_a_word_is_reached_from_any_of_its_forms(
