@@ -26,7 +26,19 @@ TOLD_DAY = (
     rf"\byesterday\b|\b(?:{_UNITS})\s+ago\b"
     rf"|\b(?:last|this\s+past)\s+(?:{_UNITS}|{_WEEKDAY_NAMES})\b"
 )
-SHAPES = {"ip": IPV4, "ips": IPV4, "ipv4": IPV4, "time": CLOCK, "yesterday": TOLD_DAY}
+# A day said ahead of the telling (v4): "tomorrow", "next month", "in two weeks", "this
+# coming Friday". A question about a planned event is answered by the line that told
+# the plan so (`asks_for_a_planned_day`).
+_HOW_MANY = r"a|an|one|two|three|four|five|six|seven|a\s+few|a\s+couple\s+of|\d+"
+TOLD_AHEAD = (
+    rf"\btomorrow\b|\btonight\b|\bnext\s+(?:{_UNITS}|{_WEEKDAY_NAMES})\b"
+    rf"|\bin\s+(?:{_HOW_MANY})\s+(?:{_UNITS})\b"
+    rf"|\bthis\s+coming\s+(?:{_UNITS}|{_WEEKDAY_NAMES})\b"
+)
+SHAPES = {
+    "ip": IPV4, "ips": IPV4, "ipv4": IPV4, "time": CLOCK, "yesterday": TOLD_DAY,
+    "tomorrow": TOLD_AHEAD,
+}  # fmt: skip
 
 
 @functools.cache
@@ -46,3 +58,16 @@ _SCHEDULE_RE = re.compile(r"\bwhen\s+(?:does|do|is|are|can|may|should|will|must)
 def asks_for_a_time(query: str) -> bool:
     """Whether *query* asks when something happens as a rule (`_SCHEDULE_RE`)."""
     return _SCHEDULE_RE.search(query.lower()) is not None
+
+
+# "when" with a plan ("when is Jon planning to open", "when did Joanna plan to go",
+# "when will", "when is Andrew going to hike") asks for the day of an event ahead of
+# the telling, which a line gives as "tomorrow" or "next month" (`TOLD_AHEAD`).
+_PLANNED_RE = re.compile(
+    r"\bwhen\b.*\b(?:going\s+to|gonna|will|plan|plans|planned|planning|intends?|intended)\b"
+)
+
+
+def asks_for_a_planned_day(query: str) -> bool:
+    """Whether *query* asks when a planned event is to happen (`_PLANNED_RE`)."""
+    return _PLANNED_RE.search(query.lower()) is not None

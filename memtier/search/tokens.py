@@ -59,7 +59,7 @@ from memtier.search.forms import (
     short_endings,
     silent_e_forms,
 )
-from memtier.search.shapes import SHAPES, asks_for_a_time, shape_re
+from memtier.search.shapes import SHAPES, asks_for_a_planned_day, asks_for_a_time, shape_re
 from memtier.search.wordcount import WORD_RE, count_words, reaches
 from memtier.values import NamedTuple
 
@@ -396,6 +396,8 @@ def query_terms(query: str) -> tuple[Term, ...]:
         meaningful.append(Term("time"))
     if meaningful and asks_for_a_day(query) and Term("yesterday") not in meaningful:
         meaningful.append(Term("yesterday"))
+    if meaningful and asks_for_a_planned_day(query) and Term("tomorrow") not in meaningful:
+        meaningful.append(Term("tomorrow"))
     return tuple(meaningful or found)
 
 

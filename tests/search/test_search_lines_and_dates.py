@@ -494,6 +494,60 @@ def test_when_did_meets_the_line_that_tells_the_day(
     assert paths(search(cli, root, "Anna hiking"))[0] == "memory/episodic/2026-10-02.md"
 
 
+def test_when_a_plan_is_to_happen_meets_the_line_that_tells_the_day_ahead(
+    cli: CliRunner, root: Path, scanner: str
+) -> None:
+    # The finding: "When is Jon planning to open his dance studio?" was answered by the
+    # turn "The official opening night is tomorrow", which ranked ninth below turns
+    # holding as many of the question's words and no day.
+    told = (
+        "# 2026-10-02\n\n## Conversation 1\n\n- Gina: How is the studio?\n"
+        "- Jon: The dance studio opens tomorrow, come by.\n- Gina: Sure.\n"
+    )
+    write(root, "memory/episodic/2026-10-02.md", told)
+    talk = (
+        "# 2026-10-12\n\n## Conversation 2\n\n"
+        "- Jon: The dance studio is open for a tour: a dance studio tour.\n- Gina: Great!\n"
+    )
+    write(root, "memory/episodic/2026-10-12.md", talk)
+    for day in ("2026-10-03", "2026-10-04", "2026-10-05", "2026-10-06"):
+        write(root, f"memory/episodic/{day}.md", f"# {day}\n\n- Jon: dance practice, then rest.\n")
+    for query in (
+        "When is Jon planning to open his dance studio?",
+        "When will Jon open the dance studio?",
+        "When did Jon plan to open the studio?",
+    ):
+        first = results(search(cli, root, query))[0]
+        assert (first["path"], first["line"]) == ("memory/episodic/2026-10-02.md", 6), query
+    # Asked without "when", the note that says the words most still comes first.
+    assert paths(search(cli, root, "Jon open dance studio"))[0] == "memory/episodic/2026-10-12.md"
+
+
+@pytest.mark.parametrize(
+    ("text", "ahead"),
+    [("see you tomorrow", True), ("next month, when it is warmer", True),
+     ("in two weeks", True), ("this coming Friday", True), ("tonight at the bar", True),
+     ("last month", False), ("the next step", False), ("in two words", False)],
+)  # fmt: skip
+def test_a_day_told_ahead_is_a_shape(text: str, ahead: bool) -> None:
+    from memtier.search.shapes import shape_re
+
+    assert (shape_re("tomorrow").search(text.lower()) is not None) is ahead
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [("When is Jon planning to open the studio?", True), ("when will the cert expire", True),
+     ("When did Joanna plan to visit?", True), ("when is Andrew going to hike", True),
+     ("When did Anna go hiking?", False), ("what will Jon open", False),
+     ("when does the backup run", False)],
+)  # fmt: skip
+def test_only_a_question_about_a_plan_asks_for_a_day_ahead(query: str, asks: bool) -> None:
+    from memtier.search.shapes import asks_for_a_planned_day
+
+    assert asks_for_a_planned_day(query) is asks
+
+
 @pytest.mark.parametrize(
     "query", ["forest picture on December 1,2023", "forest picture on 1 December,2023"]
 )
