@@ -79,12 +79,18 @@ def irregular_forms(word: str, stem: str) -> tuple[str, ...]:
 def same_word_forms(word: str, stem: str) -> tuple[str, ...]:
     """The other ways of writing a query word (`_SAME_WORD_GROUPS`), looked up as
     `irregular_forms` are. Each is found with its inflections only (`tokens.Term.whole`):
-    "exam" for "examination" never finds "example", nor "plane" "planet"."""
-    return _looked_up(_SAME_WORD, word, stem)
+    "exam" for "examination" never finds "example", nor "plane" "planet". A form whose
+    silent e English drops before -ing has that form too ("bike": "biking"), and a stem
+    that lost its e is looked up with it ("organizing": "organize", so "organising")."""
+    restored = (stem + "e",) if len(stem) >= 5 and stem.isalpha() and stem[-1] != "e" else ()
+    found = _looked_up(_SAME_WORD, word, stem, restored)
+    return tuple(f for form in found for f in (form, *silent_e_forms(form)))
 
 
-def _looked_up(table: dict[str, tuple[str, ...]], word: str, stem: str) -> tuple[str, ...]:
-    for base in (word, stem, *silent_e_forms(stem)):
+def _looked_up(
+    table: dict[str, tuple[str, ...]], word: str, stem: str, more: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    for base in (word, stem, *silent_e_forms(stem), *more):
         if base in table:
             return table[base]
     return ()

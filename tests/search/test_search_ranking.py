@@ -368,6 +368,8 @@ def test_a_hyphened_word_also_finds_its_parts(cli: CliRunner, root: Path, scanne
         ("a photograph of Ana", "- Ana: a photo of the lake", "photograph"),
         ("Sam eats vegetables", "- Sam: more veggies now", "vegetabl"),
         ("a traveller's tips", "- Ana: tips for the traveler", "traveller"),
+        ("a bicycle ride with Anna", "- Deborah: biking with Anna", "bicycle"),
+        ("Ana organizing the party", "- Ana: organising a party", "organiz"),
     ],
 )
 def test_another_form_of_a_word_is_reached_from_any_of_its_forms(
