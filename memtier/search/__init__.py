@@ -19,13 +19,11 @@ from memtier.results import Result
 from memtier.search.hits import Hit
 from memtier.search.scanner import find_rg
 from memtier.values import Fields, field
-from memtier.workspace import TIERS, Workspace
+from memtier.workspace import TIERS, Workspace, find_day_note
 
 # Not typing's: importing it costs a search 3-4 ms. Type checkers read this as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from datetime import date
-
     from memtier.search.dates import DateHint, NotedMonths
     from memtier.search.rank import Ranked
     from memtier.search.tokens import Term
@@ -150,7 +148,7 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         # A day said with no note of its own is told in the next day's note (v4).
         extra += tuple(
             Term(after, compound=True, form_of=day)
-            for after, day in dates.told_days(lambda day: _has_note(ws, day))
+            for after, day in dates.told_days(lambda day: find_day_note(ws, day) is not None)
             if Term(after) not in extra
         )
         if words:
@@ -207,14 +205,6 @@ def search(ws: Workspace, request: SearchRequest, *, colour: bool = False) -> Se
         colour=colour,
         notices=notices,
     )
-
-
-def _has_note(ws: Workspace, day: date) -> bool:
-    """Whether *day* has a daily note, live or archived (PROTOCOL §1)."""
-    name = f"{day.isoformat()}.md"
-    return (ws.episodic_dir / name).exists() or (
-        ws.archive_dir / f"{day.year:04d}" / f"{day.month:02d}" / name
-    ).exists()
 
 
 def _noted(ws: Workspace) -> NotedMonths:
